@@ -1,0 +1,18 @@
+// Which vector ISAs this CPU runs, and the kernel table for a requested one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/ew_table.h"
+
+namespace fd {
+
+// ISAs usable on this CPU, best last: "scalar", then e.g. "avx2", "avx512".
+std::vector<std::string> available_isas();
+
+// The table for `isa` ("auto" = best available), or null if this CPU or build
+// lacks it.
+const EwTable* ew_table_for(const std::string& isa);
+
+}  // namespace fd

@@ -1,0 +1,59 @@
+// The one list of elementwise operations the runtime knows. Each entry names an
+// op and its arity; its math lives in kernels/ew_math.h (struct <Name>Op), and
+// each ISA instantiates every entry from that single definition.
+#pragma once
+
+#include <cstdint>
+
+namespace fd {
+
+#define FD_EW_OPS(X)                                                              \
+  X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Maximum, 2) X(Minimum, 2)             \
+  X(SquaredDifference, 2) X(Pow, 2)                                               \
+  X(Fma, 3) X(Fms, 3) X(Fnma, 3)                                                  \
+  X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)           \
+  X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \
+  X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)
+
+enum class EwOp : uint8_t {
+#define FD_ENUM(name, arity) name,
+  FD_EW_OPS(FD_ENUM)
+#undef FD_ENUM
+  kCount
+};
+constexpr int kEwOpCount = static_cast<int>(EwOp::kCount);
+
+inline int ew_arity(EwOp op) {
+  static const uint8_t arity[] = {
+#define FD_ARITY(name, a) a,
+      FD_EW_OPS(FD_ARITY)
+#undef FD_ARITY
+  };
+  return arity[static_cast<int>(op)];
+}
+
+inline const char* ew_name(EwOp op) {
+  static const char* const names[] = {
+#define FD_NAME(name, a) #name,
+      FD_EW_OPS(FD_NAME)
+#undef FD_NAME
+  };
+  return names[static_cast<int>(op)];
+}
+
+// How the planner treats an op.
+enum class OpKind : uint8_t {
+  kElementwise,  // one output, same-shape or broadcast inputs, pure per element
+  kOpaque,       // anything we do not fuse (yet)
+};
+
+// Activation fused into a binary op, applied as its own step of the program.
+enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kUnsupported };
+
+// Fusion families a user can switch on and off (option `fusions`).
+enum Family : uint32_t {
+  kFamilyElementwise = 1u << 0,
+  kFamilyAll = kFamilyElementwise,
+};
+
+}  // namespace fd

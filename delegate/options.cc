@@ -1,0 +1,77 @@
+#include "options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "cpu.h"
+
+namespace fd {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+bool parse_int(const std::string& s, long lo, long hi, int* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+std::string bad_value(const std::string& key, const std::string& value, const std::string& accepted) {
+  return "fusedelegate: option '" + key + "' has bad value '" + value + "'; accepted: " + accepted;
+}
+
+}  // namespace
+
+std::string parse_options(const std::vector<std::pair<std::string, std::string>>& kv, Options* out) {
+  Options o;
+  for (const auto& [key, value] : kv) {
+    if (key == "num_threads") {
+      if (!parse_int(value, -1, 1024, &o.num_threads) || o.num_threads == 0)
+        return bad_value(key, value, "a positive integer, or -1 for the interpreter's thread count");
+    } else if (key == "isa") {
+      static const std::vector<std::string> known = {"auto", "scalar", "avx2", "avx512", "neon"};
+      bool ok = false;
+      for (const auto& k : known) ok |= k == value;
+      if (!ok) return bad_value(key, value, join(known));
+      if (!ew_table_for(value))
+        return "fusedelegate: option 'isa' asks for '" + value +
+               "', which this CPU or build does not support; available here: " + join(available_isas());
+      o.isa = value;
+    } else if (key == "fusions") {
+      o.families = 0;
+      size_t start = 0;
+      while (start <= value.size()) {
+        const size_t comma = value.find(',', start);
+        const std::string f = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (f == "all") o.families |= kFamilyAll;
+        else if (f == "elementwise") o.families |= kFamilyElementwise;
+        else if (!(f == "none" && value == "none")) return bad_value(key, value, "all, none, or a comma list of: elementwise");
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (key == "min_nodes_per_partition") {
+      if (!parse_int(value, 1, 1 << 20, &o.min_nodes_per_partition))
+        return bad_value(key, value, "an integer >= 1");
+    } else if (key == "log") {
+      if (value == "quiet") o.log = LogLevel::kQuiet;
+      else if (value == "info") o.log = LogLevel::kInfo;
+      else if (value == "verbose") o.log = LogLevel::kVerbose;
+      else return bad_value(key, value, "quiet, info, verbose");
+    } else {
+      return "fusedelegate: unknown option '" + key +
+             "'; accepted options: num_threads, isa, fusions, min_nodes_per_partition, log";
+    }
+  }
+  *out = o;
+  return "";
+}
+
+}  // namespace fd

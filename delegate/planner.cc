@@ -1,0 +1,145 @@
+#include "planner.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "shape.h"
+
+namespace fd {
+namespace {
+
+// A fixed-size set of node positions.
+class NodeSet {
+ public:
+  explicit NodeSet(size_t n) : words_((n + 63) / 64, 0) {}
+  void add(int i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
+  bool has(int i) const { return words_[i / 64] >> (i % 64) & 1; }
+  void add_all(const NodeSet& o) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= o.words_[w];
+  }
+  bool intersects(const NodeSet& o) const {
+    for (size_t w = 0; w < words_.size(); ++w)
+      if (words_[w] & o.words_[w]) return true;
+    return false;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+}  // namespace
+
+std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (node.kind != OpKind::kElementwise) return "unsupported op " + node.name;
+  if (!(families & kFamilyElementwise)) return "fusion family 'elementwise' is disabled";
+  if (node.act == Activation::kUnsupported)
+    return "fused activation of " + node.name + " is not supported";
+  if (node.outputs.size() != 1 || static_cast<int>(node.inputs.size()) != ew_arity(node.ew))
+    return node.name + " has an unexpected number of inputs or outputs";
+  Shape out_shape;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Tensor& t = g.tensors[node.inputs[i]];
+    if (!t.is_float32) return "dtype: input is not float32";
+    if (t.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+    if (i == 0) {
+      out_shape = t.shape;
+    } else if (auto b = broadcast(out_shape, t.shape)) {
+      out_shape = *b;
+    } else {
+      return "inputs " + to_string(out_shape) + " and " + to_string(t.shape) + " do not broadcast";
+    }
+  }
+  if (static_cast<int>(out_shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
+  const Tensor& out = g.tensors[node.outputs[0]];
+  if (!out.is_float32) return "dtype: output is not float32";
+  if (out.has_dynamic_shape) return "dynamic shape: output shape known only at run time";
+  return "";
+}
+
+Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
+  const int n = static_cast<int>(g.nodes.size());
+  Plan plan;
+  plan.group_of.assign(n, -1);
+  plan.reason.assign(n, "");
+
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (int i = 0; i < n; ++i)
+    for (int t : g.nodes[i].outputs) producer[t] = i;
+
+  // ancestors[i]: every node that node i depends on.
+  std::vector<NodeSet> ancestors(n, NodeSet(n));
+  for (int i = 0; i < n; ++i)
+    for (int t : g.nodes[i].inputs)
+      if (int p = producer[t]; p >= 0) {
+        ancestors[i].add(p);
+        ancestors[i].add_all(ancestors[p]);
+      }
+
+  std::vector<bool> legal(n);
+  for (int i = 0; i < n; ++i) {
+    plan.reason[i] = node_legality(g, g.nodes[i], opts.families);
+    legal[i] = plan.reason[i].empty();
+  }
+
+  // A group is convex when no path leaves it and comes back: no outside
+  // producer of a member depends on a member.
+  auto convex = [&](const std::vector<int>& members) {
+    NodeSet in(n);
+    for (int m : members) in.add(m);
+    for (int m : members)
+      for (int t : g.nodes[m].inputs)
+        if (int p = producer[t]; p >= 0 && !in.has(p) && ancestors[p].intersects(in)) return false;
+    return true;
+  };
+
+  // Greedy, in execution order: a node joins the groups of its producers when
+  // its output has the same shape (one iteration domain per group) and the
+  // union stays convex.
+  std::vector<std::vector<int>> groups;
+  std::vector<int> group_of(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (!legal[i]) continue;
+    const Shape& shape = g.tensors[g.nodes[i].outputs[0]].shape;
+    std::vector<int> members = {i};
+    std::vector<int> merged;
+    for (int t : g.nodes[i].inputs) {
+      const int p = producer[t];
+      if (p < 0 || group_of[p] < 0) continue;
+      const int gp = group_of[p];
+      if (std::find(merged.begin(), merged.end(), gp) != merged.end()) continue;
+      if (g.tensors[g.nodes[p].outputs[0]].shape != shape) continue;
+      std::vector<int> trial = members;
+      trial.insert(trial.end(), groups[gp].begin(), groups[gp].end());
+      if (!convex(trial)) continue;
+      members = std::move(trial);
+      merged.push_back(gp);
+    }
+    int target;
+    if (merged.empty()) {
+      target = static_cast<int>(groups.size());
+      groups.emplace_back();
+    } else {
+      target = merged[0];
+      for (size_t k = 1; k < merged.size(); ++k) groups[merged[k]].clear();
+    }
+    std::sort(members.begin(), members.end());
+    groups[target] = members;
+    for (int m : members) group_of[m] = target;
+  }
+
+  for (auto& grp : groups) {
+    if (grp.empty()) continue;
+    if (static_cast<int>(grp.size()) < opts.min_nodes_per_group) {
+      for (int m : grp)
+        plan.reason[m] = "policy: a group of " + std::to_string(grp.size()) +
+                         " node(s) is below min_nodes_per_partition=" +
+                         std::to_string(opts.min_nodes_per_group);
+      continue;
+    }
+    for (int m : grp) plan.group_of[m] = static_cast<int>(plan.groups.size());
+    plan.groups.push_back(grp);
+  }
+  return plan;
+}
+
+}  // namespace fd

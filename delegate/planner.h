@@ -1,0 +1,29 @@
+// The fusion planner: decides which nodes run fused, and in which groups.
+// Pure C++ over the IR; the front ends turn its groups into partitions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir.h"
+
+namespace fd {
+
+struct PlannerOptions {
+  uint32_t families = kFamilyAll;
+  int min_nodes_per_group = 2;  // a lone elementwise op saves no memory traffic
+};
+
+struct Plan {
+  // Groups of node positions (indices into Graph::nodes), each in execution order.
+  std::vector<std::vector<int>> groups;
+  std::vector<int> group_of;        // per node: its group, or -1
+  std::vector<std::string> reason;  // per node: why it is not claimed ("" if claimed)
+};
+
+// Why `node` cannot join any group ("" if it can).
+std::string node_legality(const Graph& g, const Node& node, uint32_t families);
+
+Plan plan_fusion(const Graph& g, const PlannerOptions& opts);
+
+}  // namespace fd

@@ -1,0 +1,23 @@
+// Shapes and numpy-style broadcasting.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir.h"
+
+namespace fd {
+
+constexpr int kMaxRank = 8;
+
+int64_t num_elements(const Shape& s);
+std::string to_string(const Shape& s);
+
+// The broadcast of a and b, or nothing if they are incompatible.
+std::optional<Shape> broadcast(const Shape& a, const Shape& b);
+
+// Element strides of `s` seen through a broadcast to `domain` (0 where `s` is
+// broadcast). `s` must broadcast to `domain`.
+Shape broadcast_strides(const Shape& s, const Shape& domain);
+
+}  // namespace fd

@@ -1,0 +1,196 @@
+// The part of TensorFlow Lite's C ABI (tensorflow/lite/core/c/common.h) that
+// fusedelegate uses, declared here because no registry ships TFLite's headers.
+// Every size and offset we rely on is pinned below; the values were measured in
+// tf.lite 2.21, tflite-runtime 2.14 and ai-edge-litert 2.3 (x86_64), identical
+// in all three (../shared/notes/tflite-abi.md). LP64 only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+typedef enum { kTfLiteOk = 0, kTfLiteError = 1, kTfLiteDelegateError = 2 } TfLiteStatus;
+
+typedef enum {
+  kTfLiteNoType = 0,
+  kTfLiteFloat32 = 1,
+  kTfLiteInt32 = 2,
+  kTfLiteUInt8 = 3,
+  kTfLiteInt64 = 4,
+  kTfLiteString = 5,
+  kTfLiteBool = 6,
+  kTfLiteInt16 = 7,
+  kTfLiteComplex64 = 8,
+  kTfLiteInt8 = 9,
+  kTfLiteFloat16 = 10,
+} TfLiteType;
+
+typedef enum {
+  kTfLiteMemNone = 0,
+  kTfLiteMmapRo = 1,
+  kTfLiteArenaRw = 2,
+  kTfLiteArenaRwPersistent = 3,
+  kTfLiteDynamic = 4,
+  kTfLitePersistentRo = 5,
+  kTfLiteCustom = 6,
+  kTfLiteVariantObject = 7,
+} TfLiteAllocationType;
+
+typedef enum {
+  kTfLiteActNone = 0,
+  kTfLiteActRelu = 1,
+  kTfLiteActReluN1To1 = 2,
+  kTfLiteActRelu6 = 3,
+  kTfLiteActTanh = 4,
+  kTfLiteActSignBit = 5,
+  kTfLiteActSigmoid = 6,
+} TfLiteFusedActivation;
+
+enum { kTfLiteDelegateFlagsAllowDynamicTensors = 1 };
+
+typedef struct TfLiteIntArray {
+  int size;
+  int data[];
+} TfLiteIntArray;
+
+typedef struct TfLiteQuantizationParams {
+  float scale;
+  int32_t zero_point;
+} TfLiteQuantizationParams;
+
+typedef struct TfLiteQuantization {
+  int type;
+  void* params;
+} TfLiteQuantization;
+
+typedef struct TfLiteTensor {
+  TfLiteType type;
+  void* data;
+  TfLiteIntArray* dims;
+  TfLiteQuantizationParams params;
+  TfLiteAllocationType allocation_type;
+  size_t bytes;
+  const void* allocation;
+  const char* name;
+  struct TfLiteDelegate* delegate;
+  int buffer_handle;
+  bool data_is_stale;
+  bool is_variable;
+  TfLiteQuantization quantization;
+  void* sparsity;
+  const TfLiteIntArray* dims_signature;
+} TfLiteTensor;
+
+typedef struct TfLiteNode {
+  TfLiteIntArray* inputs;
+  TfLiteIntArray* outputs;
+  TfLiteIntArray* intermediates;
+  TfLiteIntArray* temporaries;
+  void* user_data;
+  void* builtin_data;
+  const void* custom_initial_data;
+  int custom_initial_data_size;
+  struct TfLiteDelegate* delegate;
+  bool might_have_side_effect;
+} TfLiteNode;
+
+struct TfLiteRegistration;
+
+typedef struct TfLiteContext {
+  size_t tensors_size;
+  TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext*, TfLiteIntArray** plan);
+  TfLiteTensor* tensors;
+  void* impl_;
+  TfLiteStatus (*ResizeTensor)(struct TfLiteContext*, TfLiteTensor*, TfLiteIntArray* new_size);
+  void (*ReportError)(struct TfLiteContext*, const char* format, ...);
+  void* AddTensors;
+  TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext*, int node_index,
+                                         TfLiteNode** node, struct TfLiteRegistration** reg);
+  TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext*,
+                                                        struct TfLiteRegistration registration,
+                                                        const TfLiteIntArray* nodes_to_replace,
+                                                        struct TfLiteDelegate* delegate);
+  int recommended_num_threads;
+} TfLiteContext;
+
+typedef struct TfLiteRegistration {
+  void* (*init)(TfLiteContext*, const char* buffer, size_t length);
+  void (*free)(TfLiteContext*, void* buffer);
+  TfLiteStatus (*prepare)(TfLiteContext*, TfLiteNode*);
+  TfLiteStatus (*invoke)(TfLiteContext*, TfLiteNode*);
+  const char* (*profiling_string)(const TfLiteContext*, const TfLiteNode*);
+  int32_t builtin_code;
+  const char* custom_name;
+  int version;
+  void* registration_external;  // must be NULL
+  void* async_kernel;           // must be NULL
+  uint64_t inplace_operator;
+  // Zeroed padding: insurance against fields appended by newer runtimes.
+  uint64_t reserved[4];
+} TfLiteRegistration;
+
+typedef struct TfLiteDelegate {
+  void* data_;
+  TfLiteStatus (*Prepare)(TfLiteContext*, struct TfLiteDelegate*);
+  void* CopyFromBufferHandle;
+  void* CopyToBufferHandle;
+  void* FreeBufferHandle;
+  int64_t flags;
+  void* opaque_delegate_builder;  // must be NULL
+} TfLiteDelegate;
+
+typedef struct TfLiteDelegateParams {
+  TfLiteDelegate* delegate;
+  TfLiteIntArray* nodes_to_replace;
+  TfLiteIntArray* input_tensors;
+  TfLiteIntArray* output_tensors;
+} TfLiteDelegateParams;
+
+// Builtin parameter structs (tensorflow/lite/core/c/builtin_op_data.h).
+typedef struct { TfLiteFusedActivation activation; } TfLiteFusedActivationParams;  // ADD SUB MUL DIV
+typedef struct { float alpha; } TfLiteLeakyReluParams;
+typedef struct { bool approximate; } TfLiteGeluParams;
+
+}  // extern "C"
+
+// Pinned layout: if any of these fail, the header no longer matches the runtimes.
+static_assert(sizeof(void*) == 8, "fusedelegate supports LP64 targets only");
+static_assert(sizeof(TfLiteIntArray) == 4, "TfLiteIntArray");
+static_assert(sizeof(TfLiteTensor) == 112, "TfLiteTensor size");
+static_assert(offsetof(TfLiteTensor, data) == 8, "TfLiteTensor.data");
+static_assert(offsetof(TfLiteTensor, dims) == 16, "TfLiteTensor.dims");
+static_assert(offsetof(TfLiteTensor, params) == 24, "TfLiteTensor.params");
+static_assert(offsetof(TfLiteTensor, allocation_type) == 32, "TfLiteTensor.allocation_type");
+static_assert(offsetof(TfLiteTensor, bytes) == 40, "TfLiteTensor.bytes");
+static_assert(offsetof(TfLiteTensor, name) == 56, "TfLiteTensor.name");
+static_assert(offsetof(TfLiteTensor, delegate) == 64, "TfLiteTensor.delegate");
+static_assert(offsetof(TfLiteTensor, quantization) == 80, "TfLiteTensor.quantization");
+static_assert(offsetof(TfLiteTensor, sparsity) == 96, "TfLiteTensor.sparsity");
+static_assert(offsetof(TfLiteTensor, dims_signature) == 104, "TfLiteTensor.dims_signature");
+static_assert(sizeof(TfLiteNode) == 80, "TfLiteNode size");
+static_assert(offsetof(TfLiteNode, user_data) == 32, "TfLiteNode.user_data");
+static_assert(offsetof(TfLiteNode, builtin_data) == 40, "TfLiteNode.builtin_data");
+static_assert(offsetof(TfLiteNode, delegate) == 64, "TfLiteNode.delegate");
+static_assert(offsetof(TfLiteContext, GetExecutionPlan) == 8, "TfLiteContext.GetExecutionPlan");
+static_assert(offsetof(TfLiteContext, tensors) == 16, "TfLiteContext.tensors");
+static_assert(offsetof(TfLiteContext, ResizeTensor) == 32, "TfLiteContext.ResizeTensor");
+static_assert(offsetof(TfLiteContext, ReportError) == 40, "TfLiteContext.ReportError");
+static_assert(offsetof(TfLiteContext, GetNodeAndRegistration) == 56,
+              "TfLiteContext.GetNodeAndRegistration");
+static_assert(offsetof(TfLiteContext, ReplaceNodeSubsetsWithDelegateKernels) == 64,
+              "TfLiteContext.ReplaceNodeSubsetsWithDelegateKernels");
+static_assert(offsetof(TfLiteContext, recommended_num_threads) == 72,
+              "TfLiteContext.recommended_num_threads");
+static_assert(offsetof(TfLiteRegistration, builtin_code) == 40, "TfLiteRegistration.builtin_code");
+static_assert(offsetof(TfLiteRegistration, version) == 56, "TfLiteRegistration.version");
+static_assert(offsetof(TfLiteRegistration, registration_external) == 64,
+              "TfLiteRegistration.registration_external");
+static_assert(offsetof(TfLiteRegistration, async_kernel) == 72, "TfLiteRegistration.async_kernel");
+static_assert(offsetof(TfLiteRegistration, inplace_operator) == 80,
+              "TfLiteRegistration.inplace_operator");
+static_assert(sizeof(TfLiteDelegate) == 56, "TfLiteDelegate size");
+static_assert(offsetof(TfLiteDelegate, flags) == 40, "TfLiteDelegate.flags");
+static_assert(offsetof(TfLiteDelegate, opaque_delegate_builder) == 48,
+              "TfLiteDelegate.opaque_delegate_builder");
+static_assert(sizeof(TfLiteDelegateParams) == 32, "TfLiteDelegateParams");

@@ -1,0 +1,303 @@
+// The TFLite front end: context -> IR, plan -> partitions, and the partition
+// kernel that runs the fused programs. Plus the two plugin entry points.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "cpu.h"
+#include "options.h"
+#include "planner.h"
+#include "program.h"
+#include "thread_pool.h"
+#include "tflite_abi.h"
+#include "tflite_ops.h"
+
+namespace fd {
+namespace {
+
+// The delegate's state; TfLiteDelegate is its first member.
+struct Delegate {
+  TfLiteDelegate base{};
+  Options opts;
+  const EwTable* table = nullptr;
+  std::mutex pool_mu;
+  std::unique_ptr<ThreadPool> pool;
+  // Handed from Prepare to the kernels' init, which runs inside Replace...().
+  Graph graph;
+  Plan plan;
+  std::map<int, int> position_of_node;  // TFLite node index -> graph position
+};
+
+Delegate* state(TfLiteDelegate* d) { return static_cast<Delegate*>(d->data_); }
+
+void log(const Delegate& d, LogLevel level, const char* fmt, ...) {
+  if (static_cast<int>(level) > static_cast<int>(d.opts.log)) return;
+  std::va_list args;
+  va_start(args, fmt);
+  std::fprintf(stderr, "fusedelegate: ");
+  std::vfprintf(stderr, fmt, args);
+  std::fprintf(stderr, "\n");
+  va_end(args);
+}
+
+ThreadPool* pool_for(Delegate& d, int threads) {
+  std::lock_guard<std::mutex> lock(d.pool_mu);
+  if (threads > 1 && (!d.pool || d.pool->size() != threads)) d.pool = std::make_unique<ThreadPool>(threads);
+  return threads > 1 ? d.pool.get() : nullptr;
+}
+
+TfLiteIntArray* int_array(const std::vector<int>& v) {
+  auto* a = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + v.size() * sizeof(int)));
+  a->size = static_cast<int>(v.size());
+  for (size_t i = 0; i < v.size(); ++i) a->data[i] = v[i];
+  return a;
+}
+
+Shape shape_of(const TfLiteTensor& t) {
+  Shape s;
+  if (t.dims)
+    for (int i = 0; i < t.dims->size; ++i) s.push_back(t.dims->data[i]);
+  return s;
+}
+
+bool sane_array(const TfLiteIntArray* a, size_t tensors) {
+  if (!a || a->size < 0 || a->size > 4096) return false;
+  for (int i = 0; i < a->size; ++i)
+    if (a->data[i] < -1 || a->data[i] >= static_cast<int64_t>(tensors)) return false;
+  return true;
+}
+
+// A cheap check that the runtime's structs look like the ones we declared.
+// Returns "" or what looks wrong.
+std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
+  if (!ctx->tensors || ctx->tensors_size > (1u << 26)) return "implausible tensor table";
+  if (!plan || plan->size < 0 || plan->size > (1 << 24)) return "implausible execution plan";
+  for (size_t i = 0; i < ctx->tensors_size; ++i) {
+    const TfLiteTensor& t = ctx->tensors[i];
+    if (t.type < 0 || t.type > 32 || t.allocation_type < 0 || t.allocation_type > 16)
+      return "tensor " + std::to_string(i) + " has an unknown type or allocation type";
+    if (t.dims && (t.dims->size < 0 || t.dims->size > 16))
+      return "tensor " + std::to_string(i) + " has an implausible rank";
+    if (t.type == kTfLiteFloat32 && t.allocation_type == kTfLiteMmapRo && t.dims && t.data &&
+        t.bytes != sizeof(float) * static_cast<size_t>(num_elements(shape_of(t))))
+      return "tensor " + std::to_string(i) + ": size in bytes does not match its shape";
+  }
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* node = nullptr;
+    TfLiteRegistration* reg = nullptr;
+    if (ctx->GetNodeAndRegistration(ctx, plan->data[i], &node, &reg) != kTfLiteOk || !node || !reg)
+      return "cannot read node " + std::to_string(plan->data[i]);
+    if (!sane_array(node->inputs, ctx->tensors_size) || !sane_array(node->outputs, ctx->tensors_size))
+      return "node " + std::to_string(plan->data[i]) + " has implausible inputs or outputs";
+    if (reg->builtin_code < 0 || reg->builtin_code > 100000)
+      return "node " + std::to_string(plan->data[i]) + " has an implausible op code";
+  }
+  return "";
+}
+
+Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
+  Graph g;
+  g.tensors.resize(ctx->tensors_size);
+  for (size_t i = 0; i < ctx->tensors_size; ++i) {
+    const TfLiteTensor& t = ctx->tensors[i];
+    Tensor& out = g.tensors[i];
+    out.is_float32 = t.type == kTfLiteFloat32;
+    out.is_constant = t.allocation_type == kTfLiteMmapRo;
+    out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
+    out.shape = shape_of(t);
+    if (out.is_constant && out.is_float32) out.data = static_cast<const float*>(t.data);
+  }
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* node = nullptr;
+    TfLiteRegistration* reg = nullptr;
+    ctx->GetNodeAndRegistration(ctx, plan->data[i], &node, &reg);
+    Node n;
+    n.id = plan->data[i];
+    translate_tflite_op(reg->builtin_code, node->builtin_data, &n);
+    for (int k = 0; k < node->inputs->size; ++k) {
+      if (node->inputs->data[k] < 0) {  // optional input absent: not ours to fuse
+        n.kind = OpKind::kOpaque;
+        continue;
+      }
+      n.inputs.push_back(node->inputs->data[k]);
+    }
+    for (int k = 0; k < node->outputs->size; ++k) n.outputs.push_back(node->outputs->data[k]);
+    (*position)[n.id] = static_cast<int>(g.nodes.size());
+    g.nodes.push_back(std::move(n));
+  }
+  return g;
+}
+
+// ---- The partition kernel: one or more fused programs run in order.
+struct Partition {
+  Delegate* delegate;
+  std::vector<Program> programs;
+  std::vector<std::unique_ptr<BoundProgram>> bound;
+  std::map<int, std::vector<float>> owned;  // tensors that live only inside the partition
+  std::map<int, Shape> owned_shape;
+  int threads = 1;
+};
+
+void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
+  const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
+  Delegate* d = state(params->delegate);
+  auto* part = new Partition{d, {}, {}, {}, {}, 1};
+  std::set<int> partition_outputs(params->output_tensors->data,
+                                  params->output_tensors->data + params->output_tensors->size);
+  std::map<int, std::vector<int>> groups;  // plan group -> positions
+  for (int i = 0; i < params->nodes_to_replace->size; ++i) {
+    const int pos = d->position_of_node.at(params->nodes_to_replace->data[i]);
+    groups[d->plan.group_of[pos]].push_back(pos);
+  }
+  // A group's value must reach memory when the partition exports it or another
+  // group reads it.
+  std::vector<bool> written(ctx->tensors_size, false);
+  for (int t : partition_outputs) written[t] = true;
+  std::map<int, int> group_of_tensor;
+  for (const auto& [gid, members] : groups)
+    for (int pos : members) group_of_tensor[d->graph.nodes[pos].outputs[0]] = gid;
+  for (const auto& [gid, members] : groups)
+    for (int pos : members)
+      for (int t : d->graph.nodes[pos].inputs)
+        if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != gid) written[t] = true;
+  for (auto& [gid, members] : groups) {
+    part->programs.push_back(build_program(d->graph, members, written));
+    for (int t : part->programs.back().outputs)
+      if (!partition_outputs.count(t)) part->owned[t];
+    log(*d, LogLevel::kVerbose, "partition program %d:\n%s", gid, part->programs.back().to_string().c_str());
+  }
+  return part;
+}
+
+void kernel_free(TfLiteContext*, void* buffer) { delete static_cast<Partition*>(buffer); }
+
+TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
+  auto* part = static_cast<Partition*>(node->user_data);
+  part->bound.clear();
+  for (const Program& p : part->programs) {
+    std::vector<Shape> shapes;
+    for (int t : p.inputs)
+      shapes.push_back(part->owned.count(t) ? part->owned_shape[t] : shape_of(ctx->tensors[t]));
+    std::string error;
+    auto b = BoundProgram::bind(p, shapes, *part->delegate->table, &error);
+    if (!b) {
+      ctx->ReportError(ctx, "fusedelegate: %s", error.c_str());
+      return kTfLiteError;
+    }
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      const int t = p.outputs[o];
+      const Shape& s = b->output_shapes()[o];
+      if (part->owned.count(t)) {
+        part->owned_shape[t] = s;
+        part->owned[t].resize(num_elements(s));
+      } else if (shape_of(ctx->tensors[t]) != s) {
+        std::vector<int> dims(s.begin(), s.end());
+        if (ctx->ResizeTensor(ctx, &ctx->tensors[t], int_array(dims)) != kTfLiteOk) return kTfLiteError;
+      }
+    }
+    part->bound.push_back(std::move(b));
+  }
+  const Options& o = part->delegate->opts;
+  part->threads = o.num_threads > 0 ? o.num_threads : std::max(1, ctx->recommended_num_threads);
+  return kTfLiteOk;
+}
+
+TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
+  auto* part = static_cast<Partition*>(node->user_data);
+  ThreadPool* pool = pool_for(*part->delegate, part->threads);
+  std::vector<const float*> in;
+  std::vector<float*> out;
+  for (size_t k = 0; k < part->programs.size(); ++k) {
+    const Program& p = part->programs[k];
+    in.clear();
+    out.clear();
+    auto data = [&](int t) {
+      auto it = part->owned.find(t);
+      return it != part->owned.end() ? it->second.data() : static_cast<float*>(ctx->tensors[t].data);
+    };
+    for (int t : p.inputs) in.push_back(data(t));
+    for (int t : p.outputs) out.push_back(data(t));
+    part->bound[k]->run(in.data(), out.data(), pool);
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
+  Delegate* d = state(base);
+  TfLiteIntArray* plan = nullptr;
+  if (ctx->GetExecutionPlan(ctx, &plan) != kTfLiteOk) return kTfLiteOk;
+  const std::string abi = check_abi(ctx, plan);
+  if (!abi.empty()) {
+    std::fprintf(stderr,
+                 "fusedelegate: the runtime's TFLite structures do not look as this build expects (%s); "
+                 "claiming nothing\n", abi.c_str());
+    return kTfLiteOk;
+  }
+  d->position_of_node.clear();
+  d->graph = graph_from_context(ctx, plan, &d->position_of_node);
+  PlannerOptions po;
+  po.families = d->opts.families;
+  po.min_nodes_per_group = d->opts.min_nodes_per_partition;
+  d->plan = plan_fusion(d->graph, po);
+
+  std::vector<int> claimed;
+  for (size_t i = 0; i < d->graph.nodes.size(); ++i) {
+    if (d->plan.group_of[i] >= 0) claimed.push_back(d->graph.nodes[i].id);
+    else log(*d, LogLevel::kVerbose, "node %d %s left: %s", d->graph.nodes[i].id,
+             d->graph.nodes[i].name.c_str(), d->plan.reason[i].c_str());
+  }
+  log(*d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(),
+      d->graph.nodes.size(), d->plan.groups.size(), d->table->isa);
+  if (claimed.empty()) return kTfLiteOk;
+
+  TfLiteRegistration reg{};
+  reg.init = kernel_init;
+  reg.free = kernel_free;
+  reg.prepare = kernel_prepare;
+  reg.invoke = kernel_invoke;
+  reg.builtin_code = kTfLiteBuiltinDelegate;
+  reg.custom_name = "FuseDelegate";
+  reg.version = 1;
+  TfLiteIntArray* nodes = int_array(claimed);
+  const TfLiteStatus st = ctx->ReplaceNodeSubsetsWithDelegateKernels(ctx, reg, nodes, base);
+  std::free(nodes);
+  return st;
+}
+
+}  // namespace
+}  // namespace fd
+
+extern "C" {
+
+__attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_delegate(
+    char** keys, char** values, size_t count, void (*report_error)(const char*)) {
+  count &= 0xffffffffu;  // Python's loader passes a C int in this size_t slot
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (size_t i = 0; i < count; ++i) kv.emplace_back(keys[i] ? keys[i] : "", values[i] ? values[i] : "");
+  fd::Options opts;
+  const std::string error = fd::parse_options(kv, &opts);
+  if (!error.empty()) {
+    if (report_error) report_error(error.c_str());
+    else std::fprintf(stderr, "%s\n", error.c_str());
+    return nullptr;
+  }
+  auto* d = new fd::Delegate();
+  d->opts = opts;
+  d->table = fd::ew_table_for(opts.isa);
+  d->base.data_ = d;
+  d->base.Prepare = fd::delegate_prepare;
+  d->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors;
+  return &d->base;
+}
+
+__attribute__((visibility("default"))) void tflite_plugin_destroy_delegate(TfLiteDelegate* delegate) {
+  if (delegate) delete fd::state(delegate);
+}
+
+}  // extern "C"

@@ -1,0 +1,19 @@
+// How TFLite builtin ops map onto our op list: the front end's half of the op
+// table (the Grappler front end keeps the same for TF op names).
+#pragma once
+
+#include "ir.h"
+#include "tflite_abi.h"
+
+namespace fd {
+
+constexpr int kTfLiteBuiltinDelegate = 51;
+
+// Name of a builtin op code, for plans and messages.
+const char* tflite_op_name(int builtin_code);
+
+// Fills kind, ew, act, param and name of `node` from a TFLite registration code
+// and its builtin_data.
+void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node);
+
+}  // namespace fd

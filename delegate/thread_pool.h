@@ -1,0 +1,37 @@
+// A small fixed thread pool: the calling thread works too, so a pool of size N
+// starts N-1 threads. One parallel_for at a time.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace fd {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  // Runs fn(0) .. fn(n-1), spread over the pool; returns when all are done.
+  void parallel_for(int n, const std::function<void(int)>& fn);
+
+ private:
+  void worker_loop();
+  void drain();
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  int next_ = 0, total_ = 0, finished_ = 0;
+  long generation_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace fd

@@ -1,0 +1,113 @@
+"""Loads libfusedelegate.so through its TFLite plugin entry points.
+
+The delegate is created with ctypes, not through a runtime's load_delegate, so
+`fusedelegate` imports no runtime and its object works with all three
+interpreters (each takes any object with `_get_native_delegate_pointer()`).
+Options are validated by the library itself, the one place that knows them.
+"""
+import ctypes
+import os
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_LIBRARY_NAME = "libfusedelegate.so"
+
+# Keys the library accepts (it is the authority; this list is for help texts).
+OPTION_KEYS = ("num_threads", "isa", "fusions", "min_nodes_per_partition", "log")
+
+
+class DelegateOptionError(ValueError):
+    """An unknown option key or a bad value; the message names the key."""
+
+
+class LibraryError(OSError):
+    """The shared library is missing or cannot be loaded; says which file and why."""
+
+
+def library_path():
+    """Path of libfusedelegate.so (for load_delegate and benchmark_model)."""
+    override = os.environ.get("FUSEDELEGATE_LIBRARY")
+    return str(Path(override).resolve()) if override else str(_HERE / _LIBRARY_NAME)
+
+
+def default_model_path():
+    """The bundled default model: an elementwise-heavy block our generator made."""
+    return str(_HERE / "data" / "default_model.tflite")
+
+
+_ERROR_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_char_p)
+_lib_cache = {}
+
+
+def _library():
+    path = library_path()
+    if path in _lib_cache:
+        return _lib_cache[path]
+    if not os.path.exists(path):
+        raise LibraryError(f"fusedelegate library not found: {path} (was the package built? "
+                           "reinstall with `pip install .`)")
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise LibraryError(f"cannot load fusedelegate library {path}: {e}") from None
+    try:
+        create = lib.tflite_plugin_create_delegate
+        destroy = lib.tflite_plugin_destroy_delegate
+    except AttributeError:
+        raise LibraryError(f"{path} does not export the TFLite plugin entry points "
+                           "tflite_plugin_create_delegate / tflite_plugin_destroy_delegate") from None
+    create.restype = ctypes.c_void_p
+    create.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p),
+                       ctypes.c_size_t, _ERROR_CALLBACK]
+    destroy.restype = None
+    destroy.argtypes = [ctypes.c_void_p]
+    _lib_cache[path] = lib
+    return lib
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+class Delegate:
+    """A created fusedelegate, to pass in `experimental_delegates=[...]`."""
+
+    def __init__(self, options):
+        lib = _library()
+        self._destroy = lib.tflite_plugin_destroy_delegate
+        self.options = {str(k): _option_text(v) for k, v in options.items()}
+        keys = [k.encode() for k in self.options]
+        values = [v.encode() for v in self.options.values()]
+        n = len(keys)
+        errors = []
+        callback = _ERROR_CALLBACK(lambda msg: errors.append(msg.decode(errors="replace")))
+        handle = lib.tflite_plugin_create_delegate(
+            (ctypes.c_char_p * max(n, 1))(*keys), (ctypes.c_char_p * max(n, 1))(*values), n, callback)
+        if not handle:
+            raise DelegateOptionError("; ".join(errors) or "fusedelegate: delegate creation failed")
+        self._handle = handle
+
+    def _get_native_delegate_pointer(self):
+        return self._handle
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._handle = None
+            self._destroy(handle)
+
+    def __repr__(self):
+        opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"fusedelegate.Delegate({opts})"
+
+
+def load(**options):
+    """Create the delegate. Options (strings, ints or bools) as in the README:
+    num_threads, isa, fusions, min_nodes_per_partition, log.
+    Raises DelegateOptionError (a ValueError) for a bad option, LibraryError
+    (an OSError) when the library is missing or broken."""
+    return Delegate(options)
