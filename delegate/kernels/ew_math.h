@@ -8,7 +8,7 @@
 //   tanh     odd series for |x| <= 0.5, else 1 - 2/(exp(2|x|)+1)
 //   logistic 1/(1+exp(-x))
 //   expm1    series for |x| < 0.35, else exp(x)-1 (used by ELU)
-//   erfc     t*exp(-z*z + P(t)), t = 1/(1+z/2): relative 1.2e-7 (used by GELU)
+//   gelu     0.5 x erfc(-x/sqrt2), erfc(z) = t exp(P(t) - z^2), t = 1/(1+z/2)
 //   pow      exp(y*log|x|) with sign rules; relative ~(3 + |y ln x|) ulp
 #pragma once
 
@@ -75,18 +75,18 @@ template <class V> inline V tanh_(V x) {
 
 template <class V> inline V logistic_(V x) { return V::splat(1.f) / (V::splat(1.f) + exp_(-x)); }
 
-// erfc(z) for z >= 0.
-template <class V> inline V erfc_pos_(V z) {
+// 0.5 x erfc(-x / sqrt 2), with erfc(z) = t exp(P(t) - z^2), t = 1/(1 + |z|/2)
+// for z >= 0 and erfc(-z) = 2 - erfc(z). z^2 = x^2/2 is taken exactly (x*x and
+// its fma remainder) so the large exponent does not amplify rounding.
+template <class V> inline V gelu_(V x) {
   static const float c[] = {-1.26551223f, 1.00002368f, 0.37409196f,  0.09678418f, -0.18628806f,
                             0.27886807f,  -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f};
+  const V z = abs(x) * V::splat(0.70710678f);
   const V t = V::splat(1.f) / fma(z, V::splat(0.5f), V::splat(1.f));
-  return t * exp_(poly(t, c, 10) - z * z);
-}
-
-template <class V> inline V gelu_(V x) {  // 0.5 x erfc(-x / sqrt 2)
-  const V z = x * V::splat(-0.70710678f);
-  const V e = erfc_pos_(abs(z));
-  const V erfc = select(z < V::splat(0.f), V::splat(2.f) - e, e);
+  const V xx = x * x;
+  const V xx_lo = fma(x, x, -xx);
+  const V e = t * exp_(fma(xx_lo, V::splat(-0.5f), poly(t, c, 10)) - xx * V::splat(0.5f));
+  const V erfc = select(x > V::splat(0.f), V::splat(2.f) - e, e);
   return V::splat(0.5f) * x * erfc;
 }
 

@@ -1,0 +1,137 @@
+// Every vector body against the scalar reference, bit for bit, on every ISA
+// this CPU runs; and the scalar reference's accuracy against double math.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "cpu.h"
+#include "kernels/ew_table.h"
+
+namespace fd {
+namespace {
+
+// Inputs an op is defined on (log, sqrt, rsqrt want positives; pow a mix).
+std::vector<float> inputs_for(EwOp op, int operand, size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> wide(-6.f, 6.f), pos(1e-3f, 50.f), expo(-3.f, 3.f);
+  static const float specials[] = {0.f, -0.f, 1.f, -1.f, 1e-40f, -1e-40f, 3e38f, -3e38f, 90.f, -110.f, 0.5f, 6.f};
+  const bool positive = op == EwOp::Log || op == EwOp::Sqrt || op == EwOp::Rsqrt;
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (op == EwOp::Pow) v[i] = operand == 0 ? (i % 5 == 0 ? -pos(rng) : pos(rng)) : (i % 3 == 0 ? std::round(expo(rng)) : expo(rng));
+    else if (i % 17 == 5) v[i] = positive ? std::fabs(specials[i % 12]) : specials[i % 12];
+    else v[i] = positive ? pos(rng) : wide(rng);
+  }
+  return v;
+}
+
+TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
+  const EwTable& ref = ew_table_scalar();
+  int tables = 0;
+  for (const auto& isa : available_isas()) {
+    const EwTable* t = ew_table_for(isa);
+    ASSERT_NE(t, nullptr) << isa;
+    ++tables;
+    for (int o = 0; o < kEwOpCount; ++o) {
+      const EwOp op = static_cast<EwOp>(o);
+      for (size_t n : {1, 3, 7, 13, 15, 16, 17, 31, 33, 100, 1021, 4099}) {
+        auto a = inputs_for(op, 0, n, 1 + n), b = inputs_for(op, 1, n, 2 + n), c = inputs_for(op, 2, n, 3 + n);
+        std::vector<float> want(n), got(n + 1, 12345.f);  // one guard element past the end
+        ref.fn[o](a.data(), b.data(), c.data(), want.data(), n, 0.2f);
+        t->fn[o](a.data(), b.data(), c.data(), got.data(), n, 0.2f);
+        for (size_t i = 0; i < n; ++i) {
+          const bool same = std::memcmp(&want[i], &got[i], 4) == 0 || (std::isnan(want[i]) && std::isnan(got[i]));
+          ASSERT_TRUE(same) << isa << " " << ew_name(op) << " n=" << n << " i=" << i << " x=" << a[i]
+                            << " y=" << b[i] << ": " << got[i] << " vs " << want[i];
+        }
+        ASSERT_EQ(got[n], 12345.f) << isa << " " << ew_name(op) << " wrote past the end";
+      }
+    }
+  }
+#if defined(__aarch64__)
+  EXPECT_EQ(available_isas().back(), "neon");
+#endif
+  EXPECT_GE(tables, 2) << "no SIMD table was tested";
+}
+
+// Worst relative error of op over `xs` (and `ys`) against a double reference.
+double worst_error(EwOp op, const std::vector<float>& xs, const std::vector<float>& ys,
+                   double (*ref)(double, double), double floor_magnitude = 0) {
+  std::vector<float> out(xs.size());
+  ew_table_scalar().fn[static_cast<int>(op)](xs.data(), ys.empty() ? nullptr : ys.data(), nullptr,
+                                             out.data(), xs.size(), 0.f);
+  double worst = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double r = ref(xs[i], ys.empty() ? 0 : ys[i]);
+    worst = std::max(worst, std::fabs(out[i] - r) / std::max(std::fabs(r), floor_magnitude));
+  }
+  return worst;
+}
+
+std::vector<float> sweep(double lo, double hi, int n = 200001) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(lo + (hi - lo) * i / (n - 1));
+  return v;
+}
+
+// The stated bounds of the approximated functions (README: Accuracy).
+TEST(Accuracy, ApproximatedFunctionsMeetTheirStatedBounds) {
+  const std::vector<float> none;
+  EXPECT_LT(worst_error(EwOp::Exp, sweep(-87, 88), none, [](double x, double) { return std::exp(x); }), 2e-7);
+  std::vector<float> logs(200001);
+  for (size_t i = 0; i < logs.size(); ++i) logs[i] = static_cast<float>(std::exp(-87.0 + 175.0 * i / (logs.size() - 1)));
+  EXPECT_LT(worst_error(EwOp::Log, logs, none, [](double x, double) { return std::log(x); }), 4e-7);
+  EXPECT_LT(worst_error(EwOp::Log, sweep(0.5, 2), none, [](double x, double) { return std::log(x); }), 4e-7);
+  EXPECT_LT(worst_error(EwOp::Tanh, sweep(-12, 12), none, [](double x, double) { return std::tanh(x); }), 3e-7);
+  EXPECT_LT(worst_error(EwOp::Logistic, sweep(-80, 20), none, [](double x, double) { return 1 / (1 + std::exp(-x)); }), 3e-7);
+  EXPECT_LT(worst_error(EwOp::Elu, sweep(-20, 3), none, [](double x, double) { return x > 0 ? x : std::expm1(x); }), 3e-7);
+  auto gelu = [](double x, double) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); };
+  EXPECT_LT(worst_error(EwOp::Gelu, sweep(-3, 8), none, gelu), 1e-6);
+  EXPECT_LT(worst_error(EwOp::Gelu, sweep(-8, -3), none, gelu), 4e-6);  // tail: |gelu| < 4e-3
+  auto gelu_tanh = [](double x, double) {
+    return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  };
+  // 1 + tanh cancels for x << 0, in any float implementation: bound the error absolutely.
+  EXPECT_LT(worst_error(EwOp::GeluTanh, sweep(-8, 8), none, gelu_tanh, 1.0), 2e-7);
+  std::vector<float> px, py;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> ux(0.05f, 20.f), uy(-4.f, 4.f);
+  for (int i = 0; i < 200000; ++i) px.push_back(ux(rng)), py.push_back(uy(rng));
+  // pow: relative error grows with |y ln x| (here up to 12): (3 + 12) * 2^-23.
+  EXPECT_LT(worst_error(EwOp::Pow, px, py, [](double x, double y) { return std::pow(x, y); }), 1.8e-6);
+}
+
+TEST(Accuracy, PowHandlesSignsAndZeros) {
+  const std::vector<float> x = {-2.f, -2.f, -2.f, 0.f, 0.f, 5.f, -1.5f};
+  const std::vector<float> y = {3.f, 2.f, 0.5f, 2.f, 0.f, 0.f, 2.f};
+  std::vector<float> out(x.size());
+  ew_table_scalar().fn[static_cast<int>(EwOp::Pow)](x.data(), y.data(), nullptr, out.data(), x.size(), 0.f);
+  EXPECT_NEAR(out[0], -8.f, 1e-5);
+  EXPECT_NEAR(out[1], 4.f, 1e-5);
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_EQ(out[3], 0.f);
+  EXPECT_EQ(out[4], 1.f);
+  EXPECT_EQ(out[5], 1.f);
+  EXPECT_NEAR(out[6], 2.25f, 1e-6);
+}
+
+TEST(Accuracy, LogAndExpSpecialValues) {
+  const std::vector<float> x = {0.f, -1.f, INFINITY, 1.f, 1e-42f};
+  std::vector<float> out(x.size());
+  ew_table_scalar().fn[static_cast<int>(EwOp::Log)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
+  EXPECT_EQ(out[0], -INFINITY);
+  EXPECT_TRUE(std::isnan(out[1]));
+  EXPECT_EQ(out[2], INFINITY);
+  EXPECT_EQ(out[3], 0.f);
+  EXPECT_NEAR(out[4], std::log(static_cast<double>(x[4])), 1e-5);  // denormal input
+  const std::vector<float> e = {-200.f, 200.f, -100.f};
+  ew_table_scalar().fn[static_cast<int>(EwOp::Exp)](e.data(), nullptr, nullptr, out.data(), e.size(), 0.f);
+  EXPECT_EQ(out[0], 0.f);
+  EXPECT_EQ(out[1], INFINITY);
+  EXPECT_NEAR(out[2], std::exp(-100.0), 1.5e-45);  // denormal result: within one spacing
+}
+
+}  // namespace
+}  // namespace fd

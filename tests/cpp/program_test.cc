@@ -1,0 +1,196 @@
+// Fused programs against a naive node-by-node evaluation with broadcasting.
+#include "program.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "cpu.h"
+#include "graph_builder.h"
+#include "thread_pool.h"
+
+namespace fd {
+namespace {
+
+using test::GraphBuilder;
+
+double ref_op(EwOp op, double a, double b) {
+  switch (op) {
+    case EwOp::Add: return a + b;
+    case EwOp::Sub: return a - b;
+    case EwOp::Mul: return a * b;
+    case EwOp::Div: return a / b;
+    case EwOp::Maximum: return std::max(a, b);
+    case EwOp::Tanh: return std::tanh(a);
+    case EwOp::Exp: return std::exp(a);
+    case EwOp::Abs: return std::fabs(a);
+    case EwOp::Relu6: return std::min(6.0, std::max(0.0, a));
+    case EwOp::Pow: return std::pow(a, b);
+    default: ADD_FAILURE() << "no reference for " << ew_name(op); return 0;
+  }
+}
+
+// Evaluates every node one by one, materialising each tensor.
+std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vector<float>> values) {
+  for (const Node& n : g.nodes) {
+    const Shape& out = g.tensors[n.outputs[0]].shape;
+    std::vector<Shape> strides;
+    for (int t : n.inputs) strides.push_back(broadcast_strides(g.tensors[t].shape, out));
+    std::vector<float> result(num_elements(out));
+    for (int64_t i = 0; i < num_elements(out); ++i) {
+      double arg[2] = {0, 0};
+      int64_t rem = i;
+      std::vector<int64_t> off(n.inputs.size(), 0);
+      for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
+        const int64_t idx = rem % out[d];
+        rem /= out[d];
+        for (size_t k = 0; k < off.size(); ++k) off[k] += idx * strides[k][d];
+      }
+      for (size_t k = 0; k < n.inputs.size(); ++k) arg[k] = values.at(n.inputs[k])[off[k]];
+      result[i] = static_cast<float>(ref_op(n.ew, arg[0], arg[1]));
+    }
+    values[n.outputs[0]] = result;
+  }
+  return values;
+}
+
+struct Case {
+  GraphBuilder b;
+  std::map<int, std::vector<float>> inputs;
+  int input(Shape s, float lo = -2.f, float hi = 2.f) {
+    const int t = b.tensor(s);
+    std::mt19937 rng(t);
+    std::uniform_real_distribution<float> u(lo, hi);
+    std::vector<float> v(num_elements(s));
+    for (float& x : v) x = u(rng);
+    inputs[t] = v;
+    return t;
+  }
+  // Fuses all nodes, writes `written` tensors, compares with the naive run.
+  void check(const std::vector<int>& written_tensors, ThreadPool* pool = nullptr, double tol = 2e-6) {
+    std::vector<int> group(b.g.nodes.size());
+    for (size_t i = 0; i < group.size(); ++i) group[i] = static_cast<int>(i);
+    std::vector<bool> written(b.g.tensors.size(), false);
+    for (int t : written_tensors) written[t] = true;
+    const Program p = build_program(b.g, group, written);
+    std::vector<Shape> shapes;
+    std::vector<const float*> in;
+    for (int t : p.inputs) {
+      shapes.push_back(b.g.tensors[t].shape);
+      in.push_back(inputs.at(t).data());
+    }
+    const auto want = naive(b.g, inputs);
+    for (const auto& isa : available_isas()) {
+      std::string error;
+      auto bound = BoundProgram::bind(p, shapes, *ew_table_for(isa), &error);
+      ASSERT_TRUE(bound) << error;
+      std::vector<std::vector<float>> outs;
+      std::vector<float*> out;
+      for (size_t o = 0; o < p.outputs.size(); ++o) {
+        ASSERT_EQ(bound->output_shapes()[o], b.g.tensors[p.outputs[o]].shape);
+        outs.emplace_back(num_elements(bound->output_shapes()[o]), NAN);
+      }
+      for (auto& o : outs) out.push_back(o.data());
+      bound->run(in.data(), out.data(), pool);
+      for (size_t o = 0; o < p.outputs.size(); ++o) {
+        const auto& w = want.at(p.outputs[o]);
+        for (size_t i = 0; i < w.size(); ++i)
+          ASSERT_NEAR(outs[o][i], w[i], tol * std::max(1.f, std::fabs(w[i])))
+              << isa << " output " << o << " element " << i << " tile " << bound->tile();
+      }
+    }
+  }
+};
+
+TEST(Program, BroadcastingOfEveryKind) {
+  Case c;
+  const Shape d = {2, 3, 5, 7};
+  const int x = c.input(d), a = c.input({1, 1, 1, 7}), b = c.input({2, 1, 5, 1}), s = c.input({}),
+            v7 = c.input({7}), col = c.input({3, 1, 1});
+  int t = c.b.ew(EwOp::Mul, {x, a}, d);
+  t = c.b.ew(EwOp::Add, {t, b}, d);
+  const int keep = c.b.ew(EwOp::Tanh, {t}, d);
+  t = c.b.ew(EwOp::Sub, {s, keep}, d);
+  t = c.b.ew(EwOp::Maximum, {v7, t}, d);
+  t = c.b.ew(EwOp::Div, {t, c.input({2, 3, 5, 7}, 1.f, 2.f)}, d);
+  t = c.b.ew(EwOp::Add, {t, col}, d);
+  c.check({keep, t});
+}
+
+TEST(Program, RowBroadcastAcrossManyTilesAndThreads) {
+  Case c;
+  const Shape d = {1, 300, 96};
+  const int t = c.b.ew(EwOp::Mul, {c.input(d), c.input({96})}, d);
+  const int u = c.b.ew(EwOp::Relu6, {c.b.ew(EwOp::Add, {t, c.input({1, 300, 1})}, d)}, d);
+  ThreadPool pool(2);
+  c.check({u}, &pool);
+}
+
+TEST(Program, LargePrimeSizeWithScalarAndThreads) {
+  Case c;
+  const Shape d = {100003};
+  const int t = c.b.ew(EwOp::Exp, {c.b.ew(EwOp::Mul, {c.input(d), c.input({1})}, d)}, d);
+  ThreadPool pool(2);
+  c.check({c.b.ew(EwOp::Abs, {t}, d)}, &pool);
+}
+
+TEST(Program, WrittenValueSmallerThanTheDomainIsScattered) {
+  Case c;
+  const Shape d = {2, 3, 5, 7};
+  const int small = c.b.ew(EwOp::Exp, {c.input({1, 1, 1, 7})}, {1, 1, 1, 7});
+  const int big = c.b.ew(EwOp::Mul, {small, c.input(d)}, d);
+  c.check({small, big});
+}
+
+TEST(Program, ZeroSizeRunsNothing) {
+  Case c;
+  const int t = c.b.ew(EwOp::Abs, {c.b.ew(EwOp::Exp, {c.input({0, 4})}, {0, 4})}, {0, 4});
+  c.check({t});
+}
+
+TEST(Program, IncompatibleShapesAreReported) {
+  GraphBuilder b;
+  const int x = b.tensor({4});
+  b.ew(EwOp::Add, {x, b.tensor({4})}, {4});
+  std::vector<bool> written(b.g.tensors.size(), true);
+  const Program p = build_program(b.g, {0}, written);
+  std::string error;
+  EXPECT_FALSE(BoundProgram::bind(p, {{3}, {4}}, ew_table_scalar(), &error));
+  EXPECT_NE(error.find("do not broadcast"), std::string::npos);
+}
+
+TEST(Program, MultiplyAddBecomesOneFmaUnlessTheProductIsShared) {
+  GraphBuilder b;
+  const Shape s = {16};
+  const int x = b.tensor(s), y = b.tensor(s), z = b.tensor(s);
+  const int m = b.ew(EwOp::Mul, {x, y}, s);
+  const int out = b.ew(EwOp::Sub, {z, m}, s);
+  std::vector<bool> written(b.g.tensors.size(), false);
+  written[out] = true;
+  Program p = build_program(b.g, {0, 1}, written);
+  ASSERT_EQ(p.code.size(), 1u);
+  EXPECT_EQ(p.code[0].op, EwOp::Fnma);
+  written[m] = true;  // the product is needed outside: keep it
+  p = build_program(b.g, {0, 1}, written);
+  ASSERT_EQ(p.code.size(), 2u);
+  EXPECT_EQ(p.code[0].op, EwOp::Mul);
+}
+
+TEST(Program, PowByConstantTwoOrHalfIsExact) {
+  for (float e : {2.f, 0.5f}) {
+    GraphBuilder b;
+    const float k[1] = {e};
+    const int out = b.ew(EwOp::Pow, {b.tensor({8}), b.tensor({}, true, k)}, {8});
+    std::vector<bool> written(b.g.tensors.size(), false);
+    written[out] = true;
+    const Program p = build_program(b.g, {0}, written);
+    ASSERT_EQ(p.code.size(), 1u);
+    EXPECT_EQ(p.code[0].op, e == 2.f ? EwOp::Square : EwOp::Sqrt);
+    EXPECT_EQ(p.inputs.size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace fd

@@ -1,0 +1,571 @@
+"""Generates the test models for fusedelegate, and the bundled default model.
+
+    python tests/models.py OUTDIR [--only NAME ...]   # OUTDIR/<name>.tflite + manifest.json
+    python tests/models.py --default-model PATH       # the package's default_model.tflite
+
+Every model is a tf.function converted with tf.lite.TFLiteConverter; constants come
+from fixed seeds. Each spec states by hand how many nodes the delegate claims with
+default options (`claimed`) and in how many partitions; after conversion the
+generator checks both against the converted model (ops as the converter emitted
+them, read with tf.lite.Interpreter) through `plan()`, a small Python replica of
+the delegate's planning rules, and fails loudly on a mismatch.
+
+This module imports TensorFlow only when it generates models, so the test suite
+can import it to list model names cheaply.
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# Ops the delegate claims (float32 only); binary ones may carry a fused activation.
+BINARY_OPS = ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW")
+UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU", "LOGISTIC",
+             "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
+CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
+SUPPORTED_ACTIVATIONS = ("NONE", "RELU", "RELU_N1_TO_1", "RELU6")
+# Ops whose math the delegate approximates (polynomials, not libm).
+APPROX_OPS = ("EXP", "LOG", "TANH", "LOGISTIC", "GELU", "ELU", "POW")
+
+WIDE = (-3.0, 3.0)  # default input range
+POSITIVE = (0.5, 2.0)  # for LOG, SQRT, RSQRT, POW and denominators
+RESIZE_BATCHES = (3, 0)  # batches a dynamic model is resized to
+
+
+@dataclass
+class Spec:
+    name: str
+    fn: object  # fn(tf, *inputs) -> tensor or tuple of tensors
+    shapes: list  # input shapes; None marks the dynamic batch
+    claimed: int  # nodes claimed with default options
+    partitions: int
+    ranges: list = None  # per input (lo, hi); default WIDE
+    about: str = ""
+    quantize: bool = False  # int8 full-integer model
+    patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
+
+    def input_ranges(self):
+        return [list(r) for r in (self.ranges or [WIDE] * len(self.shapes))]
+
+    @property
+    def dynamic(self):
+        return any(d is None for s in self.shapes for d in s)
+
+
+def _rng(name):
+    return np.random.RandomState(zlib.crc32(name.encode()))
+
+
+def _const(name, shape, lo=0.5, hi=1.5):
+    """A fixed constant (seeded by `name`), far enough from 0 to divide by."""
+    return _rng(name).uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def _hard_swish(tf, v):
+    return v * tf.nn.relu6(v + 3.0) * (1.0 / 6.0)  # the converter emits HARD_SWISH
+
+
+# --- chains: step k maps the running value v (inputs x, y) to one elementwise op ---
+CHAIN_STEPS = (
+    lambda tf, v, x, y: v + y,  # ADD
+    lambda tf, v, x, y: tf.tanh(v),
+    lambda tf, v, x, y: v * y,  # MUL
+    lambda tf, v, x, y: tf.sigmoid(v),  # LOGISTIC
+    lambda tf, v, x, y: v - y,  # SUB
+    lambda tf, v, x, y: tf.abs(v),
+    lambda tf, v, x, y: tf.maximum(v, y),
+    lambda tf, v, x, y: tf.negative(v),
+    lambda tf, v, x, y: tf.minimum(v, x),
+    lambda tf, v, x, y: tf.nn.elu(v),
+    lambda tf, v, x, y: v * x,  # MUL
+    lambda tf, v, x, y: tf.square(v),
+    lambda tf, v, x, y: v - x,  # SUB
+    lambda tf, v, x, y: tf.nn.leaky_relu(v, 0.2),
+    lambda tf, v, x, y: _hard_swish(tf, v),
+    lambda tf, v, x, y: v / _const("chain_div", [v.shape[-1]], 1.5, 2.5),  # DIV
+    lambda tf, v, x, y: tf.tanh(v),
+    lambda tf, v, x, y: tf.nn.relu6(v),
+    lambda tf, v, x, y: v * y,  # MUL
+    lambda tf, v, x, y: tf.exp(v),
+)
+
+
+def _chain(n):
+    def fn(tf, x, y):
+        v = x
+        for step in CHAIN_STEPS[:n]:
+            v = step(tf, v, x, y)
+        return v
+    return fn
+
+
+def chain_specs():
+    specs = []
+    for n in (1, 2, 3, 5, 8, 13, 20):
+        claimed = n if n >= 2 else 0
+        specs.append(Spec(f"chain_{n}", _chain(n), [[1, 4, 4, 8], [1, 4, 4, 8]], claimed,
+                          1 if claimed else 0, about=f"a chain of {n} mixed elementwise ops"))
+    specs.append(Spec("batch4_chain_8", _chain(8), [[4, 5, 5, 3], [4, 5, 5, 3]], 8, 1,
+                      about="batch 4"))
+    return specs
+
+
+# --- every op once: op then one follow-up op, so the pair forms a group of 2 ---
+UNARY_FNS = {
+    "RELU": lambda tf, x: tf.nn.relu(x),
+    "RELU6": lambda tf, x: tf.nn.relu6(x),
+    "RELU_N1_TO_1": lambda tf, x: tf.clip_by_value(x, -1.0, 1.0),
+    "RELU_0_TO_1": lambda tf, x: tf.nn.relu(x),  # RELU, renamed in the flatbuffer
+    "LEAKY_RELU": lambda tf, x: tf.nn.leaky_relu(x, 0.2),
+    "ELU": lambda tf, x: tf.nn.elu(x),
+    "LOGISTIC": lambda tf, x: tf.sigmoid(x),
+    "TANH": lambda tf, x: tf.tanh(x),
+    "HARD_SWISH": lambda tf, x: _hard_swish(tf, x),
+    "GELU": lambda tf, x: tf.nn.gelu(x, approximate=False),
+    "GELU_TANH": lambda tf, x: tf.nn.gelu(x, approximate=True),
+    "EXP": lambda tf, x: tf.exp(x),
+    "LOG": lambda tf, x: tf.math.log(x),
+    "SQRT": lambda tf, x: tf.sqrt(x),
+    "RSQRT": lambda tf, x: tf.math.rsqrt(x),
+    "SQUARE": lambda tf, x: tf.square(x),
+    "NEG": lambda tf, x: tf.negative(x),  # (then MUL: NEG then ADD becomes a SUB)
+    "ABS": lambda tf, x: tf.abs(x),
+}
+UNARY_RANGES = {"LOG": POSITIVE, "SQRT": POSITIVE, "RSQRT": POSITIVE,
+                "RELU6": (-8.0, 8.0), "HARD_SWISH": (-5.0, 5.0), "EXP": (-8.0, 8.0)}
+
+BINARY_FNS = {
+    "ADD": lambda tf, x, y: x + y,
+    "SUB": lambda tf, x, y: x - y,
+    "MUL": lambda tf, x, y: x * y,
+    "DIV": lambda tf, x, y: x / y,
+    "MAXIMUM": lambda tf, x, y: tf.maximum(x, y),
+    "MINIMUM": lambda tf, x, y: tf.minimum(x, y),
+    "SQUARED_DIFFERENCE": lambda tf, x, y: tf.math.squared_difference(x, y),
+    "POW": lambda tf, x, y: tf.pow(x, y),
+    # fused activations, one per kind and op
+    "ADD_RELU": lambda tf, x, y: tf.nn.relu(x + y),
+    "ADD_RELU6": lambda tf, x, y: tf.nn.relu6(x + y),
+    "SUB_RELU6": lambda tf, x, y: tf.nn.relu6(x - y),
+    "SUB_RELU_N1_TO_1": lambda tf, x, y: tf.clip_by_value(x - y, -1.0, 1.0),
+    "MUL_RELU": lambda tf, x, y: tf.nn.relu(x * y),
+    "MUL_RELU6": lambda tf, x, y: tf.nn.relu6(x * y),
+    "MUL_RELU_N1_TO_1": lambda tf, x, y: tf.clip_by_value(x * y, -1.0, 1.0),
+    "DIV_RELU": lambda tf, x, y: tf.nn.relu(x / y),
+}
+RELU6_RANGE = (-8.0, 8.0)  # reaches past 6
+BINARY_RANGES = {"DIV": [WIDE, POSITIVE], "DIV_RELU": [WIDE, POSITIVE], "POW": [POSITIVE, WIDE],
+                 "ADD_RELU6": [RELU6_RANGE] * 2, "SUB_RELU6": [RELU6_RANGE] * 2,
+                 "MUL_RELU6": [RELU6_RANGE] * 2}
+
+
+def op_specs():
+    specs = []
+    shape = [1, 3, 5, 8]
+    for op, f in UNARY_FNS.items():
+        rng = UNARY_RANGES.get(op, WIDE)
+        fn = (lambda tf, x, y, f=f: f(tf, x) * y) if op == "NEG" else (lambda tf, x, y, f=f: f(tf, x) + y)
+        specs.append(Spec(f"op_{op.lower()}", fn, [shape, shape], 2, 1, ranges=[rng, WIDE],
+                          about=f"{op} then {'MUL' if op == 'NEG' else 'ADD'}",
+                          patch={"RELU": "RELU_0_TO_1"} if op == "RELU_0_TO_1" else {}))
+    for op, f in BINARY_FNS.items():
+        specs.append(Spec(f"op_{op.lower()}", lambda tf, x, y, f=f: f(tf, x, y) * x, [shape, shape],
+                          2, 1, ranges=BINARY_RANGES.get(op), about=f"{op} then MUL"))
+    return specs
+
+
+# --- broadcasting ---
+def broadcast_specs():
+    def channel(tf, x, s, b):
+        return tf.tanh(x * s + b)
+
+    def spatial(tf, x, m):
+        return tf.sigmoid(x - m) * m
+
+    def scalar(tf, x, s):
+        return tf.abs((x + s) * 0.75)
+
+    def const_sides(tf, x):
+        c = lambda tag, shape: _const("const_sides_" + tag, shape)
+        v = c("a", [8]) - x  # constant on the left of SUB
+        v = v - c("b", [1, 4, 1, 1])  # on the right of SUB
+        v = c("c", [1, 1, 4, 8]) / (tf.abs(v) + 1.0)  # on the left of DIV
+        return v / c("d", [8])  # on the right of DIV
+
+    def both(tf, x, y):
+        return tf.tanh(x + y)
+
+    def odd(tf, x, y):
+        return tf.abs(tf.tanh(x * y) - 0.5 * x)
+
+    def rank5(tf, x, y):
+        return tf.abs(x * y + 0.5)
+
+    def shape_change(tf, x, y):
+        a = tf.tanh(x * 2.0)  # [1,1,1,8]: a group of 2
+        b = a * y  # [1,4,4,8]: a new shape, a new group
+        return tf.abs(b) + 0.25
+
+    return [
+        Spec("bcast_channel", channel, [[1, 4, 4, 8], [8], [1, 1, 1, 8]], 3, 1,
+             about="per-channel [C] and [1,1,1,C] inputs"),
+        Spec("bcast_spatial", spatial, [[1, 4, 4, 8], [1, 4, 4, 1]], 3, 1,
+             about="[1,H,W,1] input"),
+        Spec("bcast_scalar", scalar, [[1, 4, 4, 8], []], 3, 1,
+             about="a rank-0 input and a scalar constant"),
+        Spec("bcast_const_sides", const_sides, [[1, 4, 4, 8]], 6, 1,
+             about="constants on either side of SUB and DIV"),
+        Spec("bcast_both", both, [[1, 1, 1, 8], [1, 4, 4, 1]], 2, 1,
+             about="both operands broadcast"),
+        Spec("bcast_odd", odd, [[3, 1, 13], [1, 7, 1]], 4, 1, about="odd sizes, both broadcast"),
+        Spec("bcast_rank5", rank5, [[2, 3, 1, 4, 5], [1, 1, 3, 1, 5]], 3, 1, about="rank 5"),
+        Spec("shape_change", shape_change, [[1, 1, 1, 8], [1, 4, 4, 1]], 5, 2,
+             about="a consumer with a bigger output shape starts a new group"),
+    ]
+
+
+# --- graph structure ---
+def structure_specs():
+    def branch_join(tf, x, y):
+        a = tf.tanh(x)
+        return tf.abs(a * y + tf.exp(a))
+
+    def intermediate_output(tf, x, y):
+        b = tf.tanh(x * y)
+        return tf.sigmoid(b + x), b
+
+    def multi_io(tf, x, y, z):
+        return tf.tanh(x * y) + z, tf.abs(z - y) * x
+
+    def nonconvex(tf, x, y):
+        a = tf.tanh(x)
+        b = a * y
+        s = tf.nn.softmax(a)  # leaves the group and comes back
+        return tf.abs(b + s)
+
+    def split_by_opaque(tf, x, y):
+        a = tf.nn.softmax(tf.tanh(x) * y)
+        return tf.exp(a) * y
+
+    def lone_between(tf, x):
+        a = tf.nn.softmax(tf.tanh(x))
+        return tf.nn.softmax(tf.exp(a))
+
+    def opaque_only(tf, x, w):
+        h = tf.matmul(tf.reshape(x, [4, 8]), w)
+        return tf.reduce_mean(tf.nn.softmax(h), axis=-1)
+
+    s = [1, 4, 4, 8]
+    return [
+        Spec("branch_join", branch_join, [s, s], 5, 1, about="one tensor feeds two chains that join"),
+        Spec("intermediate_output", intermediate_output, [s, s], 4, 1,
+             about="a chain intermediate is also a graph output"),
+        Spec("multi_io", multi_io, [s, s, s], 6, 2, about="3 inputs, 2 outputs, 2 disjoint chains"),
+        Spec("nonconvex", nonconvex, [s, s], 4, 2,
+             about="ADD cannot join TANH,MUL: SOFTMAX between them would make a cycle"),
+        Spec("split_by_opaque", split_by_opaque, [s, s], 4, 2, about="two chains around a SOFTMAX"),
+        Spec("lone_between", lone_between, [s], 0, 0, about="lone elementwise ops between SOFTMAXes"),
+        Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, about="no elementwise op"),
+    ]
+
+
+# --- sizes ---
+def size_specs():
+    specs = []
+    for shape in ([1], [3], [1, 7], [13, 1], [131_071], [1_000_003]):
+        n = int(np.prod(shape))
+        specs.append(Spec(f"size_{n}", _chain(6), [shape, shape], 6, 1,
+                          about=f"{n} elements (tails, thread splits)"))
+    return specs
+
+
+# --- dynamic batch and int8 ---
+def special_specs():
+    def dyn(tf, x):
+        v = x * _const("dyn_s", [8]) + _const("dyn_b", [8])
+        return tf.abs(tf.tanh(v) * x)
+
+    def dyn2(tf, x, y):
+        return tf.exp(tf.tanh(x - y)) * y
+
+    def quant(tf, x, y):
+        return tf.tanh(x * y + x)
+
+    return [
+        Spec("dynamic_batch", dyn, [[None, 6, 8]], 5, 1,
+             about="batch None: resized to 3 and 0 in the tests"),
+        Spec("dynamic_batch_two_inputs", dyn2, [[None, 8], [None, 8]], 4, 1,
+             about="two inputs with batch None"),
+        Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
+             about="full-integer int8: nothing float32 to claim"),
+    ]
+
+
+# --- the bundled default model: a chain-heavy block ---
+def _default_block(tf, x):
+    c = x.shape[-1]
+    gamma = _const("default_gamma", [c])
+    beta = _const("default_beta", [c], -0.5, 0.5)
+    s = x * tf.sigmoid(x)  # swish
+    mu = tf.reduce_mean(s, axis=-1, keepdims=True)
+    d = s - mu
+    var = tf.reduce_mean(tf.square(d), axis=-1, keepdims=True)
+    n = d * tf.math.rsqrt(var + 1e-5) * gamma + beta  # layer-norm-like
+    return tf.nn.gelu(n, approximate=False) + x  # GELU, residual
+
+
+def default_spec():
+    # The converter turns square(s - mu) into SQUARED_DIFFERENCE(s, mu) beside the SUB.
+    # Groups: {LOGISTIC,MUL} {ADD,RSQRT} {SUB,MUL,MUL,ADD,GELU,ADD}; the MEANs and the
+    # SQUARED_DIFFERENCE (alone: joining the swish group would make a cycle) stay.
+    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 10, 3,
+                about="the bundled default model: swish, layer-norm-like ops, GELU, residual")
+
+
+def all_specs():
+    return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
+            + special_specs() + [default_spec()])
+
+
+def model_names():
+    return [s.name for s in all_specs()]
+
+
+def source_hash():
+    """Changes whenever this generator changes (the cache key for generated models)."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------
+# Planner replica: what the delegate should claim in a converted model.
+
+def plan(nodes, shapes, min_nodes=2):
+    """Groups of claimable nodes, in the delegate's greedy way.
+
+    nodes: [{"op", "act", "float32", "inputs", "outputs"}] in execution order;
+    shapes: tensor index -> shape tuple. A node joins its producers' groups when
+    its output shape equals theirs and the group stays convex (no path leaves
+    the group and comes back). Returns the groups of >= min_nodes nodes.
+    """
+    producer = {t: i for i, nd in enumerate(nodes) for t in nd["outputs"]}
+    ancestors = []
+    for nd in nodes:
+        a = set()
+        for t in nd["inputs"]:
+            if t in producer:
+                a |= {producer[t]} | ancestors[producer[t]]
+        ancestors.append(a)
+
+    def convex(members):
+        return not any(producer.get(t, -1) >= 0 and producer[t] not in members
+                       and ancestors[producer[t]] & members
+                       for m in members for t in nodes[m]["inputs"])
+
+    group_of, groups = {}, []
+    for i, nd in enumerate(nodes):
+        if not _claimable(nd):
+            continue
+        members, merged = {i}, []
+        for t in nd["inputs"]:
+            p = producer.get(t)
+            if p is None or p not in group_of or group_of[p] in merged:
+                continue
+            if shapes[nodes[p]["outputs"][0]] != shapes[nd["outputs"][0]]:
+                continue
+            trial = members | groups[group_of[p]]
+            if convex(trial):
+                members, merged = trial, merged + [group_of[p]]
+        target = merged[0] if merged else len(groups)
+        if not merged:
+            groups.append(set())
+        for g in merged[1:]:
+            groups[g] = set()
+        groups[target] = members
+        for m in members:
+            group_of[m] = target
+    return [sorted(g) for g in groups if len(g) >= min_nodes]
+
+
+def _claimable(nd):
+    return (nd["op"] in CLAIMABLE_OPS and nd["float32"] and nd["act"] in SUPPORTED_ACTIVATIONS
+            and len(nd["outputs"]) == 1)
+
+
+# ---------------------------------------------------------------------------
+# Conversion (TensorFlow from here on).
+
+def _tf():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    tf.get_logger().setLevel("ERROR")
+    return tf
+
+
+def convert(tf, spec):
+    sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(spec.shapes)]
+    concrete = tf.function(lambda *xs: spec.fn(tf, *xs), input_signature=sigs).get_concrete_function()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([concrete])
+    if spec.quantize:
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.representative_dataset = lambda: _representative(spec)
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
+    model = conv.convert()
+    return _patch(model, spec.patch) if spec.patch else model
+
+
+def _representative(spec):
+    rng = _rng(spec.name)
+    for _ in range(16):
+        yield [rng.uniform(lo, hi, size=s).astype(np.float32)
+               for s, (lo, hi) in zip(spec.shapes, spec.input_ranges())]
+
+
+def _schema():
+    from tensorflow.lite.python import schema_py_generated as schema
+    return schema
+
+
+def _patch(model, renames):
+    """Renames builtin operators (for ops no TF graph converts to, e.g. RELU_0_TO_1)."""
+    from tensorflow.lite.tools import flatbuffer_utils as fbu
+    schema = _schema()
+    codes = {k: v for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+    names = {v: k for k, v in codes.items()}
+    m = fbu.read_model_from_bytearray(bytearray(model))
+    for oc in m.operatorCodes:
+        new = renames.get(names[max(oc.builtinCode, oc.deprecatedBuiltinCode)])
+        if new:
+            oc.builtinCode = codes[new]
+            oc.deprecatedBuiltinCode = min(codes[new], 127)  # 127: see builtinCode
+    return bytes(fbu.convert_object_to_bytearray(m))
+
+
+def describe(tf, model):
+    """The converted model's nodes (with fused activations and options) and tensor shapes."""
+    it = tf.lite.Interpreter(model_content=model)
+    ops = it._get_ops_details()
+    shapes = {t["index"]: tuple(int(d) for d in t["shape"]) for t in it.get_tensor_details()}
+    extra = _op_options(model)
+    nodes = []
+    for op, (act, opt) in zip(ops, extra):
+        nodes.append({
+            "op": op["op_name"], "act": act, "options": opt,
+            "float32": all(t is np.float32 for t in op["operand_types"] + op["result_types"]),
+            "inputs": [int(t) for t in op["inputs"] if t >= 0],
+            "outputs": [int(t) for t in op["outputs"]],
+        })
+    return nodes, shapes, it
+
+
+def _op_options(model):
+    """Per operator of subgraph 0: (fused activation name, notable options)."""
+    from tensorflow.lite.tools import flatbuffer_utils as fbu
+    schema = _schema()
+    act_names = {v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")}
+    m = fbu.read_model_from_bytearray(bytearray(model))
+    out = []
+    for op in m.subgraphs[0].operators:
+        o = op.builtinOptions
+        act = act_names.get(getattr(o, "fusedActivationFunction", 0), "?")
+        opt = {}
+        if hasattr(o, "approximate"):
+            opt["approximate"] = bool(o.approximate)
+        if hasattr(o, "alpha"):
+            opt["alpha"] = round(float(o.alpha), 6)
+        out.append((act, opt))
+    return out
+
+
+def _op_label(nd):
+    label = nd["op"] + ("" if nd["act"] == "NONE" else "+" + nd["act"])
+    return label + "".join(f" {k}={v}" for k, v in nd["options"].items())
+
+
+def check(spec, nodes, shapes):
+    """Fails when the converted model would not be claimed as the spec states."""
+    groups = plan(nodes, shapes)
+    claimed = sum(len(g) for g in groups)
+    if (claimed, len(groups)) != (spec.claimed, spec.partitions):
+        raise SystemExit(
+            f"{spec.name}: spec says {spec.claimed} claimed in {spec.partitions} partitions, the "
+            f"converted model gives {claimed} in {len(groups)}: {[_op_label(n) for n in nodes]}")
+    return groups
+
+
+def manifest_entry(spec, nodes, shapes, it, size):
+    groups = check(spec, nodes, shapes)
+    ops = sorted({n["op"] for n in nodes})
+    return {
+        "file": f"{spec.name}.tflite",
+        "about": spec.about,
+        "expect_claimed": spec.claimed,
+        "expect_partitions": spec.partitions,
+        "expect_claimed_min1": sum(len(g) for g in plan(nodes, shapes, min_nodes=1)),
+        "groups": groups,
+        "ops": [_op_label(n) for n in nodes],
+        "approx_ops": [o for o in ops if o in APPROX_OPS],
+        "input_ranges": spec.input_ranges(),
+        "input_dtypes": [np.dtype(d["dtype"]).name for d in it.get_input_details()],
+        "dynamic_batch": spec.dynamic,
+        "shape_signatures": [d["shape_signature"].tolist() for d in it.get_input_details()],
+        "resize_batches": list(RESIZE_BATCHES) if spec.dynamic else [],
+        "bytes": size,
+    }
+
+
+def generate(outdir, only=None):
+    tf = _tf()
+    tf.random.set_seed(0)
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    models, emitted = {}, set()
+    for spec in all_specs():
+        if only and spec.name not in only:
+            continue
+        model = convert(tf, spec)
+        (outdir / f"{spec.name}.tflite").write_bytes(model)
+        nodes, shapes, it = describe(tf, model)
+        models[spec.name] = manifest_entry(spec, nodes, shapes, it, len(model))
+        emitted |= {n["op"] for n in nodes if n["float32"]}
+    if not only:
+        missing = set(CLAIMABLE_OPS) - emitted
+        if missing:
+            raise SystemExit(f"no model covers {sorted(missing)}")
+    manifest = {"generator": source_hash(), "tensorflow": tf.__version__, "models": models}
+    (outdir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+def write_default_model(path):
+    tf = _tf()
+    spec = default_spec()
+    model = convert(tf, spec)
+    check(spec, *describe(tf, model)[:2])
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes(model)
+    print(f"wrote {path} ({len(model)} bytes)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir", nargs="?")
+    ap.add_argument("--only", nargs="+", help="generate only these models")
+    ap.add_argument("--default-model", metavar="PATH", help="write the bundled default model")
+    args = ap.parse_args(argv)
+    if not args.outdir and not args.default_model:
+        ap.error("give OUTDIR and/or --default-model PATH")
+    if args.default_model:
+        write_default_model(args.default_model)
+    if args.outdir:
+        generate(args.outdir, args.only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

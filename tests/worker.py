@@ -1,0 +1,301 @@
+"""Runs test models with and without fusedelegate in ONE runtime and writes the results.
+
+    python tests/worker.py --runtime {tf,tflite,litert} --models DIR --out results.json
+                           [--model NAME ...] [--options JSON] [--via {load,load_delegate,xnnpack}]
+
+Imports only the named runtime (tensorflow and tflite_runtime cannot share a
+process), numpy and fusedelegate. Per model: a reference interpreter (builtin
+kernels, no default delegate) and a delegated one (same resolver, plus the
+delegate) get the same seeded inputs, 3 times with different values; dynamic-batch
+models are then resized and compared again. The results file is rewritten after
+every model (with "running" naming the model in progress), so a crash still
+leaves everything before it. A failing model records its error and the worker goes on.
+
+--via picks how the delegate is made: `load` (fusedelegate.load), `load_delegate`
+(the runtime's own load_delegate on fusedelegate.library_path()), or `xnnpack`
+(no fusedelegate at all: the runtime's default XNNPACK delegate stands in, to
+check this harness without the library).
+"""
+import argparse
+import json
+import os
+import sys
+import traceback
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+INVOKES = 3
+
+
+def import_runtime(name):
+    """(Interpreter class, OpResolverType, load_delegate, version) of one runtime."""
+    if name == "tf":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+        lite = tf.lite
+        return lite.Interpreter, lite.experimental.OpResolverType, lite.experimental.load_delegate, tf.__version__
+    if name == "tflite":
+        import tflite_runtime
+        from tflite_runtime import interpreter as m
+        return m.Interpreter, m.OpResolverType, m.load_delegate, tflite_runtime.__version__
+    if name == "litert":
+        from ai_edge_litert import interpreter as m
+        return m.Interpreter, m.OpResolverType, m.load_delegate, _dist_version("ai-edge-litert")
+    raise ValueError(f"unknown runtime {name!r}")
+
+
+def _dist_version(dist):
+    from importlib import metadata
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+# ---------------------------------------------------------------------------
+# Counting what a delegate claimed, from op details alone.
+
+def partition_info(ref_ops, del_ops):
+    """(claimed node count, delegate nodes) from `_get_ops_details()` of the reference
+    and the delegated interpreter.
+
+    Measured in all three runtimes: the delegated interpreter still lists every
+    original node (unchanged) and appends one node per partition (op_name
+    'DELEGATE') whose inputs and outputs are the partition's boundary tensors. The
+    claimed nodes are the original ones between those boundaries: walk back from
+    each partition output through producers until a partition input. Should a
+    runtime drop the replaced nodes instead, the count is the difference.
+    """
+    n = len(ref_ops)
+    delegate_nodes = [o for o in del_ops if o["index"] >= n]
+    originals = [o for o in del_ops if o["index"] < n]
+    if len(originals) < n:
+        return n - len(originals), delegate_nodes
+    producer = {int(t): o for o in originals for t in o["outputs"]}
+    claimed = set()
+    for d in delegate_nodes:
+        boundary = {int(t) for t in d["inputs"]}
+        stack = [int(t) for t in d["outputs"]]
+        while stack:
+            t = stack.pop()
+            node = producer.get(t)
+            if t in boundary or node is None or node["index"] in claimed:
+                continue
+            claimed.add(node["index"])
+            stack.extend(int(i) for i in node["inputs"] if i >= 0)
+    return len(claimed), delegate_nodes
+
+
+def claimed_summary(ref, dele):
+    claimed, nodes = partition_info(ref._get_ops_details(), dele._get_ops_details())
+    return {"claimed": claimed, "partitions": len(nodes),
+            "delegate_ops": sorted({o["op_name"] for o in nodes})}
+
+
+# ---------------------------------------------------------------------------
+# Comparing outputs.
+
+def compare(y, ref):
+    """(max |y - ref|, max |y - ref| / max |ref|); NaN or inf mismatches give inf."""
+    if y.shape != ref.shape or y.dtype != ref.dtype:
+        raise AssertionError(f"output {y.dtype}{list(y.shape)}, reference {ref.dtype}{list(ref.shape)}")
+    if y.size == 0:
+        return 0.0, 0.0
+    y, ref = y.astype(np.float64), ref.astype(np.float64)
+    same = (y == ref) | (np.isnan(y) & np.isnan(ref))
+    diff = np.where(same, 0.0, np.abs(y - ref))
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    max_abs = float(diff.max())
+    finite = np.abs(ref[np.isfinite(ref)])
+    scale = float(finite.max()) if finite.size else 0.0
+    if max_abs == 0.0:
+        return 0.0, 0.0
+    return max_abs, (max_abs / scale if scale > 0 else float("inf"))
+
+
+def make_inputs(interp, entry, seed):
+    """Seeded inputs for the interpreter's current input shapes, in the model's ranges."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for d, (lo, hi) in zip(interp.get_input_details(), entry["input_ranges"]):
+        shape, dtype = tuple(d["shape"]), np.dtype(d["dtype"])
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            values.append(rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype))
+        else:
+            values.append(rng.uniform(lo, hi, size=shape).astype(dtype))
+    return values
+
+
+def run(interp, values):
+    for d, v in zip(interp.get_input_details(), values):
+        interp.set_tensor(d["index"], v)
+    interp.invoke()
+    return [interp.get_tensor(d["index"]) for d in interp.get_output_details()]
+
+
+def _seed(name, tag):
+    return zlib.crc32(f"{name}/{tag}".encode())
+
+
+# ---------------------------------------------------------------------------
+# One model: the reference runs every case first, then the delegated interpreter.
+
+class Runner:
+    def __init__(self, runtime, via, options):
+        self.Interpreter, self.Resolver, self.load_delegate, self.version = import_runtime(runtime)
+        self.via, self.options = via, options
+        if via == "load":
+            import fusedelegate
+            self._make = lambda: fusedelegate.load(**options)
+        elif via == "load_delegate":
+            import fusedelegate
+            path = fusedelegate.library_path()
+            self._make = lambda: self.load_delegate(path, {k: str(v) for k, v in options.items()})
+        if via != "xnnpack":
+            self._make()  # a missing library or a bad option fails here, once
+
+    def reference(self, path):
+        return self.Interpreter(model_path=str(path), num_threads=1,
+                                experimental_op_resolver_type=self.Resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+
+    def delegated(self, path):
+        if self.via == "xnnpack":
+            return self.Interpreter(model_path=str(path), num_threads=1,
+                                    experimental_op_resolver_type=self.Resolver.AUTO)
+        return self.Interpreter(model_path=str(path), num_threads=1, experimental_delegates=[self._make()],
+                                experimental_op_resolver_type=self.Resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+
+    def run_model(self, name, entry, path, mark=lambda phase: None):
+        """mark(phase) is called before the reference and before the delegated runs."""
+        mark("reference")
+        try:
+            ref, cases = self.run_reference(name, entry, path)
+        except Exception as e:  # the runtime itself cannot run this model: not our failure
+            return {"skipped": f"reference interpreter failed: {_err(e)}"}
+        mark("delegate")
+        result = {"error": None}
+        try:
+            dele = self.delegated(path)
+            dele.allocate_tensors()
+            result.update(claimed_summary(ref, dele))
+            result["invokes"] = [_compare_all(run(dele, c["inputs"]), c["outputs"])
+                                 for c in cases if c["batch"] is None]
+            result["outputs"] = _worst(result["invokes"], ref)
+            resized = [c for c in cases if c["batch"] is not None]
+            if resized:
+                result["resize"] = {}
+            for c in resized:
+                result["resize"][str(c["batch"])] = self.check_resize(ref, dele, c)
+        except Exception as e:
+            result["error"] = _err(e)
+            result["traceback"] = traceback.format_exc(limit=6)
+        return result
+
+    def run_reference(self, name, entry, path):
+        """The reference interpreter and its cases: {batch, inputs, outputs, skipped}."""
+        ref = self.reference(path)
+        ref.allocate_tensors()
+        cases = []
+        for k in range(INVOKES):
+            values = make_inputs(ref, entry, _seed(name, k))
+            cases.append({"batch": None, "inputs": values, "outputs": run(ref, values)})
+        for b in entry.get("resize_batches", []) if entry.get("dynamic_batch") else []:
+            case = {"batch": b, "inputs": [], "outputs": [], "skipped": None}
+            try:
+                _resize_batch(ref, b)
+                for k in range(2):
+                    values = make_inputs(ref, entry, _seed(name, f"b{b}/{k}"))
+                    case["inputs"].append(values)
+                    case["outputs"].append(run(ref, values))
+            except Exception as e:
+                case["skipped"] = f"reference cannot run batch {b}: {_err(e)}"
+            cases.append(case)
+        return ref, cases
+
+    def check_resize(self, ref, dele, case):
+        """Resizes the delegated interpreter's batch; compares 2 invokes with the reference."""
+        if case["skipped"]:
+            return {"skipped": case["skipped"], "error": None}
+        try:
+            _resize_batch(dele, case["batch"])
+        except Exception as e:
+            return {"error": f"resize to batch {case['batch']}: {_err(e)}"}
+        out = claimed_summary(ref, dele)
+        out["invokes"] = [_compare_all(run(dele, v), r) for v, r in zip(case["inputs"], case["outputs"])]
+        out["output_shapes"] = [[int(s) for s in d["shape"]] for d in dele.get_output_details()]
+        out["error"] = None
+        return out
+
+
+def _compare_all(ys, refs):
+    """Per output [max_abs, max_rel]."""
+    return [compare(y, r) for y, r in zip(ys, refs)]
+
+
+def _resize_batch(interp, batch):
+    for d in interp.get_input_details():
+        sig = list(d["shape_signature"])
+        if sig and sig[0] == -1:
+            interp.resize_tensor_input(d["index"], [batch] + [int(s) for s in d["shape"][1:]])
+    interp.allocate_tensors()
+
+
+def _worst(invokes, ref):
+    names = [d["name"] for d in ref.get_output_details()]
+    return [{"name": nm, "max_abs_err": max(inv[i][0] for inv in invokes),
+             "max_rel": max(inv[i][1] for inv in invokes)} for i, nm in enumerate(names)]
+
+
+def _err(e):
+    return f"{type(e).__name__}: {e}".strip()
+
+
+# ---------------------------------------------------------------------------
+
+def write_json(path, data):
+    tmp = Path(str(path) + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runtime", required=True, choices=["tf", "tflite", "litert"])
+    ap.add_argument("--models", required=True, help="directory with manifest.json")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--model", nargs="+", help="only these models")
+    ap.add_argument("--options", default="{}", help="delegate options as a JSON object")
+    ap.add_argument("--via", default="load", choices=["load", "load_delegate", "xnnpack"])
+    args = ap.parse_args(argv)
+
+    manifest = json.loads((Path(args.models) / "manifest.json").read_text())["models"]
+    names = args.model or list(manifest)
+    options = json.loads(args.options)
+    out = {"runtime": args.runtime, "via": args.via, "options": options, "models": {}}
+    try:
+        runner = Runner(args.runtime, args.via, options)
+    except Exception as e:  # a runtime or library that cannot load fails every model alike
+        out["error"] = _err(e)
+        write_json(args.out, out)
+        return 1
+    out["runtime_version"] = runner.version
+    for name in names:
+        if name not in manifest:
+            out["models"][name] = {"error": f"no model {name!r} in the manifest"}
+            continue
+
+        def mark(phase, name=name):
+            out["running"] = {"model": name, "phase": phase}
+            write_json(args.out, out)
+
+        out["models"][name] = runner.run_model(name, manifest[name], Path(args.models) / manifest[name]["file"], mark)
+    out["running"] = None
+    write_json(args.out, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
