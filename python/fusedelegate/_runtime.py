@@ -1,0 +1,29 @@
+"""Picks a TFLite runtime without importing the others (two in one process can
+break each other: tensorflow + tflite_runtime)."""
+import importlib
+
+# name -> module holding Interpreter and OpResolverType
+RUNTIMES = {
+    "litert": "ai_edge_litert.interpreter",
+    "tflite": "tflite_runtime.interpreter",
+    "tf": "tensorflow.lite.python.interpreter",
+}
+
+
+class RuntimeUnavailable(RuntimeError):
+    pass
+
+
+def load_runtime(name="auto"):
+    """Returns (name, interpreter module). 'auto' tries litert, tflite, tf."""
+    names = list(RUNTIMES) if name == "auto" else [name]
+    if name != "auto" and name not in RUNTIMES:
+        raise RuntimeUnavailable(f"unknown runtime '{name}'; choose from auto, {', '.join(RUNTIMES)}")
+    errors = []
+    for n in names:
+        try:
+            return n, importlib.import_module(RUNTIMES[n])
+        except Exception as e:  # ImportError, or a broken install
+            errors.append(f"{n}: {e}")
+    raise RuntimeUnavailable("no TFLite runtime could be imported (" + "; ".join(errors) +
+                             "); install one: pip install 'fusedelegate[litert]'")

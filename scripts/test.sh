@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite: C++ unit and kernel tests (native, and aarch64 NEON
+# under qemu), then the Python suite against all three runtimes.
+# Needs scripts/setup.sh once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.venv/bin:$PATH"
+
+echo "== C++ tests (native: scalar, AVX2, AVX-512 as this CPU has them)"
+cmake -S . -B build-tests -G Ninja -DFD_BUILD_TESTS=ON -Wno-deprecated >/dev/null
+cmake --build build-tests
+ctest --test-dir build-tests --output-on-failure
+
+echo "== C++ tests (aarch64 NEON, cross-built, run under qemu-aarch64)"
+cmake -S . -B build-aarch64 -G Ninja -DFD_BUILD_TESTS=ON -Wno-deprecated \
+  -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" >/dev/null
+cmake --build build-aarch64
+ctest --test-dir build-aarch64 --output-on-failure
+
+echo "== Python tests (the installed package, rebuilt from this tree)"
+python -m pip install -q --disable-pip-version-check .
+python -m pytest tests -q
