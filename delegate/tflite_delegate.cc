@@ -155,22 +155,34 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
     const int pos = d->position_of_node.at(params->nodes_to_replace->data[i]);
     groups[d->plan.group_of[pos]].push_back(pos);
   }
-  // A group's value must reach memory when the partition exports it or another
-  // group reads it.
-  std::vector<bool> written(ctx->tensors_size, false);
-  for (int t : partition_outputs) written[t] = true;
   std::map<int, int> group_of_tensor;
   for (const auto& [gid, members] : groups)
     for (int pos : members) group_of_tensor[d->graph.nodes[pos].outputs[0]] = gid;
+  // A group's value must reach memory when the partition exports it or another
+  // group reads it; groups run in dependency order (convex groups form a DAG).
+  std::vector<bool> written(ctx->tensors_size, false);
+  for (int t : partition_outputs) written[t] = true;
+  std::map<int, std::set<int>> needs;  // group -> groups it reads from
   for (const auto& [gid, members] : groups)
     for (int pos : members)
       for (int t : d->graph.nodes[pos].inputs)
-        if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != gid) written[t] = true;
-  for (auto& [gid, members] : groups) {
-    part->programs.push_back(build_program(d->graph, members, written));
-    for (int t : part->programs.back().outputs)
-      if (!partition_outputs.count(t)) part->owned[t];
-    log(*d, LogLevel::kVerbose, "partition program %d:\n%s", gid, part->programs.back().to_string().c_str());
+        if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != gid) {
+          written[t] = true;
+          needs[gid].insert(it->second);
+        }
+  std::set<int> done;
+  while (done.size() < groups.size()) {
+    for (auto& [gid, members] : groups) {
+      if (done.count(gid)) continue;
+      bool ready = true;
+      for (int g : needs[gid]) ready &= done.count(g) > 0;
+      if (!ready) continue;
+      done.insert(gid);
+      part->programs.push_back(build_program(d->graph, members, written));
+      for (int t : part->programs.back().outputs)
+        if (!partition_outputs.count(t)) part->owned[t];
+      log(*d, LogLevel::kVerbose, "partition program %d:\n%s", gid, part->programs.back().to_string().c_str());
+    }
   }
   return part;
 }

@@ -41,7 +41,8 @@ void ThreadPool::worker_loop() {
 }
 
 void ThreadPool::parallel_for(int n, const std::function<void(int)>& fn) {
-  if (workers_.empty() || n <= 1) {
+  std::unique_lock<std::mutex> running(run_mu_, std::try_to_lock);
+  if (!running || workers_.empty() || n <= 1) {
     for (int i = 0; i < n; ++i) fn(i);
     return;
   }

@@ -1,5 +1,6 @@
 // A small fixed thread pool: the calling thread works too, so a pool of size N
-// starts N-1 threads. One parallel_for at a time.
+// starts N-1 threads. A parallel_for that finds the pool busy (two
+// interpreters sharing one delegate) runs inline on its own thread.
 #pragma once
 
 #include <condition_variable>
@@ -26,6 +27,7 @@ class ThreadPool {
   void drain();
 
   std::vector<std::thread> workers_;
+  std::mutex run_mu_;  // held by the parallel_for in flight
   std::mutex mu_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* job_ = nullptr;

@@ -4,11 +4,20 @@
     python tests/models.py --default-model PATH       # the package's default_model.tflite
 
 Every model is a tf.function converted with tf.lite.TFLiteConverter; constants come
-from fixed seeds. Each spec states by hand how many nodes the delegate claims with
-default options (`claimed`) and in how many partitions; after conversion the
-generator checks both against the converted model (ops as the converter emitted
-them, read with tf.lite.Interpreter) through `plan()`, a small Python replica of
-the delegate's planning rules, and fails loudly on a mismatch.
+from fixed seeds, and the output is byte-for-byte reproducible. Each spec states by
+hand how many nodes the delegate claims with default options and in how many fused
+groups. After conversion the generator checks both against the model the converter
+actually emitted (its ops and shapes, read with tf.lite.Interpreter, fused
+activations from the flatbuffer) through `plan()`, a Python replica of the
+delegate's planning rules, and stops on a mismatch; it also stops when some
+claimable op is emitted by no model.
+
+manifest.json, per model: file, about, expect_claimed, expect_partitions (planned
+groups), partitions_exact (whether the runtime must make exactly that many
+DELEGATE nodes), groups / groups_min1 (node indices per group, default options and
+min_nodes_per_partition=1), ops (as emitted, "ADD+RELU6", "GELU approximate=True"),
+approx_ops, input_ranges, input_dtypes, dynamic_batch, shape_signatures,
+resize_batches, bytes.
 
 This module imports TensorFlow only when it generates models, so the test suite
 can import it to list model names cheaply.
@@ -35,7 +44,7 @@ APPROX_OPS = ("EXP", "LOG", "TANH", "LOGISTIC", "GELU", "ELU", "POW")
 
 WIDE = (-3.0, 3.0)  # default input range
 POSITIVE = (0.5, 2.0)  # for LOG, SQRT, RSQRT, POW and denominators
-RESIZE_BATCHES = (3, 0)  # batches a dynamic model is resized to
+RESIZE_BATCHES = (3, 0, 2)  # batches a dynamic model is resized to, in this order
 
 
 @dataclass
@@ -44,7 +53,7 @@ class Spec:
     fn: object  # fn(tf, *inputs) -> tensor or tuple of tensors
     shapes: list  # input shapes; None marks the dynamic batch
     claimed: int  # nodes claimed with default options
-    partitions: int
+    partitions: int  # fused groups they form
     ranges: list = None  # per input (lo, hi); default WIDE
     about: str = ""
     quantize: bool = False  # int8 full-integer model
@@ -207,6 +216,11 @@ def broadcast_specs():
     def rank5(tf, x, y):
         return tf.abs(x * y + 0.5)
 
+    def group_order(tf, x, s):
+        a = tf.tanh(x)  # group A starts first ...
+        r = tf.exp(s * 0.5)  # group B: [1,4,4,1], starts second
+        return tf.abs(a * r)  # ... and A goes on reading B: B must run first
+
     def shape_change(tf, x, y):
         a = tf.tanh(x * 2.0)  # [1,1,1,8]: a group of 2
         b = a * y  # [1,4,4,8]: a new shape, a new group
@@ -225,6 +239,8 @@ def broadcast_specs():
              about="both operands broadcast"),
         Spec("bcast_odd", odd, [[3, 1, 13], [1, 7, 1]], 4, 1, about="odd sizes, both broadcast"),
         Spec("bcast_rank5", rank5, [[2, 3, 1, 4, 5], [1, 1, 3, 1, 5]], 3, 1, about="rank 5"),
+        Spec("group_order", group_order, [[1, 4, 4, 8], [1, 4, 4, 1]], 5, 2,
+             about="a group that starts earlier reads one that starts later"),
         Spec("shape_change", shape_change, [[1, 1, 1, 8], [1, 4, 4, 1]], 5, 2,
              about="a consumer with a bigger output shape starts a new group"),
     ]
@@ -299,7 +315,7 @@ def special_specs():
 
     return [
         Spec("dynamic_batch", dyn, [[None, 6, 8]], 5, 1,
-             about="batch None: resized to 3 and 0 in the tests"),
+             about="batch None: resized to 3, 0 and 2 in the tests"),
         Spec("dynamic_batch_two_inputs", dyn2, [[None, 8], [None, 8]], 4, 1,
              about="two inputs with batch None"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
@@ -484,6 +500,12 @@ def _op_options(model):
     return out
 
 
+def _fed(group, nodes):
+    """Whether a node outside `group` produces an input of it."""
+    outside = {t for i, nd in enumerate(nodes) if i not in group for t in nd["outputs"]}
+    return any(t in outside for i in group for t in nodes[i]["inputs"])
+
+
 def _op_label(nd):
     label = nd["op"] + ("" if nd["act"] == "NONE" else "+" + nd["act"])
     return label + "".join(f" {k}={v}" for k, v in nd["options"].items())
@@ -508,8 +530,11 @@ def manifest_entry(spec, nodes, shapes, it, size):
         "about": spec.about,
         "expect_claimed": spec.claimed,
         "expect_partitions": spec.partitions,
-        "expect_claimed_min1": sum(len(g) for g in plan(nodes, shapes, min_nodes=1)),
-        "groups": groups,
+        # One DELEGATE node per group is certain only for 0 groups, or for 1 group fed by
+        # no unclaimed node; else it depends on how the runtime splits the claimed set.
+        "partitions_exact": len(groups) == 0 or (len(groups) == 1 and not _fed(groups[0], nodes)),
+        "groups": groups,  # planned groups of node indices (default options)
+        "groups_min1": plan(nodes, shapes, min_nodes=1),  # with min_nodes_per_partition=1
         "ops": [_op_label(n) for n in nodes],
         "approx_ops": [o for o in ops if o in APPROX_OPS],
         "input_ranges": spec.input_ranges(),

@@ -8,8 +8,9 @@ process), numpy and fusedelegate. Per model: a reference interpreter (builtin
 kernels, no default delegate) and a delegated one (same resolver, plus the
 delegate) get the same seeded inputs, 3 times with different values; dynamic-batch
 models are then resized and compared again. The results file is rewritten after
-every model (with "running" naming the model in progress), so a crash still
-leaves everything before it. A failing model records its error and the worker goes on.
+every phase ("running": {model, phase} names the one in progress, null at the
+end), so a crash leaves everything before it and says where it happened. A
+failing model records its error and the worker goes on.
 
 --via picks how the delegate is made: `load` (fusedelegate.load), `load_delegate`
 (the runtime's own load_delegate on fusedelegate.library_path()), or `xnnpack`
@@ -35,7 +36,8 @@ def import_runtime(name):
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow as tf
         lite = tf.lite
-        return lite.Interpreter, lite.experimental.OpResolverType, lite.experimental.load_delegate, tf.__version__
+        exp = lite.experimental
+        return lite.Interpreter, exp.OpResolverType, exp.load_delegate, tf.__version__
     if name == "tflite":
         import tflite_runtime
         from tflite_runtime import interpreter as m
@@ -58,40 +60,41 @@ def _dist_version(dist):
 # Counting what a delegate claimed, from op details alone.
 
 def partition_info(ref_ops, del_ops):
-    """(claimed node count, delegate nodes) from `_get_ops_details()` of the reference
-    and the delegated interpreter.
+    """The nodes each delegate kernel replaced: a list (one per partition, i.e. per
+    node the delegate added) of sorted original node indices.
 
-    Measured in all three runtimes: the delegated interpreter still lists every
-    original node (unchanged) and appends one node per partition (op_name
-    'DELEGATE') whose inputs and outputs are the partition's boundary tensors. The
-    claimed nodes are the original ones between those boundaries: walk back from
-    each partition output through producers until a partition input. Should a
-    runtime drop the replaced nodes instead, the count is the difference.
+    Measured in all three runtimes: the delegated interpreter's `_get_ops_details()`
+    still lists every original node, unchanged, and appends one node per partition
+    (op_name 'DELEGATE') whose inputs and outputs are the partition's boundary
+    tensors. A partition's nodes are the original ones between those boundaries:
+    walk back from each partition output through producers to the partition inputs.
     """
     n = len(ref_ops)
-    delegate_nodes = [o for o in del_ops if o["index"] >= n]
     originals = [o for o in del_ops if o["index"] < n]
-    if len(originals) < n:
-        return n - len(originals), delegate_nodes
+    if [o["op_name"] for o in originals] != [o["op_name"] for o in ref_ops]:
+        raise AssertionError("the delegated interpreter no longer lists the original nodes")
     producer = {int(t): o for o in originals for t in o["outputs"]}
-    claimed = set()
-    for d in delegate_nodes:
+    partitions = []
+    for d in (o for o in del_ops if o["index"] >= n):
         boundary = {int(t) for t in d["inputs"]}
-        stack = [int(t) for t in d["outputs"]]
+        stack, nodes = [int(t) for t in d["outputs"]], set()
         while stack:
             t = stack.pop()
             node = producer.get(t)
-            if t in boundary or node is None or node["index"] in claimed:
+            if t in boundary or node is None or node["index"] in nodes:
                 continue
-            claimed.add(node["index"])
+            nodes.add(node["index"])
             stack.extend(int(i) for i in node["inputs"] if i >= 0)
-    return len(claimed), delegate_nodes
+        partitions.append(sorted(nodes))
+    return partitions
 
 
 def claimed_summary(ref, dele):
-    claimed, nodes = partition_info(ref._get_ops_details(), dele._get_ops_details())
-    return {"claimed": claimed, "partitions": len(nodes),
-            "delegate_ops": sorted({o["op_name"] for o in nodes})}
+    del_ops = dele._get_ops_details()
+    partitions = partition_info(ref._get_ops_details(), del_ops)
+    return {"claimed": sum(len(p) for p in partitions), "partitions": len(partitions),
+            "partition_nodes": partitions,
+            "delegate_ops": sorted({o["op_name"] for o in del_ops[len(del_ops) - len(partitions):]})}
 
 
 # ---------------------------------------------------------------------------
@@ -105,7 +108,8 @@ def compare(y, ref):
         return 0.0, 0.0
     y, ref = y.astype(np.float64), ref.astype(np.float64)
     same = (y == ref) | (np.isnan(y) & np.isnan(ref))
-    diff = np.where(same, 0.0, np.abs(y - ref))
+    with np.errstate(invalid="ignore"):  # inf - inf
+        diff = np.where(same, 0.0, np.abs(y - ref))
     diff = np.where(np.isnan(diff), np.inf, diff)
     max_abs = float(diff.max())
     finite = np.abs(ref[np.isfinite(ref)])
@@ -146,7 +150,7 @@ def _seed(name, tag):
 class Runner:
     def __init__(self, runtime, via, options):
         self.Interpreter, self.Resolver, self.load_delegate, self.version = import_runtime(runtime)
-        self.via, self.options = via, options
+        self.via = via
         if via == "load":
             import fusedelegate
             self._make = lambda: fusedelegate.load(**options)
@@ -291,7 +295,8 @@ def main(argv=None):
             out["running"] = {"model": name, "phase": phase}
             write_json(args.out, out)
 
-        out["models"][name] = runner.run_model(name, manifest[name], Path(args.models) / manifest[name]["file"], mark)
+        path = Path(args.models) / manifest[name]["file"]
+        out["models"][name] = runner.run_model(name, manifest[name], path, mark)
     out["running"] = None
     write_json(args.out, out)
     return 0

@@ -1,0 +1,104 @@
+"""Subprocesses of the test suite: runtime checks and worker runs.
+
+Each runtime runs in its own subprocess (tests/worker.py): tensorflow and
+tflite_runtime cannot share a process. The pytest process itself imports no runtime.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+try:
+    import fusedelegate
+except ImportError:  # not installed and no PYTHONPATH: use the checkout's package
+    sys.path.insert(0, str(TESTS.parent / "python"))
+    import fusedelegate
+
+CACHE = TESTS / ".cache"
+RUNTIME_MODULES = {"tf": "tensorflow", "tflite": "tflite_runtime.interpreter",
+                   "litert": "ai_edge_litert.interpreter"}
+WORKER_TIMEOUT_S = 600
+
+
+def subprocess_env(extra=None):
+    """The environment for subprocesses: they import this same fusedelegate."""
+    env = dict(os.environ, **(extra or {}))
+    paths = [str(Path(fusedelegate.__file__).resolve().parents[1]), str(TESTS)]
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    return env
+
+
+def run_python(args, timeout=WORKER_TIMEOUT_S, env=None):
+    """Runs this Python on args; `env` adds environment variables."""
+    return subprocess.run([sys.executable, *args], env=subprocess_env(env), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def tail(text, n=2000):
+    return text[-n:] if text else ""
+
+
+# ---------------------------------------------------------------------------
+# Runtimes and workers.
+
+_available = {}
+
+
+def runtime_available(runtime):
+    """(bool, why not): whether a subprocess can import the runtime."""
+    if runtime not in _available:
+        proc = run_python(["-c", f"import {RUNTIME_MODULES[runtime]}"], timeout=120)
+        last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        _available[runtime] = (proc.returncode == 0, f"{RUNTIME_MODULES[runtime]} not importable: {last}")
+    return _available[runtime]
+
+
+def require_runtime(runtime):
+    ok, why = runtime_available(runtime)
+    if not ok:
+        pytest.skip(why)
+
+
+def run_worker(runtime, model_dir, names, options=None, via="load"):
+    """Per model name, the worker's result. A worker that crashes on one model is
+    restarted on the rest; the crashed model gets an error (delegate run) or is
+    marked skipped (the runtime's own reference run crashed)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out = CACHE / f"results-{runtime}-{via}-{os.getpid()}.json"
+    results, remaining = {}, list(names)
+    while remaining:
+        out.unlink(missing_ok=True)
+        args = [str(TESTS / "worker.py"), "--runtime", runtime, "--models", str(model_dir),
+                "--out", str(out), "--via", via, "--options", json.dumps(options or {}),
+                "--model", *remaining]
+        try:
+            proc = run_python(args)
+            rc, stderr = proc.returncode, proc.stderr
+        except subprocess.TimeoutExpired as e:
+            err = e.stderr or b""
+            rc, stderr = "timeout", err.decode(errors="replace") if isinstance(err, bytes) else err
+        data = json.loads(out.read_text()) if out.exists() else {}
+        results.update(data.get("models", {}))
+        running = data.get("running")
+        if running:
+            name = running["model"]
+            if running["phase"] == "reference":
+                results[name] = {"skipped": f"{runtime} itself crashed (exit {rc}) running the model "
+                                            f"without any delegate: {tail(stderr, 300).strip()}"}
+            else:
+                results[name] = {"error": f"worker crashed ({rc}) in the delegated run:\n{tail(stderr)}"}
+        left = [n for n in remaining if n not in results]
+        if len(left) == len(remaining) or (left and not running):  # no progress: give up
+            why = data.get("error") or f"worker failed ({rc}):\n{tail(stderr)}"
+            results.update({n: {"error": why} for n in left})
+            left = []
+        remaining = left
+    out.unlink(missing_ok=True)
+    return results

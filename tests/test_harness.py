@@ -1,0 +1,95 @@
+"""The test harness itself (no runtime, no library): output comparison, counting
+claimed nodes from op details, and the planner replica behind expect_claimed."""
+import math
+
+import numpy as np
+import pytest
+
+from models import plan
+from worker import compare, partition_info
+
+
+# --- compare ---
+
+def test_compare_identical_and_empty():
+    a = np.array([1.0, -2.0, np.nan, np.inf], np.float32)
+    assert compare(a, a.copy()) == (0.0, 0.0)
+    assert compare(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32)) == (0.0, 0.0)
+
+
+def test_compare_relative_to_largest_reference():
+    ref = np.array([4.0, 1.0], np.float32)
+    y = np.array([4.0, 1.5], np.float32)
+    assert compare(y, ref) == (0.5, 0.125)
+
+
+@pytest.mark.parametrize("y,ref", [([np.nan, 1.0], [0.0, 1.0]), ([np.inf, 1.0], [2.0, 1.0]),
+                                   ([1.0, 0.0], [0.0, 0.0])])
+def test_compare_mismatches_without_scale_are_infinite(y, ref):
+    assert math.isinf(compare(np.array(y, np.float32), np.array(ref, np.float32))[1])
+
+
+def test_compare_shape_mismatch():
+    with pytest.raises(AssertionError):
+        compare(np.zeros(3, np.float32), np.zeros(4, np.float32))
+
+
+# --- partition_info, on op details as tflite-runtime 2.14 reported them with XNNPACK ---
+
+def _op(index, name, inputs, outputs):
+    return {"index": index, "op_name": name, "inputs": np.array(inputs), "outputs": np.array(outputs)}
+
+
+REF_OPS = [_op(0, "EXP", [0], [6]), _op(1, "MUL", [6, 1], [7]), _op(2, "SUB", [7, 5], [8]),
+           _op(3, "TANH", [8], [9]), _op(4, "ADD", [9, 3], [10]), _op(5, "RESHAPE", [10, 2], [11]),
+           _op(6, "ABS", [11], [12]), _op(7, "MUL", [12, 4], [13])]
+
+
+def test_partition_info_walks_between_boundaries():
+    delegated = REF_OPS + [_op(8, "DELEGATE", [1, 2, 3, 4, 5, 6], [7, 13])]
+    assert partition_info(REF_OPS, delegated) == [[1, 2, 3, 4, 5, 6, 7]]
+
+
+def test_partition_info_two_partitions_and_none():
+    delegated = REF_OPS + [_op(8, "DELEGATE", [0, 1, 5], [8]), _op(9, "DELEGATE", [11, 4], [13])]
+    assert partition_info(REF_OPS, delegated) == [[0, 1, 2], [6, 7]]
+    assert partition_info(REF_OPS, REF_OPS) == []
+
+
+# --- plan, the replica of the delegate's planner ---
+
+def _node(op, inputs, outputs, act="NONE", float32=True):
+    return {"op": op, "act": act, "float32": float32, "inputs": inputs, "outputs": outputs}
+
+
+S = (1, 8)
+
+
+def test_plan_chain_and_min_nodes():
+    nodes = [_node("ADD", [0, 1], [2]), _node("TANH", [2], [3]), _node("SOFTMAX", [3], [4]),
+             _node("EXP", [4], [5])]
+    shapes = {t: S for t in range(6)}
+    assert plan(nodes, shapes) == [[0, 1]]
+    assert plan(nodes, shapes, min_nodes=1) == [[0, 1], [3]]
+
+
+def test_plan_keeps_groups_convex():
+    # TANH -> MUL; TANH -> SOFTMAX; ADD(MUL, SOFTMAX): ADD joining would make a cycle
+    nodes = [_node("TANH", [0], [2]), _node("SOFTMAX", [2], [3]), _node("MUL", [2, 1], [4]),
+             _node("ADD", [4, 3], [5]), _node("ABS", [5], [6])]
+    assert plan(nodes, {t: S for t in range(7)}) == [[0, 2], [3, 4]]
+
+
+def test_plan_splits_on_output_shape_and_skips_unsupported():
+    nodes = [_node("MUL", [0, 1], [2]), _node("TANH", [2], [3]), _node("MUL", [3, 4], [5]),
+             _node("ABS", [5], [6]), _node("ADD", [6, 6], [7], act="TANH"),
+             _node("ADD", [6, 6], [8], float32=False)]
+    shapes = {0: (1, 1, 8), 1: (1, 1, 8), 2: (1, 1, 8), 3: (1, 1, 8), 4: (1, 4, 1),
+              5: (1, 4, 8), 6: (1, 4, 8), 7: (1, 4, 8), 8: (1, 4, 8)}
+    assert plan(nodes, shapes) == [[0, 1], [2, 3]]
+
+
+def test_plan_merges_branches():
+    nodes = [_node("TANH", [0], [1]), _node("EXP", [1], [2]), _node("MUL", [1, 9], [3]),
+             _node("ADD", [2, 3], [4])]
+    assert plan(nodes, {t: S for t in (0, 1, 2, 3, 4, 9)}) == [[0, 1, 2, 3]]
