@@ -60,4 +60,7 @@ inline F32x16 mantissa(F32x16 x) {
   return {_mm512_castsi512_ps(_mm512_or_si512(m, _mm512_set1_epi32(0x3f800000)))};
 }
 
+// p * 2^n for integer-valued n, rounded once (vscalefps).
+inline F32x16 scale2(F32x16 p, F32x16 n) { return {_mm512_scalef_ps(p.v, n.v)}; }
+
 }  // namespace fd::simd
