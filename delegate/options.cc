@@ -46,14 +46,16 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
                "', which this CPU or build does not support; available here: " + join(available_isas());
       o.isa = value;
     } else if (key == "fusions") {
+      const std::string accepted = "all, none, or a comma list of: elementwise";
       o.families = 0;
+      if (value == "none") continue;
       size_t start = 0;
-      while (start <= value.size()) {
+      for (;;) {
         const size_t comma = value.find(',', start);
         const std::string f = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (f == "all") o.families |= kFamilyAll;
         else if (f == "elementwise") o.families |= kFamilyElementwise;
-        else if (!(f == "none" && value == "none")) return bad_value(key, value, "all, none, or a comma list of: elementwise");
+        else return bad_value(key, value, accepted);
         if (comma == std::string::npos) break;
         start = comma + 1;
       }

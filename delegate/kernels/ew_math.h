@@ -27,6 +27,13 @@ template <class V> inline V clamp(V x, float lo, float hi) {
   return min(V::splat(hi), max(V::splat(lo), x));
 }
 
+// p * 2^n for integer-valued n in [-150, 128], rounded once: each factor is a
+// normal power of two. AVX-512 overrides this with one vscalefps.
+template <class V> inline V scale2(V p, V n) {
+  const V n1 = floor(n * V::splat(0.5f));
+  return p * pow2i(n1) * pow2i(n - n1);
+}
+
 template <class V> inline V exp_(V x) {
   static const float c[] = {1.f, 1.f, 1.f / 2, 1.f / 6, 1.f / 24, 1.f / 120, 1.f / 720, 1.f / 5040};
   x = clamp(x, -104.f, 88.8f);

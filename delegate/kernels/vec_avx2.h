@@ -52,11 +52,4 @@ inline F32x8 mantissa(F32x8 x) {
   return {_mm256_castsi256_ps(_mm256_or_si256(m, _mm256_set1_epi32(0x3f800000)))};
 }
 
-// p * 2^n for integer-valued n in [-150, 128], rounded once: each factor is a
-// normal power of two.
-inline F32x8 scale2(F32x8 p, F32x8 n) {
-  const F32x8 n1 = floor(n * F32x8::splat(0.5f));
-  return p * pow2i(n1) * pow2i(n - n1);
-}
-
 }  // namespace fd::simd

@@ -57,11 +57,4 @@ inline F32x4 mantissa(F32x4 x) {
   return {vreinterpretq_f32_u32(vorrq_u32(m, vdupq_n_u32(0x3f800000)))};
 }
 
-// p * 2^n for integer-valued n in [-150, 128], rounded once: each factor is a
-// normal power of two.
-inline F32x4 scale2(F32x4 p, F32x4 n) {
-  const F32x4 n1 = floor(n * F32x4::splat(0.5f));
-  return p * pow2i(n1) * pow2i(n - n1);
-}
-
 }  // namespace fd::simd

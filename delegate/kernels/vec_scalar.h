@@ -62,11 +62,4 @@ inline F32x1 mantissa(F32x1 x) {
   return {f};
 }
 
-// p * 2^n for integer-valued n in [-150, 128], rounded once: each factor is a
-// normal power of two.
-inline F32x1 scale2(F32x1 p, F32x1 n) {
-  const F32x1 n1 = floor(n * F32x1::splat(0.5f));
-  return p * pow2i(n1) * pow2i(n - n1);
-}
-
 }  // namespace fd::simd
