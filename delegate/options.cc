@@ -67,9 +67,13 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
       else if (value == "info") o.log = LogLevel::kInfo;
       else if (value == "verbose") o.log = LogLevel::kVerbose;
       else return bad_value(key, value, "quiet, info, verbose");
+    } else if (key == "plan_file" || key == "profile_file") {
+      if (value.empty()) return bad_value(key, value, "a file path");
+      (key == "plan_file" ? o.plan_file : o.profile_file) = value;
     } else {
       return "fusedelegate: unknown option '" + key +
-             "'; accepted options: num_threads, isa, fusions, min_nodes_per_partition, log";
+             "'; accepted options: num_threads, isa, fusions, min_nodes_per_partition, log, "
+             "plan_file, profile_file";
     }
   }
   *out = o;

@@ -19,6 +19,8 @@ struct Options {
   uint32_t families = kFamilyAll;
   int min_nodes_per_partition = 2;
   LogLevel log = LogLevel::kQuiet;
+  std::string plan_file;     // where to write the fusion plan (JSON) when preparing
+  std::string profile_file;  // where to write per-partition invoke times (JSON) at exit
 };
 
 // Parses key/value pairs into *out. Returns "" or a message naming the key and

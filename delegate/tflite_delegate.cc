@@ -1,5 +1,6 @@
 // The TFLite front end: context -> IR, plan -> partitions, and the partition
 // kernel that runs the fused programs. Plus the two plugin entry points.
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "options.h"
 #include "planner.h"
 #include "program.h"
+#include "report.h"
 #include "thread_pool.h"
 #include "tflite_abi.h"
 #include "tflite_ops.h"
@@ -32,6 +34,7 @@ struct Delegate {
   Graph graph;
   Plan plan;
   std::map<int, int> position_of_node;  // TFLite node index -> graph position
+  std::vector<PartitionReport> reports;  // one per partition kernel, for plan and profile
 };
 
 Delegate* state(TfLiteDelegate* d) { return static_cast<Delegate*>(d->data_); }
@@ -142,18 +145,21 @@ struct Partition {
   std::map<int, std::vector<float>> owned;  // tensors that live only inside the partition
   std::map<int, Shape> owned_shape;
   int threads = 1;
+  int report = -1;  // index into Delegate::reports
 };
 
 void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
   const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
   Delegate* d = state(params->delegate);
-  auto* part = new Partition{d, {}, {}, {}, {}, 1};
+  auto* part = new Partition{d, {}, {}, {}, {}, 1, static_cast<int>(d->reports.size())};
+  PartitionReport report;
   std::set<int> partition_outputs(params->output_tensors->data,
                                   params->output_tensors->data + params->output_tensors->size);
   std::map<int, std::vector<int>> groups;  // plan group -> positions
   for (int i = 0; i < params->nodes_to_replace->size; ++i) {
     const int pos = d->position_of_node.at(params->nodes_to_replace->data[i]);
     groups[d->plan.group_of[pos]].push_back(pos);
+    report.nodes.push_back(pos);
   }
   std::map<int, int> group_of_tensor;
   for (const auto& [gid, members] : groups)
@@ -179,11 +185,18 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
       if (!ready) continue;
       done.insert(gid);
       part->programs.push_back(build_program(d->graph, members, written));
-      for (int t : part->programs.back().outputs)
+      const Program& prog = part->programs.back();
+      for (int t : prog.outputs)
         if (!partition_outputs.count(t)) part->owned[t];
+      report.group_nodes.push_back(members);
+      report.programs.push_back(prog.to_string());
+      report.group_inputs.push_back(prog.inputs);
+      report.group_outputs.push_back(prog.outputs);
+      report.group_bytes_saved.push_back(intermediate_bytes_saved(d->graph, members, prog));
       log(*d, LogLevel::kVerbose, "partition program %d:\n%s", gid, part->programs.back().to_string().c_str());
     }
   }
+  d->reports.push_back(std::move(report));
   return part;
 }
 
@@ -222,7 +235,10 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
 
 TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   auto* part = static_cast<Partition*>(node->user_data);
-  ThreadPool* pool = pool_for(*part->delegate, part->threads);
+  Delegate* d = part->delegate;
+  ThreadPool* pool = pool_for(*d, part->threads);
+  const bool profile = !d->opts.profile_file.empty();
+  const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   std::vector<const float*> in;
   std::vector<float*> out;
   for (size_t k = 0; k < part->programs.size(); ++k) {
@@ -236,6 +252,11 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
     for (int t : p.inputs) in.push_back(data(t));
     for (int t : p.outputs) out.push_back(data(t));
     part->bound[k]->run(in.data(), out.data(), pool);
+  }
+  if (profile && part->report < static_cast<int>(d->reports.size())) {
+    PartitionReport& r = d->reports[part->report];
+    r.invokes += 1;
+    r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return kTfLiteOk;
 }
@@ -266,8 +287,6 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
   }
   log(*d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(),
       d->graph.nodes.size(), d->plan.groups.size(), d->table->isa);
-  if (claimed.empty()) return kTfLiteOk;
-
   TfLiteRegistration reg{};
   reg.init = kernel_init;
   reg.free = kernel_free;
@@ -276,9 +295,18 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
   reg.builtin_code = kTfLiteBuiltinDelegate;
   reg.custom_name = "FuseDelegate";
   reg.version = 1;
-  TfLiteIntArray* nodes = int_array(claimed);
-  const TfLiteStatus st = ctx->ReplaceNodeSubsetsWithDelegateKernels(ctx, reg, nodes, base);
-  std::free(nodes);
+  d->reports.clear();
+  TfLiteStatus st = kTfLiteOk;
+  if (!claimed.empty()) {
+    TfLiteIntArray* nodes = int_array(claimed);
+    st = ctx->ReplaceNodeSubsetsWithDelegateKernels(ctx, reg, nodes, base);
+    std::free(nodes);
+  }
+  if (!d->opts.plan_file.empty()) {
+    const int threads = d->opts.num_threads > 0 ? d->opts.num_threads : std::max(1, ctx->recommended_num_threads);
+    const std::string err = write_text_file(d->opts.plan_file, plan_json(d->graph, d->plan, d->reports, d->table->isa, threads));
+    if (!err.empty()) std::fprintf(stderr, "fusedelegate: plan_file: %s\n", err.c_str());
+  }
   return st;
 }
 
@@ -309,7 +337,13 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
 }
 
 __attribute__((visibility("default"))) void tflite_plugin_destroy_delegate(TfLiteDelegate* delegate) {
-  if (delegate) delete fd::state(delegate);
+  if (!delegate) return;
+  fd::Delegate* d = fd::state(delegate);
+  if (!d->opts.profile_file.empty()) {
+    const std::string err = fd::write_text_file(d->opts.profile_file, fd::profile_json(d->graph, d->reports));
+    if (!err.empty()) std::fprintf(stderr, "fusedelegate: profile_file: %s\n", err.c_str());
+  }
+  delete d;
 }
 
 }  // extern "C"

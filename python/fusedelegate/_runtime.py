@@ -27,3 +27,12 @@ def load_runtime(name="auto"):
             errors.append(f"{n}: {e}")
     raise RuntimeUnavailable("no TFLite runtime could be imported (" + "; ".join(errors) +
                              "); install one: pip install 'fusedelegate[litert]'")
+
+
+def load_runtime_name():
+    """The runtime 'auto' means here, found without importing it."""
+    import importlib.util
+    for name, module in RUNTIMES.items():
+        if importlib.util.find_spec(module.split(".")[0]) is not None:
+            return name
+    raise RuntimeUnavailable("no TFLite runtime is installed; install one: pip install 'fusedelegate[litert]'")

@@ -1,0 +1,34 @@
+// What the delegate decided (the plan) and measured (per-partition times), as
+// JSON: read by `fusedelegate plan` and `fusedelegate bench --op_profile`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner.h"
+#include "program.h"
+
+namespace fd {
+
+struct PartitionReport {
+  std::vector<int> nodes;                      // graph positions, execution order
+  std::vector<std::vector<int>> group_nodes;   // per fused program
+  std::vector<std::string> programs;           // Program::to_string()
+  std::vector<std::vector<int>> group_inputs, group_outputs;  // tensors
+  std::vector<int64_t> group_bytes_saved;
+  int64_t invokes = 0;
+  double seconds = 0;
+};
+
+// Memory traffic a fused program avoids: every intermediate it keeps in tiles
+// would have been written once and read by each consumer.
+int64_t intermediate_bytes_saved(const Graph& g, const std::vector<int>& group, const Program& p);
+
+std::string plan_json(const Graph& g, const Plan& plan, const std::vector<PartitionReport>& parts,
+                      const std::string& isa, int threads);
+std::string profile_json(const Graph& g, const std::vector<PartitionReport>& parts);
+
+// Writes text to path; returns "" or why not.
+std::string write_text_file(const std::string& path, const std::string& text);
+
+}  // namespace fd

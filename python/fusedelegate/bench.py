@@ -1,0 +1,272 @@
+"""`fusedelegate bench`: built-in kernels vs XNNPACK vs fusedelegate on one model.
+
+Each configuration runs in its own process (_bench_worker.py) on the same fixed
+seeded inputs. Rounds alternate between configurations (rotating their order)
+so drift on a busy device cancels; ratios are paired per round.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from ._bench_worker import CONFIGS
+
+BASELINES = ("builtin", "xnnpack")
+
+
+class BenchError(Exception):
+    """A user-facing failure: one line, non-zero exit."""
+
+
+def check_model_file(path):
+    if not os.path.isfile(path):
+        raise BenchError(f"model not found: {path}")
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if len(head) < 8 or head[4:8] != b"TFL3":
+        raise BenchError(f"not a TFLite model (no TFL3 flatbuffer identifier): {path}")
+
+
+def parse_value_ranges(text):
+    """benchmark_model's --input_layer_value_range: 'name,lo,hi:name,lo,hi';
+    a bare 'lo,hi' sets the default for every input."""
+    ranges = {"": (-1.0, 1.0)}
+    for item in filter(None, (text or "").split(":")):
+        parts = item.split(",")
+        try:
+            if len(parts) == 2:
+                ranges[""] = (float(parts[0]), float(parts[1]))
+            elif len(parts) == 3:
+                ranges[parts[0]] = (float(parts[1]), float(parts[2]))
+            else:
+                raise ValueError
+        except ValueError:
+            raise BenchError(f"--input_layer_value_range: '{item}' is not name,lo,hi or lo,hi") from None
+    return ranges
+
+
+class Worker:
+    def __init__(self, config, args, options, ranges):
+        self.config = config
+        cmd = [sys.executable, "-m", "fusedelegate._bench_worker", "--runtime", args.runtime,
+               "--model", args.model, "--config", config, "--num_threads", str(args.num_threads),
+               "--delegate_options", json.dumps(options),
+               "--ranges", json.dumps({k: list(v) for k, v in ranges.items()})]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.info = self._read()
+        if "error" in self.info:
+            raise BenchError(f"{config}: {self.info['error']}")
+        self.times, self.rss_peak_mb = [], self.info["rss_runtime_mb"]
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            err = self.proc.stderr.read().strip().splitlines()
+            raise BenchError(f"{self.config}: the runtime stopped ({err[-1] if err else 'no message'})")
+        return json.loads(line)
+
+    def ask(self, **cmd):
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def run(self, n):
+        reply = self.ask(cmd="run", n=n)
+        self.rss_peak_mb = reply["rss_peak_mb"]
+        return reply["times"]
+
+    def outputs(self, folder):
+        path = os.path.join(folder, self.config.replace("+", "_") + ".npz")
+        self.ask(cmd="outputs", path=path)
+        with np.load(path) as z:
+            return [z[k] for k in sorted(z.files, key=lambda k: int(k.split("_")[1]))]
+
+    def close(self):
+        try:
+            self.proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def accuracy(outputs, reference):
+    per_output = []
+    for y, r in zip(outputs, reference):
+        if r.size == 0 or r.dtype.kind != "f":
+            per_output.append({"max_abs": 0.0, "max_rel": 0.0})
+            continue
+        diff = float(np.max(np.abs(y.astype(np.float64) - r)))
+        scale = float(np.max(np.abs(r)))
+        per_output.append({"max_abs": diff, "max_rel": diff / scale if scale else diff})
+    return per_output
+
+
+def latency_stats(times):
+    t = np.asarray(times)
+    return {"min": float(t.min()), "median": float(np.median(t)), "mean": float(t.mean()),
+            "p90": float(np.percentile(t, 90)), "p99": float(np.percentile(t, 99)),
+            "std": float(t.std())}
+
+
+class Progress:
+    """A progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total):
+        self.total, self.on = total, sys.stderr.isatty()
+
+    def update(self, done, note=""):
+        if self.on:
+            filled = int(30 * done / max(self.total, 1))
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {note}  ")
+            sys.stderr.flush()
+
+    def close(self):
+        if self.on:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def run_bench(args, options):
+    """Returns the result dict (also what --json writes)."""
+    check_model_file(args.model)
+    ranges = parse_value_ranges(args.input_layer_value_range)
+    workers = []
+    profile_dir = tempfile.TemporaryDirectory() if args.op_profile else None
+    profile_path = os.path.join(profile_dir.name, "profile.json") if profile_dir else None
+    try:
+        for config in CONFIGS:
+            opts = dict(options, profile_file=profile_path) if profile_path and config == "fusedelegate" else options
+            workers.append(Worker(config, args, opts, ranges))
+        with tempfile.TemporaryDirectory() as tmp:
+            outs = {w.config: w.outputs(tmp) for w in workers}
+        for w in workers:
+            w.info["warmup_ms"] = statistics.mean(w.run(args.warmup_runs)) if args.warmup_runs else None
+        progress = Progress(args.num_runs)
+        start, rounds = time.perf_counter(), 0
+        per_round = {w.config: [] for w in workers}
+        while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
+            order = workers[rounds % len(workers):] + workers[:rounds % len(workers)]
+            for w in order:
+                times = w.run(args.runs_per_round)
+                w.times.extend(times)
+                per_round[w.config].append(statistics.median(times))
+            rounds += 1
+            progress.update(rounds)
+        progress.close()
+    finally:
+        for w in workers:
+            w.close()
+
+    # Op details cannot tell delegates apart: fusedelegate, applied first, claims
+    # the same nodes with or without XNNPACK after it.
+    ours = next(w.info for w in workers if w.config == "fusedelegate")
+    result = {"model": args.model, "runtime": args.runtime, "num_threads": args.num_threads,
+              "rounds": rounds, "runs_per_round": args.runs_per_round, "delegate_options": options,
+              "configurations": {}}
+    for w in workers:
+        ratios = {b: statistics.median(a / c for a, c in zip(per_round[w.config], per_round[b]))
+                  for b in BASELINES}
+        result["configurations"][w.config] = {
+            "init_ms": w.info["init_ms"], "first_inference_ms": w.info["first_ms"],
+            "warmup_mean_ms": w.info["warmup_ms"], "latency_ms": latency_stats(w.times),
+            "ratio_vs": ratios, "peak_rss_mb": w.rss_peak_mb,
+            "runtime_rss_mb": w.info["rss_runtime_mb"], "partitions": w.info["partitions"],
+            "nodes_claimed": w.info["claimed"], "nodes": w.info["nodes"],
+            "nodes_claimed_by_fusedelegate": ours["claimed"] if "fusedelegate" in w.config else 0,
+            "partitions_of_fusedelegate": ours["partitions"] if "fusedelegate" in w.config else 0,
+            "accuracy_vs_builtin": accuracy(outs[w.config], outs["builtin"]),
+            "times_ms": w.times,
+        }
+    if profile_dir:
+        result["op_profile"] = read_profile(profile_path, result["configurations"]["fusedelegate"])
+        profile_dir.cleanup()
+    return result
+
+
+def read_profile(path, config):
+    """Per partition: mean ms per invoke, next to the rest of the interpreter's time."""
+    if not os.path.exists(path):
+        raise BenchError("--op_profile: the delegate wrote no profile")
+    with open(path) as f:
+        parts = json.load(f)["partitions"]
+    # Warm-up and the first inference also ran the partitions: use means per invoke.
+    rows = [{"partition": k, "ops": p["ops"], "nodes": p["nodes"], "invokes": p["invokes"],
+             "mean_ms": 1e3 * p["seconds"] / p["invokes"] if p["invokes"] else 0.0}
+            for k, p in enumerate(parts)]
+    total = config["latency_ms"]["mean"]
+    rest = max(total - sum(r["mean_ms"] for r in rows), 0.0)
+    return {"partitions": rows, "interpreter_own_ops_mean_ms": rest, "total_mean_ms": total}
+
+
+def print_profile(profile, out=sys.stdout):
+    total = profile["total_mean_ms"] or 1.0
+    print("\nop profile (fusedelegate configuration, mean per invoke):", file=out)
+    for r in profile["partitions"]:
+        ops = " ".join(r["ops"])
+        ops = ops if len(ops) < 60 else ops[:57] + "..."
+        print(f"  partition {r['partition']:<3}{r['mean_ms']:>9.3f} ms {100 * r['mean_ms'] / total:>5.1f}%  {ops}",
+              file=out)
+    rest = profile["interpreter_own_ops_mean_ms"]
+    print(f"  interpreter's own ops{rest:>7.3f} ms {100 * rest / total:>5.1f}%  (everything not delegated)", file=out)
+
+
+def print_table(result, out=sys.stdout):
+    cfgs = result["configurations"]
+    any_cfg = next(iter(cfgs.values()))
+    print(f"model {result['model']} | runtime {result['runtime']} | threads {result['num_threads']} "
+          f"| {result['rounds']} rounds x {result['runs_per_round']} runs", file=out)
+    head = (f"{'configuration':<21}{'init':>7}{'first':>7}{'min':>8}{'median':>8}{'mean':>8}{'p90':>8}"
+            f"{'p99':>8}{'std':>7}{'vs builtin':>11}{'vs xnnpack':>11}{'RSS MB':>8}{'claimed':>13}"
+            f"{'max rel err':>12}")
+    print(head, file=out)
+    for name, c in cfgs.items():
+        lat = c["latency_ms"]
+        err = max((a["max_rel"] for a in c["accuracy_vs_builtin"]), default=0.0)
+        fd, other = c["nodes_claimed_by_fusedelegate"], c["nodes_claimed"] - c["nodes_claimed_by_fusedelegate"]
+        claimed = "+".join(f"{n}{tag}" for n, tag in ((fd, "fd"), (other, "xnn")) if n) or "0"
+        print(f"{name:<21}{c['init_ms']:>7.1f}{c['first_inference_ms']:>7.2f}{lat['min']:>8.3f}"
+              f"{lat['median']:>8.3f}{lat['mean']:>8.3f}{lat['p90']:>8.3f}{lat['p99']:>8.3f}"
+              f"{lat['std']:>7.3f}{c['ratio_vs']['builtin']:>10.2f}x{c['ratio_vs']['xnnpack']:>10.2f}x"
+              f"{c['peak_rss_mb']:>8.1f}{claimed:>13}{err:>12.2e}", file=out)
+    print(f"times in ms; ratios: medians of per-round paired ratios (lower is faster); claimed: nodes "
+          f"run by fusedelegate (fd) and XNNPACK (xnn) of {any_cfg['nodes']}", file=out)
+
+
+def write_csv(result, path):
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["configuration", "init_ms", "first_inference_ms", "min_ms", "median_ms", "mean_ms",
+                    "p90_ms", "p99_ms", "std_ms", "ratio_vs_builtin", "ratio_vs_xnnpack", "peak_rss_mb",
+                    "partitions", "nodes_claimed", "max_rel_error"])
+        for name, c in result["configurations"].items():
+            lat = c["latency_ms"]
+            w.writerow([name, c["init_ms"], c["first_inference_ms"], lat["min"], lat["median"], lat["mean"],
+                        lat["p90"], lat["p99"], lat["std"], c["ratio_vs"]["builtin"], c["ratio_vs"]["xnnpack"],
+                        c["peak_rss_mb"], c["partitions"], c["nodes_claimed"], c["nodes_claimed_by_fusedelegate"],
+                        max((a["max_rel"] for a in c["accuracy_vs_builtin"]), default=0.0)])
+
+
+def write_plot(result, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise BenchError("--plot needs matplotlib: pip install 'fusedelegate[plot]'") from None
+    fig, ax = plt.subplots(figsize=(8, 4))
+    names = list(result["configurations"])
+    ax.boxplot([result["configurations"][n]["times_ms"] for n in names])
+    ax.set_xticks(range(1, len(names) + 1))
+    ax.set_xticklabels(names)
+    ax.set_ylabel("latency (ms)")
+    ax.set_title(os.path.basename(result["model"]))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)

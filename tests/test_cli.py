@@ -1,0 +1,148 @@
+"""The `fusedelegate` command end to end: bench and plan on generated models,
+their JSON/CSV/DOT output, and one-line errors for bad input. No timing checks."""
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from procs import TESTS, require_runtime, subprocess_env
+
+CONFIGS = ["builtin", "xnnpack", "fusedelegate", "fusedelegate+xnnpack"]
+
+
+def cli(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "fusedelegate", *map(str, args)], env=subprocess_env(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def assert_one_line_error(proc, *words):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fusedelegate: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+@pytest.fixture(scope="module")
+def chain(model_dir, manifest):
+    return model_dir / "chain_8.tflite", manifest["chain_8"]
+
+
+@pytest.mark.parametrize("runtime", ["litert", "tflite"])
+def test_bench_json_has_every_configuration(tmp_path, chain, runtime):
+    require_runtime(runtime)
+    model, entry = chain
+    out, table = tmp_path / "b.json", tmp_path / "b.csv"
+    proc = cli("bench", model, "--runtime", runtime, "--num_runs", 4, "--warmup_runs", 1,
+               "--json", out, "--csv", table, "--op_profile")
+    assert proc.returncode == 0, proc.stderr
+    assert "\r" not in proc.stderr  # no progress bar when stderr is not a terminal
+    result = json.loads(out.read_text())
+    assert result["runtime"] == runtime and result["rounds"] == 4
+    assert list(result["configurations"]) == CONFIGS
+    for name, c in result["configurations"].items():
+        assert len(c["times_ms"]) == 4
+        for key in ("min", "median", "mean", "p90", "p99", "std"):
+            assert c["latency_ms"][key] >= 0
+        assert c["init_ms"] > 0 and c["first_inference_ms"] > 0 and c["peak_rss_mb"] > 0
+        assert c["ratio_vs"]["builtin"] > 0 and c["ratio_vs"]["xnnpack"] > 0
+        assert c["accuracy_vs_builtin"], name
+        for acc in c["accuracy_vs_builtin"]:
+            assert acc["max_rel"] <= 1e-5, (name, acc)
+    fused = result["configurations"]["fusedelegate"]
+    assert fused["nodes_claimed_by_fusedelegate"] == entry["expect_claimed"] == fused["nodes_claimed"]
+    assert result["configurations"]["builtin"]["nodes_claimed"] == 0
+    assert result["configurations"]["builtin"]["ratio_vs"]["builtin"] == 1.0
+    profile = result["op_profile"]
+    assert len(profile["partitions"]) == fused["partitions"] >= 1
+    assert all(p["invokes"] >= 4 and p["mean_ms"] > 0 for p in profile["partitions"])
+    rows = list(csv.DictReader(table.open()))
+    assert [r["configuration"] for r in rows] == CONFIGS
+    for c in CONFIGS:
+        assert c in proc.stdout
+
+
+def test_bench_default_model_and_plot(tmp_path):
+    require_runtime("litert")
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "lat.png"
+    proc = cli("bench", "--runtime", "litert", "--num_runs", 2, "--warmup_runs", 0, "--plot", png)
+    assert proc.returncode == 0, proc.stderr
+    assert "default_model.tflite" in proc.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plan_is_the_delegates_own(tmp_path, chain, model_dir, manifest):
+    require_runtime("litert")
+    model, entry = chain
+    out, dot = tmp_path / "p.json", tmp_path / "p.dot"
+    proc = cli("plan", model, "--runtime", "litert", "--json", out, "--dot", dot)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(out.read_text())
+    assert plan["summary"]["claimed"] == entry["expect_claimed"]
+    claimed = sorted(i for p in plan["partitions"] for i in p["nodes"])
+    assert claimed == sorted(n for g in entry["groups"] for n in g)
+    for part in plan["partitions"]:
+        for g in part["groups"]:
+            assert g["program"].strip() and g["outputs"]
+    assert plan["summary"]["bytes_saved"] > 0
+    assert dot.read_text().startswith("digraph plan {")
+    # A quantized model: nothing claimed, and every node says why.
+    proc = cli("plan", model_dir / "int8_quantized.tflite", "--runtime", "litert", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(out.read_text())
+    assert plan["summary"]["claimed"] == 0 and plan["partitions"] == []
+    assert all(n["reason"] for n in plan["nodes"])
+    assert any("dtype" in n["reason"] for n in plan["nodes"])
+
+
+def test_plan_reports_policy_and_unsupported_ops(tmp_path, manifest, model_dir):
+    require_runtime("litert")
+    out = tmp_path / "p.json"
+    proc = cli("plan", model_dir / "default_block.tflite", "--runtime", "litert", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    reasons = [n["reason"] for n in json.loads(out.read_text())["nodes"] if n["reason"]]
+    assert any(r.startswith("unsupported op MEAN") for r in reasons)
+    assert any(r.startswith("policy:") for r in reasons)
+    assert "left to the interpreter:" in proc.stdout
+
+
+def test_bad_input_gives_one_line_and_nonzero_exit(tmp_path, chain):
+    model, _ = chain
+    assert_one_line_error(cli("bench", tmp_path / "missing.tflite"), "model not found")
+    junk = tmp_path / "junk.tflite"
+    junk.write_bytes(b"this is not a flatbuffer at all")
+    assert_one_line_error(cli("bench", junk), "not a TFLite model")
+    assert_one_line_error(cli("plan", junk), "not a TFLite model")
+    truncated = tmp_path / "truncated.tflite"
+    truncated.write_bytes(model.read_bytes()[:200])
+    assert_one_line_error(cli("bench", truncated, "--runtime", "litert"))
+    assert_one_line_error(cli("plan", truncated, "--runtime", "litert"))
+    assert_one_line_error(cli("bench", model, "--bogus_flag"), "--bogus_flag")
+    assert_one_line_error(cli("bench", model, "--delegate_options", "colour:red"), "colour")
+    assert_one_line_error(cli("bench", model, "--delegate_options", "isa:sse9"), "isa")
+    assert_one_line_error(cli("bench", model, "--input_layer_value_range", "a,b"), "input_layer_value_range")
+    assert_one_line_error(cli("frobnicate"))
+
+
+def test_an_input_the_tool_cannot_fill(tmp_path):
+    require_runtime("litert")
+    model = tmp_path / "complex.tflite"
+    make = ("import tensorflow as tf, sys\n"
+            "f = tf.function(lambda z: tf.math.real(z) * 2.0, input_signature=[tf.TensorSpec([4], tf.complex64)])\n"
+            "c = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()])\n"
+            "open(sys.argv[1], 'wb').write(c.convert())\n")
+    gen = subprocess.run([sys.executable, "-c", make, str(model)], env=subprocess_env(), capture_output=True,
+                         text=True, timeout=300)
+    if gen.returncode != 0:
+        pytest.skip(f"converter could not make a complex64 model: {gen.stderr[-300:]}")
+    assert_one_line_error(cli("bench", model, "--runtime", "litert", "--num_runs", 1), "cannot fill input")
+
+
+def test_python_dash_m_and_version():
+    proc = subprocess.run([sys.executable, "-m", "fusedelegate", "--version"], env=subprocess_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("fusedelegate ")
