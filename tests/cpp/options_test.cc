@@ -23,6 +23,9 @@ TEST(Options, DefaultsAndGoodValues) {
   EXPECT_EQ(o.log, LogLevel::kVerbose);
   ASSERT_EQ(parse({{"fusions", "none"}}, &o), "");
   EXPECT_EQ(o.families, 0u);
+  ASSERT_EQ(parse({{"plan_file", "/tmp/p.json"}, {"profile_file", "/tmp/q.json"}}, &o), "");
+  EXPECT_EQ(o.plan_file, "/tmp/p.json");
+  EXPECT_EQ(o.profile_file, "/tmp/q.json");
 }
 
 TEST(Options, BadInputNamesTheKeyAndTheAcceptedValues) {
@@ -33,6 +36,7 @@ TEST(Options, BadInputNamesTheKeyAndTheAcceptedValues) {
   EXPECT_NE(parse({{"fusions", "conv,bogus"}}).find("'fusions'"), std::string::npos);
   EXPECT_NE(parse({{"min_nodes_per_partition", "0"}}).find("'min_nodes_per_partition'"), std::string::npos);
   EXPECT_NE(parse({{"log", "loud"}}).find("quiet, info, verbose"), std::string::npos);
+  EXPECT_NE(parse({{"plan_file", ""}}).find("'plan_file'"), std::string::npos);
 }
 
 TEST(Options, AnIsaThisCpuLacksIsRefused) {
