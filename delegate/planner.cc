@@ -92,11 +92,28 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     return true;
   };
 
-  // Greedy, in execution order: a node joins the groups of its producers when
-  // its output has the same shape (one iteration domain per group) and the
-  // union stays convex.
+  // Two groups that each read the other's values cannot run one after the
+  // other: the groups must form a DAG as well.
   std::vector<std::vector<int>> groups;
   std::vector<int> group_of(n, -1);
+  std::vector<NodeSet> group_in, group_anc;  // per group: members, and all they depend on
+  auto acyclic = [&](const std::vector<int>& members, const std::vector<int>& merged) {
+    NodeSet in(n), anc(n);
+    for (int m : members) {
+      in.add(m);
+      anc.add_all(ancestors[m]);
+    }
+    for (size_t k = 0; k < groups.size(); ++k) {
+      if (groups[k].empty() || std::find(merged.begin(), merged.end(), static_cast<int>(k)) != merged.end())
+        continue;
+      if (group_anc[k].intersects(in) && anc.intersects(group_in[k])) return false;
+    }
+    return true;
+  };
+
+  // Greedy, in execution order: a node joins the groups of its producers when
+  // its output has the same shape (one iteration domain per group) and the
+  // union stays convex and acyclic with the other groups.
   for (int i = 0; i < n; ++i) {
     if (!legal[i]) continue;
     const Shape& shape = g.tensors[g.nodes[i].outputs[0]].shape;
@@ -110,21 +127,31 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       if (g.tensors[g.nodes[p].outputs[0]].shape != shape) continue;
       std::vector<int> trial = members;
       trial.insert(trial.end(), groups[gp].begin(), groups[gp].end());
-      if (!convex(trial)) continue;
+      std::vector<int> trial_merged = merged;
+      trial_merged.push_back(gp);
+      if (!convex(trial) || !acyclic(trial, trial_merged)) continue;
       members = std::move(trial);
-      merged.push_back(gp);
+      merged = std::move(trial_merged);
     }
     int target;
     if (merged.empty()) {
       target = static_cast<int>(groups.size());
       groups.emplace_back();
+      group_in.emplace_back(n);
+      group_anc.emplace_back(n);
     } else {
       target = merged[0];
       for (size_t k = 1; k < merged.size(); ++k) groups[merged[k]].clear();
     }
     std::sort(members.begin(), members.end());
     groups[target] = members;
-    for (int m : members) group_of[m] = target;
+    group_in[target] = NodeSet(n);
+    group_anc[target] = NodeSet(n);
+    for (int m : members) {
+      group_of[m] = target;
+      group_in[target].add(m);
+      group_anc[target].add_all(ancestors[m]);
+    }
   }
 
   for (auto& grp : groups) {

@@ -12,7 +12,8 @@ namespace {
 // POW with a constant scalar exponent becomes an exact cheaper op.
 EwOp specialise_pow(const Graph& g, const Node& node) {
   const Tensor& y = g.tensors[node.inputs[1]];
-  if (!y.is_constant || !y.data || num_elements(y.shape) != 1) return EwOp::Pow;
+  const Shape& x = g.tensors[node.inputs[0]].shape;
+  if (!y.is_constant || !y.data || num_elements(y.shape) != 1 || y.shape.size() > x.size()) return EwOp::Pow;
   if (y.data[0] == 2.f) return EwOp::Square;
   if (y.data[0] == 0.5f) return EwOp::Sqrt;
   return EwOp::Pow;
@@ -22,7 +23,8 @@ EwOp activation_op(Activation a) {
   switch (a) {
     case Activation::kRelu: return EwOp::Relu;
     case Activation::kReluN1To1: return EwOp::ReluN1To1;
-    default: return EwOp::Relu6;
+    case Activation::kRelu6: return EwOp::Relu6;
+    default: return EwOp::kCount;  // the planner declines any other activation
   }
 }
 
@@ -132,32 +134,24 @@ std::string Program::to_string() const {
 
 namespace {
 
-// Copies n elements of the (coalesced) domain, from linear index t0 on,
-// between a strided tensor and a dense tile buffer.
-template <bool kToTile>
-void strided_copy(const Shape& dom, const Shape& strides, int64_t t0, int64_t n,
-                  float* tensor, float* tile) {
+// Fills a dense tile with n elements of a broadcast input, from linear index t0
+// of the (coalesced) domain on. After coalescing, an input's innermost stride is
+// 1 (it varies there) or 0 (it is broadcast there).
+void gather_tile(const Shape& dom, const Shape& strides, int64_t t0, int64_t n, const float* tensor,
+                 float* tile) {
   const int r = static_cast<int>(dom.size());
   int64_t idx[kMaxRank];
   for (int d = r - 1; d >= 0; --d) {
     idx[d] = t0 % dom[d];
     t0 /= dom[d];
   }
-  const int64_t inner = dom[r - 1], s = strides[r - 1];
+  const int64_t inner = dom[r - 1];
   while (n > 0) {
     int64_t off = 0;
     for (int d = 0; d < r; ++d) off += idx[d] * strides[d];
     const int64_t seg = std::min(n, inner - idx[r - 1]);
-    float* p = tensor + off;
-    if (kToTile) {
-      if (s == 1) std::memcpy(tile, p, seg * sizeof(float));
-      else if (s == 0) std::fill(tile, tile + seg, *p);
-      else for (int64_t i = 0; i < seg; ++i) tile[i] = p[i * s];
-    } else {
-      if (s == 1) std::memcpy(p, tile, seg * sizeof(float));
-      else if (s == 0) *p = tile[seg - 1];  // all equal along a broadcast dim
-      else for (int64_t i = 0; i < seg; ++i) p[i * s] = tile[i];
-    }
+    if (strides[r - 1]) std::memcpy(tile, tensor + off, seg * sizeof(float));
+    else std::fill(tile, tile + seg, tensor[off]);
     tile += seg;
     n -= seg;
     idx[r - 1] = 0;
@@ -208,50 +202,48 @@ constexpr int kTileBudgetFloats = 16384;
 }  // namespace
 
 std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::vector<Shape>& input_shapes,
-                                                 const EwTable& table, std::string* error) {
+                                                 const EwTable& table, std::string* error,
+                                                 bool* mixed_shapes) {
   auto b = std::unique_ptr<BoundProgram>(new BoundProgram());
   const int ni = static_cast<int>(p.inputs.size());
   const int no = static_cast<int>(p.outputs.size());
+  if (mixed_shapes) *mixed_shapes = false;
+  // Every value's shape, then the domain they all share.
   std::vector<Shape> shape(input_shapes);
-  Shape dom;
   for (const Instr& in : p.code) {
     Shape s = shape[in.src[0]];
     for (int i = 1; i < ew_arity(in.op); ++i) {
       auto bs = broadcast(s, shape[in.src[i]]);
       if (!bs) {
-        *error = "shapes " + fd::to_string(s) + " and " + fd::to_string(shape[in.src[i]]) +
-                 " do not broadcast";
+        *error = "shapes " + fd::to_string(s) + " and " + fd::to_string(shape[in.src[i]]) + " do not broadcast";
         return nullptr;
       }
       s = *bs;
     }
     shape.push_back(s);
-    auto d = broadcast(dom, s);
-    if (!d) {
-      *error = "the fused group's values " + fd::to_string(dom) + " and " + fd::to_string(s) +
-               " have no common shape";
+  }
+  Shape dom = shape.back();
+  for (size_t v = ni; v < shape.size(); ++v) {
+    if (shape[v] != dom) {  // one tile loop cannot compute values of several shapes
+      if (mixed_shapes) *mixed_shapes = true;
+      *error = "the fused values have different shapes " + fd::to_string(shape[v]) + " and " + fd::to_string(dom);
       return nullptr;
     }
-    dom = *d;
   }
-  for (int v : p.output_values) b->output_shapes_.push_back(shape[v]);
   if (static_cast<int>(dom.size()) > kMaxRank) {
     *error = "rank " + std::to_string(dom.size()) + " is above " + std::to_string(kMaxRank);
     return nullptr;
   }
+  for (int o = 0; o < no; ++o) b->output_shapes_.push_back(dom);
+  b->outputs_ = no;
 
   b->in_.resize(ni);
-  b->out_.resize(no);
-  std::vector<Shape*> all;
+  std::vector<Shape*> strides;
   for (int i = 0; i < ni; ++i) {
     b->in_[i].strides = broadcast_strides(shape[i], dom);
-    all.push_back(&b->in_[i].strides);
+    strides.push_back(&b->in_[i].strides);
   }
-  for (int o = 0; o < no; ++o) {
-    b->out_[o].strides = broadcast_strides(shape[p.output_values[o]], dom);
-    all.push_back(&b->out_[o].strides);
-  }
-  coalesce(dom, all);
+  coalesce(dom, strides);
   b->domain_ = dom;
   b->total_ = num_elements(dom);
   const Shape dense = dense_strides(dom);
@@ -262,42 +254,40 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     return true;
   };
 
+  // A broadcast input is gathered into a buffer of its own.
   int buffers = 0;
   for (auto& op : b->in_)
     if (op.strides != dense) op.buffer = buffers++;
-  for (auto& op : b->out_) op.mode = op.strides == dense ? Mode::kDense : Mode::kGathered;
 
-  // Slots: inputs, outputs, then buffers. Values get a buffer while live.
+  // Slots: inputs, outputs, then buffers. An output value is computed straight
+  // into the output; other values hold a buffer while they are live.
   const int nvalues = p.value_count();
   std::vector<int> last_use(nvalues, -1), slot(nvalues, -1), out_of(nvalues, -1);
   for (size_t k = 0; k < p.code.size(); ++k)
     for (int s : p.code[k].src)
       if (s >= 0) last_use[s] = static_cast<int>(k);
-  for (int o = 0; o < no; ++o) {
-    out_of[p.output_values[o]] = o;
-    last_use[p.output_values[o]] = static_cast<int>(p.code.size());  // kept to the end
-  }
+  for (int o = 0; o < no; ++o) out_of[p.output_values[o]] = o;
   for (int i = 0; i < ni; ++i) slot[i] = i;
   std::vector<int> free_buffers;
-  auto take_buffer = [&] {
-    if (free_buffers.empty()) return buffers++;
-    const int buf = free_buffers.back();
-    free_buffers.pop_back();
-    return buf;
-  };
   const int first_buffer_slot = ni + no;
   for (size_t k = 0; k < p.code.size(); ++k) {
     const Instr& in = p.code[k];
     const int v = ni + static_cast<int>(k);
-    for (int s : in.src)  // a source dying here may lend its buffer to the result
-      if (s >= ni && last_use[s] == static_cast<int>(k) && slot[s] >= first_buffer_slot)
+    // A source dying here lends its buffer to the result (elementwise: in place is
+    // safe). Each distinct source once: Add(v, v) frees v's buffer once.
+    for (int i = 0; i < 3; ++i) {
+      const int s = in.src[i];
+      const bool repeated = (i > 0 && in.src[0] == s) || (i > 1 && in.src[1] == s);
+      if (s >= ni && !repeated && last_use[s] == static_cast<int>(k) && slot[s] >= first_buffer_slot)
         free_buffers.push_back(slot[s] - first_buffer_slot);
-    const int o = out_of[v];
-    if (o >= 0 && b->out_[o].mode == Mode::kDense) {
-      slot[v] = ni + o;
+    }
+    if (out_of[v] >= 0) {
+      slot[v] = ni + out_of[v];
+    } else if (!free_buffers.empty()) {
+      slot[v] = first_buffer_slot + free_buffers.back();
+      free_buffers.pop_back();
     } else {
-      slot[v] = first_buffer_slot + take_buffer();
-      if (o >= 0) b->out_[o].buffer = slot[v] - first_buffer_slot;
+      slot[v] = first_buffer_slot + buffers++;
     }
     Step st{table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, slot[v]};
     for (int i = 0; i < 3; ++i) st.src[i] = in.src[i] >= 0 ? slot[in.src[i]] : -1;
@@ -307,9 +297,8 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
 
   // Tile: all streams of one tile stay close to L1. A multiple of the inner row when
   // some input repeats per row, so that input's tile is gathered only once.
-  int streams = buffers;
-  for (auto& op : b->in_) streams += op.mode == Mode::kDense;
-  for (auto& op : b->out_) streams += op.mode == Mode::kDense;
+  int streams = buffers + no;
+  for (auto& op : b->in_) streams += op.buffer < 0;
   int64_t tile = std::clamp<int64_t>(kTileBudgetFloats / std::max(streams, 1) / 64 * 64, 512, 4096);
   bool row_repeat = false;
   for (auto& op : b->in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
@@ -340,7 +329,7 @@ void BoundProgram::run(const float* const* inputs, float* const* outputs, Thread
 
 void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in,
                              float* const* out) const {
-  const size_t ni = in_.size(), no = out_.size();
+  const size_t ni = in_.size(), no = outputs_;
   const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
   thread_local std::vector<float> scratch;
   thread_local std::vector<float*> slots;
@@ -352,8 +341,8 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
 
   for (size_t i = 0; i < ni; ++i)
     if (in_[i].mode == Mode::kInvariant)
-      strided_copy<true>(domain_, in_[i].strides, first * tile_, std::min<int64_t>(tile_, total_ - first * tile_),
-                         const_cast<float*>(in[i]), buffer(in_[i].buffer));
+      gather_tile(domain_, in_[i].strides, first * tile_, std::min<int64_t>(tile_, total_ - first * tile_), in[i],
+                  buffer(in_[i].buffer));
   for (int64_t t = first; t < last; ++t) {
     const int64_t t0 = t * tile_;
     const int64_t n = std::min<int64_t>(tile_, total_ - t0);
@@ -363,18 +352,14 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
         case Mode::kInvariant: slots[i] = buffer(in_[i].buffer); break;
         case Mode::kGathered:
           slots[i] = buffer(in_[i].buffer);
-          strided_copy<true>(domain_, in_[i].strides, t0, n, const_cast<float*>(in[i]), slots[i]);
+          gather_tile(domain_, in_[i].strides, t0, n, in[i], slots[i]);
           break;
       }
     }
-    for (size_t o = 0; o < no; ++o)
-      if (out_[o].mode == Mode::kDense) slots[ni + o] = out[o] + t0;
+    for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + t0;
     for (const Step& s : steps_)
       s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,
            s.src[2] >= 0 ? slots[s.src[2]] : nullptr, slots[s.dst], static_cast<size_t>(n), s.param);
-    for (size_t o = 0; o < no; ++o)
-      if (out_[o].mode == Mode::kGathered)
-        strided_copy<false>(domain_, out_[o].strides, t0, n, out[o], buffer(out_[o].buffer));
   }
 }
 

@@ -39,11 +39,14 @@ Program build_program(const Graph& g, const std::vector<int>& group,
 // A program bound to concrete shapes, ready to run.
 class BoundProgram {
  public:
-  // Binds `p` to the given input shapes; on failure returns null and sets *error.
+  // Binds `p` to the given input shapes; on failure returns null and sets
+  // *error. Every value must have the same shape (the domain; inputs may
+  // broadcast to it): if they do not, *mixed_shapes is set and the caller can
+  // run the group node by node instead.
   static std::unique_ptr<BoundProgram> bind(const Program& p, const std::vector<Shape>& input_shapes,
-                                            const EwTable& table, std::string* error);
+                                            const EwTable& table, std::string* error,
+                                            bool* mixed_shapes = nullptr);
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
-  int64_t elements() const { return total_; }
   int tile() const { return tile_; }
   // inputs/outputs in Program order.
   void run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const;
@@ -67,7 +70,8 @@ class BoundProgram {
   int64_t total_ = 0;
   int tile_ = 0;
   int buffers_ = 0;
-  std::vector<Operand> in_, out_;
+  std::vector<Operand> in_;
+  int outputs_ = 0;
   std::vector<Step> steps_;
   std::vector<Shape> output_shapes_;
 };

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,9 +30,9 @@ struct Delegate {
   Options opts;
   const EwTable* table = nullptr;
   std::mutex pool_mu;
-  std::unique_ptr<ThreadPool> pool;
+  std::map<int, std::shared_ptr<ThreadPool>> pools;  // by thread count; shared with invokes in flight
   // Handed from Prepare to the kernels' init, which runs inside Replace...().
-  Graph graph;
+  std::shared_ptr<const Graph> graph;
   Plan plan;
   std::map<int, int> position_of_node;  // TFLite node index -> graph position
   std::vector<PartitionReport> reports;  // one per partition kernel, for plan and profile
@@ -49,10 +50,12 @@ void log(const Delegate& d, LogLevel level, const char* fmt, ...) {
   va_end(args);
 }
 
-ThreadPool* pool_for(Delegate& d, int threads) {
+std::shared_ptr<ThreadPool> pool_for(Delegate& d, int threads) {
+  if (threads <= 1) return nullptr;
   std::lock_guard<std::mutex> lock(d.pool_mu);
-  if (threads > 1 && (!d.pool || d.pool->size() != threads)) d.pool = std::make_unique<ThreadPool>(threads);
-  return threads > 1 ? d.pool.get() : nullptr;
+  auto& pool = d.pools[threads];
+  if (!pool) pool = std::make_shared<ThreadPool>(threads);
+  return pool;
 }
 
 TfLiteIntArray* int_array(const std::vector<int>& v) {
@@ -130,7 +133,13 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       }
       n.inputs.push_back(node->inputs->data[k]);
     }
-    for (int k = 0; k < node->outputs->size; ++k) n.outputs.push_back(node->outputs->data[k]);
+    for (int k = 0; k < node->outputs->size; ++k) {
+      if (node->outputs->data[k] < 0) {  // no output tensor: nothing we would fuse
+        n.kind = OpKind::kOpaque;
+        continue;
+      }
+      n.outputs.push_back(node->outputs->data[k]);
+    }
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
@@ -140,6 +149,13 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
 // ---- The partition kernel: one or more fused programs run in order.
 struct Partition {
   Delegate* delegate;
+  std::shared_ptr<const Graph> graph;
+  std::vector<std::vector<int>> groups;  // node positions per group, in dependency order
+  std::vector<Program> planned;          // one per group
+  std::vector<bool> written;             // tensors a group must store
+  std::set<int> outputs;                 // the partition's outputs
+  // Bound at prepare: the planned programs, or node by node where a group's
+  // values no longer share one shape after a resize.
   std::vector<Program> programs;
   std::vector<std::unique_ptr<BoundProgram>> bound;
   std::map<int, std::vector<float>> owned;  // tensors that live only inside the partition
@@ -148,53 +164,76 @@ struct Partition {
   int report = -1;  // index into Delegate::reports
 };
 
+// Orders the partition's groups so each runs after the groups it reads from.
+// Groups that still depend on each other (the planner prevents it; this is a
+// guard) run node by node, in execution order.
+std::vector<std::vector<int>> order_groups(const Graph& g, std::map<int, std::vector<int>> groups) {
+  std::map<int, int> group_of_tensor;
+  for (const auto& [gid, members] : groups)
+    for (int pos : members) group_of_tensor[g.nodes[pos].outputs[0]] = gid;
+  std::vector<std::vector<int>> ordered;
+  std::set<int> done;
+  for (bool progress = true; progress && done.size() < groups.size();) {
+    progress = false;
+    for (const auto& [gid, members] : groups) {
+      if (done.count(gid)) continue;
+      bool ready = true;
+      for (int pos : members)
+        for (int t : g.nodes[pos].inputs)
+          if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != gid)
+            ready &= done.count(it->second) > 0;
+      if (!ready) continue;
+      done.insert(gid);
+      ordered.push_back(members);
+      progress = true;
+    }
+  }
+  std::vector<int> rest;
+  for (const auto& [gid, members] : groups)
+    if (!done.count(gid)) rest.insert(rest.end(), members.begin(), members.end());
+  std::sort(rest.begin(), rest.end());
+  for (int pos : rest) ordered.push_back({pos});
+  return ordered;
+}
+
 void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
   const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
   Delegate* d = state(params->delegate);
-  auto* part = new Partition{d, {}, {}, {}, {}, 1, static_cast<int>(d->reports.size())};
+  auto* part = new Partition();
+  part->delegate = d;
+  part->graph = d->graph;
+  part->report = static_cast<int>(d->reports.size());
+  const Graph& g = *part->graph;
+  part->outputs.insert(params->output_tensors->data, params->output_tensors->data + params->output_tensors->size);
   PartitionReport report;
-  std::set<int> partition_outputs(params->output_tensors->data,
-                                  params->output_tensors->data + params->output_tensors->size);
   std::map<int, std::vector<int>> groups;  // plan group -> positions
   for (int i = 0; i < params->nodes_to_replace->size; ++i) {
     const int pos = d->position_of_node.at(params->nodes_to_replace->data[i]);
     groups[d->plan.group_of[pos]].push_back(pos);
     report.nodes.push_back(pos);
   }
-  std::map<int, int> group_of_tensor;
-  for (const auto& [gid, members] : groups)
-    for (int pos : members) group_of_tensor[d->graph.nodes[pos].outputs[0]] = gid;
-  // A group's value must reach memory when the partition exports it or another
-  // group reads it; groups run in dependency order (convex groups form a DAG).
-  std::vector<bool> written(ctx->tensors_size, false);
-  for (int t : partition_outputs) written[t] = true;
-  std::map<int, std::set<int>> needs;  // group -> groups it reads from
-  for (const auto& [gid, members] : groups)
-    for (int pos : members)
-      for (int t : d->graph.nodes[pos].inputs)
-        if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != gid) {
-          written[t] = true;
-          needs[gid].insert(it->second);
-        }
-  std::set<int> done;
-  while (done.size() < groups.size()) {
-    for (auto& [gid, members] : groups) {
-      if (done.count(gid)) continue;
-      bool ready = true;
-      for (int g : needs[gid]) ready &= done.count(g) > 0;
-      if (!ready) continue;
-      done.insert(gid);
-      part->programs.push_back(build_program(d->graph, members, written));
-      const Program& prog = part->programs.back();
-      for (int t : prog.outputs)
-        if (!partition_outputs.count(t)) part->owned[t];
-      report.group_nodes.push_back(members);
-      report.programs.push_back(prog.to_string());
-      report.group_inputs.push_back(prog.inputs);
-      report.group_outputs.push_back(prog.outputs);
-      report.group_bytes_saved.push_back(intermediate_bytes_saved(d->graph, members, prog));
-      log(*d, LogLevel::kVerbose, "partition program %d:\n%s", gid, part->programs.back().to_string().c_str());
-    }
+  part->groups = order_groups(g, std::move(groups));
+  // A group's value reaches memory when the partition exports it or another
+  // group reads it.
+  std::map<int, size_t> group_of_tensor;
+  for (size_t k = 0; k < part->groups.size(); ++k)
+    for (int pos : part->groups[k]) group_of_tensor[g.nodes[pos].outputs[0]] = k;
+  part->written.assign(ctx->tensors_size, false);
+  for (int t : part->outputs) part->written[t] = true;
+  for (size_t k = 0; k < part->groups.size(); ++k)
+    for (int pos : part->groups[k])
+      for (int t : g.nodes[pos].inputs)
+        if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != k)
+          part->written[t] = true;
+  for (const auto& members : part->groups) {
+    part->planned.push_back(build_program(g, members, part->written));
+    const Program& prog = part->planned.back();
+    report.group_nodes.push_back(members);
+    report.programs.push_back(prog.to_string());
+    report.group_inputs.push_back(prog.inputs);
+    report.group_outputs.push_back(prog.outputs);
+    report.group_bytes_saved.push_back(intermediate_bytes_saved(g, members, prog));
+    log(*d, LogLevel::kVerbose, "fused program:\n%s", report.programs.back().c_str());
   }
   d->reports.push_back(std::move(report));
   return part;
@@ -204,29 +243,51 @@ void kernel_free(TfLiteContext*, void* buffer) { delete static_cast<Partition*>(
 
 TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
   auto* part = static_cast<Partition*>(node->user_data);
+  const Graph& g = *part->graph;
+  const EwTable& table = *part->delegate->table;
+  part->programs.clear();
   part->bound.clear();
-  for (const Program& p : part->programs) {
+  part->owned.clear();
+  part->owned_shape.clear();  // refilled below before any program reads it
+  auto shape_now = [&](int t) {
+    auto it = part->owned_shape.find(t);
+    return it != part->owned_shape.end() ? it->second : shape_of(ctx->tensors[t]);
+  };
+  // Binds p and records its outputs' shapes; false (with a reported error) if p cannot run.
+  auto add = [&](const Program& p, bool* mixed) {
     std::vector<Shape> shapes;
-    for (int t : p.inputs)
-      shapes.push_back(part->owned.count(t) ? part->owned_shape[t] : shape_of(ctx->tensors[t]));
+    for (int t : p.inputs) shapes.push_back(shape_now(t));
     std::string error;
-    auto b = BoundProgram::bind(p, shapes, *part->delegate->table, &error);
+    auto b = BoundProgram::bind(p, shapes, table, &error, mixed);
     if (!b) {
-      ctx->ReportError(ctx, "fusedelegate: %s", error.c_str());
-      return kTfLiteError;
+      if (!mixed || !*mixed) ctx->ReportError(ctx, "fusedelegate: %s", error.c_str());
+      return false;
     }
     for (size_t o = 0; o < p.outputs.size(); ++o) {
       const int t = p.outputs[o];
       const Shape& s = b->output_shapes()[o];
-      if (part->owned.count(t)) {
+      if (!part->outputs.count(t)) {
         part->owned_shape[t] = s;
         part->owned[t].resize(num_elements(s));
       } else if (shape_of(ctx->tensors[t]) != s) {
         std::vector<int> dims(s.begin(), s.end());
-        if (ctx->ResizeTensor(ctx, &ctx->tensors[t], int_array(dims)) != kTfLiteOk) return kTfLiteError;
+        if (ctx->ResizeTensor(ctx, &ctx->tensors[t], int_array(dims)) != kTfLiteOk) return false;
       }
     }
+    part->programs.push_back(p);
     part->bound.push_back(std::move(b));
+    return true;
+  };
+  for (size_t k = 0; k < part->groups.size(); ++k) {
+    bool mixed = false;
+    if (add(part->planned[k], &mixed)) continue;
+    if (!mixed) return kTfLiteError;
+    // After a resize the group's values differ in shape: run it node by node.
+    for (int pos : part->groups[k]) {
+      std::vector<bool> written = part->written;
+      written[g.nodes[pos].outputs[0]] = true;
+      if (!add(build_program(g, {pos}, written), nullptr)) return kTfLiteError;
+    }
   }
   const Options& o = part->delegate->opts;
   part->threads = o.num_threads > 0 ? o.num_threads : std::max(1, ctx->recommended_num_threads);
@@ -236,7 +297,7 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
 TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   auto* part = static_cast<Partition*>(node->user_data);
   Delegate* d = part->delegate;
-  ThreadPool* pool = pool_for(*d, part->threads);
+  const std::shared_ptr<ThreadPool> pool = pool_for(*d, part->threads);
   const bool profile = !d->opts.profile_file.empty();
   const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   std::vector<const float*> in;
@@ -251,7 +312,7 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
     };
     for (int t : p.inputs) in.push_back(data(t));
     for (int t : p.outputs) out.push_back(data(t));
-    part->bound[k]->run(in.data(), out.data(), pool);
+    part->bound[k]->run(in.data(), out.data(), pool.get());
   }
   if (profile && part->report < static_cast<int>(d->reports.size())) {
     PartitionReport& r = d->reports[part->report];
@@ -273,20 +334,21 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
     return kTfLiteOk;
   }
   d->position_of_node.clear();
-  d->graph = graph_from_context(ctx, plan, &d->position_of_node);
+  d->graph = std::make_shared<const Graph>(graph_from_context(ctx, plan, &d->position_of_node));
+  const Graph& g = *d->graph;
   PlannerOptions po;
   po.families = d->opts.families;
   po.min_nodes_per_group = d->opts.min_nodes_per_partition;
-  d->plan = plan_fusion(d->graph, po);
+  d->plan = plan_fusion(g, po);
 
   std::vector<int> claimed;
-  for (size_t i = 0; i < d->graph.nodes.size(); ++i) {
-    if (d->plan.group_of[i] >= 0) claimed.push_back(d->graph.nodes[i].id);
-    else log(*d, LogLevel::kVerbose, "node %d %s left: %s", d->graph.nodes[i].id,
-             d->graph.nodes[i].name.c_str(), d->plan.reason[i].c_str());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (d->plan.group_of[i] >= 0) claimed.push_back(g.nodes[i].id);
+    else log(*d, LogLevel::kVerbose, "node %d %s left: %s", g.nodes[i].id, g.nodes[i].name.c_str(),
+             d->plan.reason[i].c_str());
   }
   log(*d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(),
-      d->graph.nodes.size(), d->plan.groups.size(), d->table->isa);
+      g.nodes.size(), d->plan.groups.size(), d->table->isa);
   TfLiteRegistration reg{};
   reg.init = kernel_init;
   reg.free = kernel_free;
@@ -304,7 +366,7 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
   }
   if (!d->opts.plan_file.empty()) {
     const int threads = d->opts.num_threads > 0 ? d->opts.num_threads : std::max(1, ctx->recommended_num_threads);
-    const std::string err = write_text_file(d->opts.plan_file, plan_json(d->graph, d->plan, d->reports, d->table->isa, threads));
+    const std::string err = write_text_file(d->opts.plan_file, plan_json(g, d->plan, d->reports, d->table->isa, threads));
     if (!err.empty()) std::fprintf(stderr, "fusedelegate: plan_file: %s\n", err.c_str());
   }
   return st;
@@ -339,8 +401,8 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
 __attribute__((visibility("default"))) void tflite_plugin_destroy_delegate(TfLiteDelegate* delegate) {
   if (!delegate) return;
   fd::Delegate* d = fd::state(delegate);
-  if (!d->opts.profile_file.empty()) {
-    const std::string err = fd::write_text_file(d->opts.profile_file, fd::profile_json(d->graph, d->reports));
+  if (!d->opts.profile_file.empty() && d->graph) {
+    const std::string err = fd::write_text_file(d->opts.profile_file, fd::profile_json(*d->graph, d->reports));
     if (!err.empty()) std::fprintf(stderr, "fusedelegate: profile_file: %s\n", err.c_str());
   }
   delete d;

@@ -273,6 +273,16 @@ def structure_specs():
         a = tf.nn.softmax(tf.tanh(x))
         return tf.nn.softmax(tf.exp(a))
 
+    def mutual_groups(tf, x, y):
+        a = x + y
+        e = tf.exp(x)
+        b = a * tf.sin(e)  # SIN: opaque, between EXP and this MUL
+        return b, e * a, a - e
+
+    def mixed_after_resize(tf, x, y):
+        e = tf.exp(y)  # [1, 8]: after a batch resize of x, smaller than x + e
+        return e * 2.0, tf.tanh(x + e)
+
     def opaque_only(tf, x, w):
         h = tf.matmul(tf.reshape(x, [4, 8]), w)
         return tf.reduce_mean(tf.nn.softmax(h), axis=-1)
@@ -288,6 +298,10 @@ def structure_specs():
         Spec("split_by_opaque", split_by_opaque, [s, s], 4, 2, about="two chains around a SOFTMAX"),
         Spec("lone_between", lone_between, [s], 0, 0, about="lone elementwise ops between SOFTMAXes"),
         Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, about="no elementwise op"),
+        Spec("mutual_groups", mutual_groups, [s, s], 4, 1,
+             about="EXP may not join ADD's group: each would read the other's values"),
+        Spec("mixed_after_resize", mixed_after_resize, [[None, 8], [1, 8]], 4, 1,
+             about="one group at batch 1; after a resize its values differ in shape: node by node"),
     ]
 
 
@@ -366,8 +380,9 @@ def plan(nodes, shapes, min_nodes=2):
 
     nodes: [{"op", "act", "float32", "inputs", "outputs"}] in execution order;
     shapes: tensor index -> shape tuple. A node joins its producers' groups when
-    its output shape equals theirs and the group stays convex (no path leaves
-    the group and comes back). Returns the groups of >= min_nodes nodes.
+    its output shape equals theirs, the group stays convex (no path leaves
+    the group and comes back) and no other group both feeds it and reads from
+    it. Returns the groups of >= min_nodes nodes.
     """
     producer = {t: i for i, nd in enumerate(nodes) for t in nd["outputs"]}
     ancestors = []
@@ -384,6 +399,12 @@ def plan(nodes, shapes, min_nodes=2):
                        for m in members for t in nodes[m]["inputs"])
 
     group_of, groups = {}, []
+
+    def acyclic(members, merged):
+        anc = set().union(*(ancestors[m] for m in members))
+        return not any(g and k not in merged and anc & g and set().union(*(ancestors[m] for m in g)) & members
+                       for k, g in enumerate(groups))
+
     for i, nd in enumerate(nodes):
         if not _claimable(nd):
             continue
@@ -395,7 +416,7 @@ def plan(nodes, shapes, min_nodes=2):
             if shapes[nodes[p]["outputs"][0]] != shapes[nd["outputs"][0]]:
                 continue
             trial = members | groups[group_of[p]]
-            if convex(trial):
+            if convex(trial) and acyclic(trial, merged + [group_of[p]]):
                 members, merged = trial, merged + [group_of[p]]
         target = merged[0] if merged else len(groups)
         if not merged:

@@ -230,6 +230,7 @@ class Runner:
         out = claimed_summary(ref, dele)
         out["invokes"] = [_compare_all(run(dele, v), r) for v, r in zip(case["inputs"], case["outputs"])]
         out["output_shapes"] = [[int(s) for s in d["shape"]] for d in dele.get_output_details()]
+        out["reference_output_shapes"] = [list(r.shape) for r in case["outputs"][0]] if case["outputs"] else []
         out["error"] = None
         return out
 

@@ -40,7 +40,7 @@ void ew_loop(const float* a, const float* b, const float* c, float* dst, size_t 
 }
 
 template <class V> EwTable make_ew_table(const char* isa) {
-  return EwTable{isa, V::W, {
+  return EwTable{isa, {
 #define FD_ENTRY(name, arity) &ew_loop<V, name##Op, arity>,
       FD_EW_OPS(FD_ENTRY)
 #undef FD_ENTRY

@@ -77,10 +77,15 @@ template <class V> inline V tanh_(V x) {
   static const float q[] = {1.f, 4.624673849e-01f, 2.373789571e-02f, 2.272702527e-04f};
   const V xc = clamp(x, -9.f, 9.f);
   const V u = xc * xc;
-  return xc * poly(u, p, 6) / poly(u, q, 4);
+  return clamp(xc * poly(u, p, 6) / poly(u, q, 4), -1.f, 1.f);  // the fit may round past 1
 }
 
-template <class V> inline V logistic_(V x) { return V::splat(1.f) / (V::splat(1.f) + exp_(-x)); }
+// 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below: never overflows, and keeps
+// subnormal results for x << 0.
+template <class V> inline V logistic_(V x) {
+  const V e = exp_(-abs(x));
+  return select(x < V::splat(0.f), e, V::splat(1.f)) / (V::splat(1.f) + e);
+}
 
 // erf(z) = z P(z^2) / Q(z^2) on |z| <= 4 (erf(4) rounds to 1); our own fit,
 // minimax in relative error (about 7e-8 before float rounding).
@@ -90,7 +95,7 @@ template <class V> inline V erf_(V z) {
   static const float q[] = {1.f, 5.184314554e-01f, 1.186948592e-01f, 1.510846106e-02f, 1.038174678e-03f};
   const V zc = clamp(z, -4.f, 4.f);
   const V u = zc * zc;
-  return zc * poly(u, p, 7) / poly(u, q, 5);
+  return clamp(zc * poly(u, p, 7) / poly(u, q, 5), -1.f, 1.f);  // the fit may round past 1
 }
 
 // 0.5 x (1 + erf(x / sqrt 2)), the reference formula (1 + erf cancels for x << 0).
@@ -105,14 +110,21 @@ template <class V> inline V gelu_tanh_(V x) {
   return x * logistic_(two_y);
 }
 
+// x^y as std::pow: exp(y log|x|), then the sign and special cases.
 template <class V> inline V pow_(V x, V y) {
-  const V zero = V::splat(0.f);
+  const V zero = V::splat(0.f), one = V::splat(1.f);
   const V r = exp_(y * log_(abs(x)));
   const auto y_int = floor(y) == y;
   const V half = y * V::splat(0.5f);
   const auto y_odd = y_int & (floor(half) < half);
-  const V neg = select(y_int, select(y_odd, -r, r), V::splat(NAN));
-  return select(y == zero, V::splat(1.f), select(x < zero, neg, r));
+  // A negative base takes integer exponents only; a zero base keeps its sign
+  // (1/x tells -0 from +0) for odd exponents.
+  const V negative_base = select(y_int, select(y_odd, -r, r), V::splat(NAN));
+  const V zero_base = select(y < zero, V::splat(INFINITY), zero);
+  const V signed_zero_base = select(y_odd & (one / x < zero), -zero_base, zero_base);
+  V out = select(x < zero, negative_base, r);
+  out = select(x == zero, signed_zero_base, out);
+  return select((y == zero) | (x == one), one, out);
 }
 
 // ---- The ops. f(a, b, c, p): unused operands are ignored; p is the op's scalar parameter.

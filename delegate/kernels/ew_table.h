@@ -14,7 +14,6 @@ using EwKernel = void (*)(const float* a, const float* b, const float* c, float*
 
 struct EwTable {
   const char* isa;
-  int lanes;
   EwKernel fn[kEwOpCount];
 };
 

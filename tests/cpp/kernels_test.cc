@@ -112,18 +112,45 @@ TEST(Accuracy, ApproximatedFunctionsMeetTheirStatedBounds) {
   EXPECT_LT(worst_error(EwOp::Pow, px, py, [](double x, double y) { return std::pow(x, y); }), 1.8e-6);
 }
 
-TEST(Accuracy, PowHandlesSignsAndZeros) {
-  const std::vector<float> x = {-2.f, -2.f, -2.f, 0.f, 0.f, 5.f, -1.5f};
-  const std::vector<float> y = {3.f, 2.f, 0.5f, 2.f, 0.f, 0.f, 2.f};
+TEST(Accuracy, PowSpecialCasesFollowStdPow) {
+  const std::vector<float> x = {-2.f, -2.f, -2.f, 0.f, 0.f, 5.f, -1.5f, 1.f, -0.f, -0.f, 0.f, 2.f};
+  const std::vector<float> y = {3.f, 2.f, 0.5f, 2.f, 0.f, 0.f, 2.f, NAN, 3.f, -3.f, -2.f, NAN};
   std::vector<float> out(x.size());
   ew_table_scalar().fn[static_cast<int>(EwOp::Pow)](x.data(), y.data(), nullptr, out.data(), x.size(), 0.f);
-  EXPECT_NEAR(out[0], -8.f, 1e-5);
-  EXPECT_NEAR(out[1], 4.f, 1e-5);
-  EXPECT_TRUE(std::isnan(out[2]));
-  EXPECT_EQ(out[3], 0.f);
-  EXPECT_EQ(out[4], 1.f);
-  EXPECT_EQ(out[5], 1.f);
-  EXPECT_NEAR(out[6], 2.25f, 1e-6);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = std::pow(x[i], y[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(out[i])) << x[i] << "^" << y[i] << " = " << out[i];
+    } else if (std::isinf(want)) {
+      EXPECT_EQ(out[i], want) << x[i] << "^" << y[i];
+    } else {
+      EXPECT_NEAR(out[i], want, 2e-6 * std::fabs(want)) << x[i] << "^" << y[i];
+      EXPECT_EQ(std::signbit(out[i]), std::signbit(want)) << x[i] << "^" << y[i];
+    }
+  }
+}
+
+// The rational fits must not round past +-1: gelu(x << 0) is -0, not positive.
+TEST(Accuracy, TanhAndGeluStayInRange) {
+  const auto xs = sweep(-1e6, 1e6, 400001);
+  std::vector<float> t(xs.size()), g(xs.size());
+  ew_table_scalar().fn[static_cast<int>(EwOp::Tanh)](xs.data(), nullptr, nullptr, t.data(), xs.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwOp::Gelu)](xs.data(), nullptr, nullptr, g.data(), xs.size(), 0.f);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    ASSERT_LE(std::fabs(t[i]), 1.f) << xs[i];
+    if (xs[i] < 0) ASSERT_LE(g[i], 0.f) << xs[i];
+  }
+  const auto near = sweep(8, 9, 100001);
+  ew_table_scalar().fn[static_cast<int>(EwOp::Tanh)](near.data(), nullptr, nullptr, t.data(), near.size(), 0.f);
+  for (size_t i = 0; i < near.size(); ++i) ASSERT_LE(t[i], 1.f) << near[i];
+}
+
+TEST(Accuracy, LogisticKeepsSubnormalResults) {
+  const std::vector<float> x = {-90.f, -100.f, -103.f, 90.f};
+  std::vector<float> out(x.size());
+  ew_table_scalar().fn[static_cast<int>(EwOp::Logistic)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(out[i], std::exp(static_cast<double>(x[i])), 1.5e-45) << x[i];
+  EXPECT_EQ(out[3], 1.f);
 }
 
 TEST(Accuracy, LogAndExpSpecialValues) {

@@ -68,6 +68,43 @@ TEST(Planner, GroupsStayConvex) {
   EXPECT_EQ(p.reason[1], "unsupported op CONV_2D");
 }
 
+// Each group convex is not enough: two groups may still read each other's values
+// (a = x+y; e = exp(x); s = sin(e); b = a*s; c = e*a; d = a-e), which no order of
+// the two can run. The planner keeps the groups a DAG.
+TEST(Planner, GroupsNeverDependOnEachOther) {
+  GraphBuilder b;
+  const int x = b.tensor(kS), y = b.tensor(kS);
+  const int a = b.ew(EwOp::Add, {x, y}, kS);
+  const int e = b.ew(EwOp::Exp, {x}, kS);
+  const int s = b.opaque("SIN", {e}, kS);
+  b.ew(EwOp::Mul, {a, s}, kS);
+  b.ew(EwOp::Mul, {e, a}, kS);
+  b.ew(EwOp::Sub, {a, e}, kS);
+  PlannerOptions one;
+  one.min_nodes_per_group = 1;
+  const Plan p = plan_fusion(b.g, one);
+  // depends[i][j]: node i reads (transitively) the output of node j.
+  const int n = static_cast<int>(b.g.nodes.size());
+  std::vector<std::vector<bool>> depends(n, std::vector<bool>(n, false));
+  for (int i = 0; i < n; ++i)
+    for (int t : b.g.nodes[i].inputs)
+      for (int j = 0; j < i; ++j)
+        if (b.g.nodes[j].outputs[0] == t) {
+          depends[i][j] = true;
+          for (int k = 0; k < n; ++k) depends[i][k] = depends[i][k] || depends[j][k];
+        }
+  auto group_depends = [&](int g1, int g2) {
+    for (int i : p.groups[g1])
+      for (int j : p.groups[g2])
+        if (depends[i][j]) return true;
+    return false;
+  };
+  ASSERT_GE(p.groups.size(), 2u);
+  for (size_t g1 = 0; g1 < p.groups.size(); ++g1)
+    for (size_t g2 = g1 + 1; g2 < p.groups.size(); ++g2)
+      EXPECT_FALSE(group_depends(g1, g2) && group_depends(g2, g1)) << "groups " << g1 << " and " << g2;
+}
+
 TEST(Planner, NonFloatAndUnsupportedActivationsAreDeclined) {
   GraphBuilder b;
   const int q = b.tensor(kS, /*float32=*/false);

@@ -136,12 +136,35 @@ TEST(Program, LargePrimeSizeWithScalarAndThreads) {
   c.check({c.b.ew(EwOp::Abs, {t}, d)}, &pool);
 }
 
-TEST(Program, WrittenValueSmallerThanTheDomainIsScattered) {
+TEST(Program, ValuesOfDifferentShapesAskForNodeByNode) {
+  GraphBuilder b;
+  const int small = b.ew(EwOp::Exp, {b.tensor({1, 1, 1, 7})}, {1, 1, 1, 7});
+  const int big = b.ew(EwOp::Mul, {small, b.tensor({2, 3, 5, 7})}, {2, 3, 5, 7});
+  std::vector<bool> written(b.g.tensors.size(), false);
+  written[small] = written[big] = true;
+  const Program p = build_program(b.g, {0, 1}, written);
+  std::string error;
+  bool mixed = false;
+  EXPECT_FALSE(BoundProgram::bind(p, {{1, 1, 1, 7}, {2, 3, 5, 7}}, ew_table_scalar(), &error, &mixed));
+  EXPECT_TRUE(mixed) << error;
+}
+
+// A value read twice by the instruction where it dies must give its buffer back
+// once: a shared buffer would let two live values overwrite each other.
+TEST(Program, AValueReadTwiceWhereItDies) {
   Case c;
-  const Shape d = {2, 3, 5, 7};
-  const int small = c.b.ew(EwOp::Exp, {c.input({1, 1, 1, 7})}, {1, 1, 1, 7});
-  const int big = c.b.ew(EwOp::Mul, {small, c.input(d)}, d);
-  c.check({small, big});
+  const Shape d = {3000};
+  const int a = c.b.ew(EwOp::Exp, {c.input(d)}, d);
+  const int twice = c.b.ew(EwOp::Add, {a, a}, d);
+  c.check({c.b.ew(EwOp::Mul, {twice, c.b.ew(EwOp::Tanh, {twice}, d)}, d)});
+}
+
+TEST(Program, AnFmaReadingOneValueTwice) {
+  Case c;
+  const Shape d = {3000};
+  const int a = c.b.ew(EwOp::Tanh, {c.input(d)}, d);
+  const int fma = c.b.ew(EwOp::Add, {c.b.ew(EwOp::Mul, {a, c.input(d)}, d), a}, d);  // a*y + a
+  c.check({c.b.ew(EwOp::Mul, {fma, c.b.ew(EwOp::Exp, {fma}, d)}, d)});
 }
 
 TEST(Program, ZeroSizeRunsNothing) {
