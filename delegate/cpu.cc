@@ -15,18 +15,39 @@ std::vector<std::string> available_isas() {
   return isas;
 }
 
-const EwTable* ew_table_for(const std::string& isa) {
+namespace {
+
+// The ISA "auto" or `isa` names, if this CPU and build have it; "" if not.
+std::string resolve(const std::string& isa) {
   const auto isas = available_isas();
   const std::string want = isa == "auto" ? isas.back() : isa;
-  bool ok = false;
-  for (const auto& i : isas) ok |= i == want;
-  if (!ok) return nullptr;
+  for (const auto& i : isas)
+    if (i == want) return want;
+  return "";
+}
+
+}  // namespace
+
+const EwTable* ew_table_for(const std::string& isa) {
+  const std::string want = resolve(isa);
   if (want == "scalar") return &ew_table_scalar();
 #if defined(__x86_64__)
   if (want == "avx2") return &ew_table_avx2();
   if (want == "avx512") return &ew_table_avx512();
 #elif defined(__aarch64__)
   if (want == "neon") return &ew_table_neon();
+#endif
+  return nullptr;
+}
+
+const GemmKernel* gemm_kernel_for(const std::string& isa) {
+  const std::string want = resolve(isa);
+  if (want == "scalar") return &gemm_kernel_scalar();
+#if defined(__x86_64__)
+  if (want == "avx2") return &gemm_kernel_avx2();
+  if (want == "avx512") return &gemm_kernel_avx512();
+#elif defined(__aarch64__)
+  if (want == "neon") return &gemm_kernel_neon();
 #endif
   return nullptr;
 }

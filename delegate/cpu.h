@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/ew_table.h"
+#include "kernels/gemm.h"
 
 namespace fd {
 
@@ -14,5 +15,8 @@ std::vector<std::string> available_isas();
 // The table for `isa` ("auto" = best available), or null if this CPU or build
 // lacks it.
 const EwTable* ew_table_for(const std::string& isa);
+
+// The GEMM micro-kernel for `isa`, likewise.
+const GemmKernel* gemm_kernel_for(const std::string& isa);
 
 }  // namespace fd

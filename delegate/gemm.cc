@@ -1,0 +1,42 @@
+#include "gemm.h"
+
+#include <algorithm>
+
+namespace fd {
+
+PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr) {
+  PackedWeights p{n, k, nr, {}};
+  const int panels = (n + nr - 1) / nr;
+  const size_t panel_size = static_cast<size_t>(k + 1) * nr;
+  p.data.assign(panels * panel_size, 0.f);
+  for (int q = 0; q < panels; ++q) {
+    float* panel = p.data.data() + q * panel_size;
+    for (int j = 0; j < nr && q * nr + j < n; ++j) {
+      const int col = q * nr + j;
+      for (int i = 0; i < k; ++i) panel[static_cast<size_t>(i) * nr + j] = w[static_cast<size_t>(col) * k + i];
+      panel[static_cast<size_t>(k) * nr + j] = bias ? bias[col] : 0.f;
+    }
+  }
+  return p;
+}
+
+// Rows per block: a block of A stays in L2 while every panel passes over it.
+constexpr int kRowBlock = 96;
+
+void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, const float* a, size_t lda, float* c,
+          size_t ldc, float lo, float hi) {
+  const int panels = (w.n + w.nr - 1) / w.nr;
+  const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
+  for (int m0 = 0; m0 < m; m0 += kRowBlock) {
+    const int m1 = std::min(m, m0 + kRowBlock);
+    for (int q = 0; q < panels; ++q) {
+      const float* panel = w.data.data() + q * panel_size;
+      const int nc = std::min(w.nr, w.n - q * w.nr);
+      for (int r = m0; r < m1; r += kernel.mr)
+        kernel.fn(std::min(kernel.mr, m1 - r), nc, w.k, a + r * lda, lda, panel, c + r * ldc + q * w.nr, ldc, lo,
+                  hi);
+    }
+  }
+}
+
+}  // namespace fd

@@ -1,0 +1,13 @@
+// GEMM micro-kernel for neon: 8 rows x 8 columns.
+#include "vec_neon.h"
+#include "gemm_microkernel.h"
+
+namespace fd {
+
+const GemmKernel& gemm_kernel_neon() {
+  static const GemmKernel kernel{"f32_gemm_8x8_neon", 8, 8,
+                                 &simd::gemm_microkernel<simd::F32x4, 8, 2>};
+  return kernel;
+}
+
+}  // namespace fd

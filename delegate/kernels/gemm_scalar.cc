@@ -1,0 +1,13 @@
+// GEMM micro-kernel for scalar: 4 rows x 4 columns.
+#include "vec_scalar.h"
+#include "gemm_microkernel.h"
+
+namespace fd {
+
+const GemmKernel& gemm_kernel_scalar() {
+  static const GemmKernel kernel{"f32_gemm_4x4_scalar", 4, 4,
+                                 &simd::gemm_microkernel<simd::F32x1, 4, 4>};
+  return kernel;
+}
+
+}  // namespace fd

@@ -1,0 +1,71 @@
+// GEMM micro-kernels on every ISA: against a naive double-precision GEMM, and
+// bit for bit against the scalar instantiation (same fma order everywhere).
+#include "gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cpu.h"
+
+namespace fd {
+namespace {
+
+struct Problem {
+  int m, n, k;
+};
+
+std::vector<float> random_vector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
+  const Problem problems[] = {{1, 1, 1},  {5, 7, 3},   {13, 33, 17},  {12, 32, 64},
+                              {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}};
+  const float kGuard = 1234.5f;
+  for (const auto& [m, n, k] : problems) {
+    for (const auto& [lo, hi] : {std::pair<float, float>{-INFINITY, INFINITY}, {0.f, 6.f}}) {
+      const size_t lda = k + 3, ldc = n + 5;  // padded rows: nothing past n may be written
+      const auto a = random_vector(m * lda, m * 7 + k), w = random_vector(n * k, n * 11 + k),
+                 bias = random_vector(n, n);
+      std::vector<float> scalar_out;
+      for (const auto& isa : available_isas()) {
+        const GemmKernel& kernel = *gemm_kernel_for(isa);
+        const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr);
+        std::vector<float> c(m * ldc, kGuard);
+        gemm(kernel, packed, m, a.data(), lda, c.data(), ldc, lo, hi);
+        for (int i = 0; i < m; ++i) {
+          for (int j = 0; j < n; ++j) {
+            double ref = bias[j], mag = std::fabs(bias[j]);
+            for (int p = 0; p < k; ++p) {
+              ref += static_cast<double>(a[i * lda + p]) * w[j * k + p];
+              mag += std::fabs(a[i * lda + p] * w[j * k + p]);
+            }
+            ref = std::min<double>(hi, std::max<double>(lo, ref));
+            ASSERT_NEAR(c[i * ldc + j], ref, 1e-6 * mag + 1e-7)
+                << kernel.name << " m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
+          }
+          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], kGuard) << kernel.name << " wrote past n";
+        }
+        if (isa == "scalar") scalar_out = c;
+        else ASSERT_EQ(c, scalar_out) << kernel.name << " differs from the scalar reference";
+      }
+    }
+  }
+}
+
+TEST(Gemm, KernelsAreNamedForTheirShape) {
+  for (const auto& isa : available_isas()) {
+    const GemmKernel& k = *gemm_kernel_for(isa);
+    const std::string expect = "f32_gemm_" + std::to_string(k.mr) + "x" + std::to_string(k.nr) + "_" + isa;
+    EXPECT_EQ(k.name, expect);
+  }
+}
+
+}  // namespace
+}  // namespace fd
