@@ -32,9 +32,15 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, const float* 
     for (int q = 0; q < panels; ++q) {
       const float* panel = w.data.data() + q * panel_size;
       const int nc = std::min(w.nr, w.n - q * w.nr);
-      for (int r = m0; r < m1; r += kernel.mr)
-        kernel.fn(std::min(kernel.mr, m1 - r), nc, w.k, a + r * lda, lda, panel, c + r * ldc + q * w.nr, ldc, lo,
-                  hi);
+      for (int r = m0; r < m1;) {
+        const int rows = std::min(kernel.mr, m1 - r);
+        // A few leftover rows: one at a time rather than a mostly idle full tile.
+        const bool by_row = 2 * rows <= kernel.mr;
+        const int step = by_row ? 1 : rows;
+        (by_row ? kernel.fn_row : kernel.fn)(step, nc, w.k, a + r * lda, lda, panel, c + r * ldc + q * w.nr, ldc,
+                                             lo, hi);
+        r += step;
+      }
     }
   }
 }

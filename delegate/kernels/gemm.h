@@ -19,7 +19,8 @@ using GemmMicroKernel = void (*)(int mr, int nc, int k, const float* a, size_t l
 struct GemmKernel {
   const char* name;  // e.g. f32_gemm_12x32_avx512
   int mr, nr;
-  GemmMicroKernel fn;
+  GemmMicroKernel fn;      // up to mr rows
+  GemmMicroKernel fn_row;  // one row, same panels: for a few leftover rows (batch-1 FC)
 };
 
 // Defined in gemm_<isa>.cc where that ISA is compiled in.

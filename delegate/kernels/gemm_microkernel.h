@@ -22,6 +22,7 @@ void gemm_microkernel(int mr, int nc, int k, const float* a, size_t lda, const f
     const V b = V::load(bias + v * V::W);
     for (int r = 0; r < MR; ++r) acc[r][v] = b;
   }
+#pragma GCC unroll 4
   for (int i = 0; i < k; ++i) {
     V w[NV];
     for (int v = 0; v < NV; ++v) w[v] = V::load(panel + static_cast<size_t>(i) * NR + v * V::W);
