@@ -27,7 +27,8 @@ struct Node {
   EwOp ew = EwOp::kCount;  // for kElementwise
   Activation act = Activation::kNone;
   float param = 0.f;  // LeakyRelu alpha
-  std::vector<int> inputs;   // tensor indices
+  bool keep_num_dims = false;  // kGemm: output keeps the input's leading dims
+  std::vector<int> inputs;   // tensor indices (kGemm: input, weights [n, k], optional bias [n])
   std::vector<int> outputs;  // tensor indices
 };
 

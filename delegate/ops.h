@@ -44,6 +44,7 @@ inline const char* ew_name(EwOp op) {
 // How the planner treats an op.
 enum class OpKind : uint8_t {
   kElementwise,  // one output, same-shape or broadcast inputs, pure per element
+  kGemm,         // heavy anchor: rows of its input times constant weights (FULLY_CONNECTED)
   kOpaque,       // anything we do not fuse (yet)
 };
 
@@ -53,7 +54,11 @@ enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kUnsupported
 // Fusion families a user can switch on and off (option `fusions`).
 enum Family : uint32_t {
   kFamilyElementwise = 1u << 0,
-  kFamilyAll = kFamilyElementwise,
+  kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
+  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected,
+  // On by default: families measured never to make a model slower. FULLY_CONNECTED
+  // is at XNNPACK's speed on MLP blocks but still slower on batch-1 GEMV.
+  kFamilyDefault = kFamilyElementwise,
 };
 
 }  // namespace fd

@@ -46,7 +46,7 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
                "', which this CPU or build does not support; available here: " + join(available_isas());
       o.isa = value;
     } else if (key == "fusions") {
-      const std::string accepted = "all, none, or a comma list of: elementwise";
+      const std::string accepted = "all, none, or a comma list of: elementwise, fully_connected";
       o.families = 0;
       if (value == "none") continue;
       size_t start = 0;
@@ -55,6 +55,7 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
         const std::string f = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (f == "all") o.families |= kFamilyAll;
         else if (f == "elementwise") o.families |= kFamilyElementwise;
+        else if (f == "fully_connected") o.families |= kFamilyFullyConnected;
         else return bad_value(key, value, accepted);
         if (comma == std::string::npos) break;
         start = comma + 1;

@@ -16,7 +16,7 @@ enum class LogLevel { kQuiet, kInfo, kVerbose };
 struct Options {
   int num_threads = -1;  // -1: the interpreter's
   std::string isa = "auto";
-  uint32_t families = kFamilyAll;
+  uint32_t families = kFamilyDefault;
   int min_nodes_per_partition = 2;
   LogLevel log = LogLevel::kQuiet;
   std::string plan_file;     // where to write the fusion plan (JSON) when preparing

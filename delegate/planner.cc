@@ -29,7 +29,34 @@ class NodeSet {
 
 }  // namespace
 
+namespace {
+
+std::string gemm_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (!(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
+  if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
+  if (node.outputs.size() != 1 || node.inputs.size() < 2 || node.inputs.size() > 3)
+    return node.name + " has an unexpected number of inputs or outputs";
+  const Tensor& in = g.tensors[node.inputs[0]];
+  const Tensor& w = g.tensors[node.inputs[1]];
+  if (!in.is_float32 || !w.is_float32) return "dtype: input or weights are not float32";
+  if (in.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+  if (!w.is_constant || !w.data || w.shape.size() != 2) return "weights are not a constant [n, k] matrix";
+  if (node.inputs.size() == 3) {
+    const Tensor& b = g.tensors[node.inputs[2]];
+    if (!b.is_float32 || !b.is_constant || !b.data || b.shape != Shape{w.shape[0]})
+      return "bias is not a constant float32 [n] vector";
+  }
+  const auto out = fully_connected_shape(in.shape, w.shape, node.keep_num_dims);
+  if (!out) return "input " + to_string(in.shape) + " does not fit weights " + to_string(w.shape);
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  return "";
+}
+
+}  // namespace
+
 std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (node.kind == OpKind::kGemm) return gemm_legality(g, node, families);
   if (node.kind != OpKind::kElementwise) return "unsupported op " + node.name;
   if (!(families & kFamilyElementwise)) return "fusion family 'elementwise' is disabled";
   if (node.act == Activation::kUnsupported)
@@ -114,12 +141,22 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   // Greedy, in execution order: a node joins the groups of its producers when
   // its output has the same shape (one iteration domain per group) and the
   // union stays convex and acyclic with the other groups.
+  // A GEMM reads its whole input: that input may not be computed in its group.
+  auto gemm_inputs_outside = [&](const std::vector<int>& members) {
+    for (int m : members)
+      if (g.nodes[m].kind == OpKind::kGemm)
+        if (int p = producer[g.nodes[m].inputs[0]];
+            p >= 0 && std::find(members.begin(), members.end(), p) != members.end())
+          return false;
+    return true;
+  };
+
   for (int i = 0; i < n; ++i) {
     if (!legal[i]) continue;
     const Shape& shape = g.tensors[g.nodes[i].outputs[0]].shape;
     std::vector<int> members = {i};
     std::vector<int> merged;
-    for (int t : g.nodes[i].inputs) {
+    for (int t : g.nodes[i].kind == OpKind::kGemm ? std::vector<int>{} : g.nodes[i].inputs) {
       const int p = producer[t];
       if (p < 0 || group_of[p] < 0) continue;
       const int gp = group_of[p];
@@ -129,7 +166,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       trial.insert(trial.end(), groups[gp].begin(), groups[gp].end());
       std::vector<int> trial_merged = merged;
       trial_merged.push_back(gp);
-      if (!convex(trial) || !acyclic(trial, trial_merged)) continue;
+      if (!convex(trial) || !acyclic(trial, trial_merged) || !gemm_inputs_outside(trial)) continue;
       members = std::move(trial);
       merged = std::move(trial_merged);
     }

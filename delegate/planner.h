@@ -10,7 +10,7 @@
 namespace fd {
 
 struct PlannerOptions {
-  uint32_t families = kFamilyAll;
+  uint32_t families = kFamilyDefault;
   int min_nodes_per_group = 2;  // a lone elementwise op saves no memory traffic
 };
 

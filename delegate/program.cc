@@ -6,6 +6,8 @@
 
 #include "thread_pool.h"
 
+#include <cmath>
+
 namespace fd {
 namespace {
 
@@ -33,15 +35,14 @@ int fuse_multiply_add(Program& p) {
   const int ni = static_cast<int>(p.inputs.size());
   std::vector<int> uses(p.value_count(), 0);
   for (const Instr& in : p.code)
-    for (int s : in.src)
-      if (s >= 0) ++uses[s];
+    for (int i = 0; i < in.arity(); ++i) ++uses[in.src[i]];
   for (int v : p.output_values) uses[v] += 2;  // never fold a value that is written out
   int fused = 0;
   for (Instr& in : p.code) {
-    if (in.op != EwOp::Add && in.op != EwOp::Sub) continue;
+    if (in.gemm >= 0 || (in.op != EwOp::Add && in.op != EwOp::Sub)) continue;
     for (int side = 0; side < 2; ++side) {
       const int v = in.src[side];
-      if (v < ni || uses[v] != 1 || p.code[v - ni].op != EwOp::Mul) continue;
+      if (v < ni || uses[v] != 1 || p.code[v - ni].gemm >= 0 || p.code[v - ni].op != EwOp::Mul) continue;
       const Instr& mul = p.code[v - ni];
       const int other = in.src[1 - side];
       in.op = in.op == EwOp::Add ? EwOp::Fma : side == 0 ? EwOp::Fms : EwOp::Fnma;
@@ -76,19 +77,24 @@ int fuse_multiply_add(Program& p) {
 
 }  // namespace
 
-Program build_program(const Graph& g, const std::vector<int>& group,
-                      const std::vector<bool>& written) {
+Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<bool>& written,
+                      const GemmKernel* gemm) {
   Program p;
   std::map<int, int> value_of;  // tensor -> value
   std::vector<EwOp> ops;
   std::vector<bool> produced(g.tensors.size(), false);
   for (int pos : group) produced[g.nodes[pos].outputs[0]] = true;
+  auto reads = [&](const Node& node, EwOp op) {  // the tensors a node takes as values
+    const int n = node.kind == OpKind::kGemm ? 1 : ew_arity(op);
+    return std::vector<int>(node.inputs.begin(), node.inputs.begin() + n);
+  };
   for (int pos : group) {
     const Node& node = g.nodes[pos];
-    const EwOp op = node.ew == EwOp::Pow ? specialise_pow(g, node) : node.ew;
+    const EwOp op = node.kind == OpKind::kGemm ? EwOp::kCount
+                    : node.ew == EwOp::Pow     ? specialise_pow(g, node)
+                                               : node.ew;
     ops.push_back(op);
-    for (int i = 0; i < ew_arity(op); ++i) {
-      const int t = node.inputs[i];
+    for (int t : reads(node, op)) {
       if (!produced[t] && !value_of.count(t)) {
         value_of[t] = static_cast<int>(p.inputs.size());
         p.inputs.push_back(t);
@@ -99,10 +105,23 @@ Program build_program(const Graph& g, const std::vector<int>& group,
   for (size_t k = 0; k < group.size(); ++k) {
     const Node& node = g.nodes[group[k]];
     Instr in{ops[k], node.param, {-1, -1, -1}};
-    for (int i = 0; i < ew_arity(ops[k]); ++i) in.src[i] = value_of.at(node.inputs[i]);
-    p.code.push_back(in);
-    if (node.act != Activation::kNone) {
-      p.code.push_back(Instr{activation_op(node.act), 0.f, {ni + static_cast<int>(p.code.size()) - 1, -1, -1}});
+    const std::vector<int> srcs = reads(node, ops[k]);
+    for (size_t i = 0; i < srcs.size(); ++i) in.src[i] = value_of.at(srcs[i]);
+    if (node.kind == OpKind::kGemm) {
+      const Tensor& w = g.tensors[node.inputs[1]];
+      const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].data : nullptr;
+      const float lo = node.act == Activation::kNone ? -INFINITY : node.act == Activation::kReluN1To1 ? -1.f : 0.f;
+      const float hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : INFINITY;
+      auto packed = std::make_shared<const PackedWeights>(pack_weights(
+          w.data, bias, static_cast<int>(w.shape[0]), static_cast<int>(w.shape[1]), gemm->nr));
+      in.gemm = static_cast<int>(p.gemms.size());
+      p.gemms.push_back(GemmStep{gemm, std::move(packed), node.keep_num_dims, lo, hi});
+      p.code.push_back(in);
+    } else {
+      p.code.push_back(in);
+      if (node.act != Activation::kNone) {
+        p.code.push_back(Instr{activation_op(node.act), 0.f, {ni + static_cast<int>(p.code.size()) - 1, -1, -1}});
+      }
     }
     const int out = node.outputs[0];
     value_of[out] = ni + static_cast<int>(p.code.size()) - 1;
@@ -123,8 +142,15 @@ std::string Program::to_string() const {
   };
   std::string s;
   for (size_t k = 0; k < code.size(); ++k) {
-    s += "v" + std::to_string(ni + k) + " = " + ew_name(code[k].op) + "(";
-    for (int i = 0; i < ew_arity(code[k].op); ++i) s += (i ? ", " : "") + name(code[k].src[i]);
+    const Instr& in = code[k];
+    if (in.gemm >= 0) {
+      const PackedWeights& w = *gemms[in.gemm].weights;
+      s += "v" + std::to_string(ni + k) + " = FullyConnected[" + std::to_string(w.n) + "x" + std::to_string(w.k) +
+           ", " + gemms[in.gemm].kernel->name + "](";
+    } else {
+      s += "v" + std::to_string(ni + k) + " = " + ew_name(in.op) + "(";
+    }
+    for (int i = 0; i < in.arity(); ++i) s += (i ? ", " : "") + name(in.src[i]);
     s += ")\n";
   }
   for (size_t o = 0; o < outputs.size(); ++o)
@@ -211,6 +237,20 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   // Every value's shape, then the domain they all share.
   std::vector<Shape> shape(input_shapes);
   for (const Instr& in : p.code) {
+    if (in.gemm >= 0) {
+      const GemmStep& gs = p.gemms[in.gemm];
+      if (in.src[0] >= ni) {
+        *error = "a fully connected input must come from outside the fused group";
+        return nullptr;
+      }
+      const auto out = fully_connected_shape(shape[in.src[0]], {gs.weights->n, gs.weights->k}, gs.keep_num_dims);
+      if (!out) {
+        *error = "input " + fd::to_string(shape[in.src[0]]) + " does not fit the fully connected weights";
+        return nullptr;
+      }
+      shape.push_back(*out);
+      continue;
+    }
     Shape s = shape[in.src[0]];
     for (int i = 1; i < ew_arity(in.op); ++i) {
       auto bs = broadcast(s, shape[in.src[i]]);
@@ -238,8 +278,13 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   b->outputs_ = no;
 
   b->in_.resize(ni);
+  std::vector<bool> tiled(ni, false);  // read tile by tile by some elementwise step
+  for (const Instr& in : p.code)
+    for (int i = 0; in.gemm < 0 && i < in.arity(); ++i)
+      if (in.src[i] < ni) tiled[in.src[i]] = true;
   std::vector<Shape*> strides;
   for (int i = 0; i < ni; ++i) {
+    if (!tiled[i]) continue;
     b->in_[i].strides = broadcast_strides(shape[i], dom);
     strides.push_back(&b->in_[i].strides);
   }
@@ -256,8 +301,10 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
 
   // A broadcast input is gathered into a buffer of its own.
   int buffers = 0;
-  for (auto& op : b->in_)
-    if (op.strides != dense) op.buffer = buffers++;
+  for (int i = 0; i < ni; ++i) {
+    if (!tiled[i]) b->in_[i].mode = Mode::kWhole;
+    else if (b->in_[i].strides != dense) b->in_[i].buffer = buffers++;
+  }
 
   // Slots: inputs, outputs, then buffers. An output value is computed straight
   // into the output; other values hold a buffer while they are live.
@@ -289,8 +336,14 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     } else {
       slot[v] = first_buffer_slot + buffers++;
     }
-    Step st{table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, slot[v]};
+    Step st{in.gemm >= 0 ? nullptr : table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, slot[v],
+            nullptr, 0, 0};
     for (int i = 0; i < 3; ++i) st.src[i] = in.src[i] >= 0 ? slot[in.src[i]] : -1;
+    if (in.gemm >= 0) {
+      st.gemm = &p.gemms[in.gemm];
+      st.k = st.gemm->weights->k;
+      st.n = st.gemm->weights->n;
+    }
     b->steps_.push_back(st);
   }
   b->buffers_ = buffers;
@@ -298,11 +351,15 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   // Tile: all streams of one tile stay close to L1. A multiple of the inner row when
   // some input repeats per row, so that input's tile is gathered only once.
   int streams = buffers + no;
-  for (auto& op : b->in_) streams += op.buffer < 0;
+  for (auto& op : b->in_) streams += op.mode == Mode::kDense;
   int64_t tile = std::clamp<int64_t>(kTileBudgetFloats / std::max(streams, 1) / 64 * 64, 512, 4096);
   bool row_repeat = false;
   for (auto& op : b->in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
   if (row_repeat && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
+  for (const GemmStep& gs : p.gemms) {  // whole output rows, a multiple of the micro-kernel's rows
+    const int64_t n = gs.weights->n, mr = gs.kernel->mr;
+    tile = std::max<int64_t>(mr, kTileBudgetFloats / 4 / n / mr * mr) * n;
+  }
   tile = std::max<int64_t>(1, std::min(tile, b->total_));
   b->tile_ = static_cast<int>(tile);
   for (auto& op : b->in_) {
@@ -354,12 +411,19 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
           slots[i] = buffer(in_[i].buffer);
           gather_tile(domain_, in_[i].strides, t0, n, in[i], slots[i]);
           break;
+        case Mode::kWhole: break;
       }
     }
     for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + t0;
-    for (const Step& s : steps_)
+    for (const Step& s : steps_) {
+      if (s.gemm) {  // rows [t0/n, (t0+n)/n) of the GEMM, from the whole input tensor
+        gemm(*s.gemm->kernel, *s.gemm->weights, static_cast<int>(n / s.n), in[s.src[0]] + t0 / s.n * s.k, s.k,
+             slots[s.dst], s.n, s.gemm->lo, s.gemm->hi);
+        continue;
+      }
       s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,
            s.src[2] >= 0 ? slots[s.src[2]] : nullptr, slots[s.dst], static_cast<size_t>(n), s.param);
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm.h"
 #include "ir.h"
 #include "kernels/ew_table.h"
 #include "shape.h"
@@ -15,11 +16,22 @@ namespace fd {
 
 class ThreadPool;
 
+// A FULLY_CONNECTED anchor: weights packed once, for one GEMM kernel.
+struct GemmStep {
+  const GemmKernel* kernel;
+  std::shared_ptr<const PackedWeights> weights;
+  bool keep_num_dims;
+  float lo, hi;  // its fused activation, applied by the micro-kernel
+};
+
 // Values are numbered: program inputs first, then one per instruction.
+// An instruction is an elementwise op, or (gemm >= 0) a GEMM of a program input.
 struct Instr {
   EwOp op;
   float param = 0.f;
   int src[3] = {-1, -1, -1};
+  int gemm = -1;  // index into Program::gemms
+  int arity() const { return gemm >= 0 ? 1 : ew_arity(op); }
 };
 
 struct Program {
@@ -27,14 +39,16 @@ struct Program {
   std::vector<Instr> code;         // instruction k defines value inputs.size() + k
   std::vector<int> outputs;        // tensors written out
   std::vector<int> output_values;  // the value each output holds
+  std::vector<GemmStep> gemms;
   int value_count() const { return static_cast<int>(inputs.size() + code.size()); }
   std::string to_string() const;
 };
 
 // Compiles `group` (node positions in execution order). `written` tells which
 // tensors must reach memory (consumed outside the group, or graph outputs).
-Program build_program(const Graph& g, const std::vector<int>& group,
-                      const std::vector<bool>& written);
+// GEMM anchors pack their weights for `gemm` (needed if the group has one).
+Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<bool>& written,
+                      const GemmKernel* gemm = nullptr);
 
 // A program bound to concrete shapes, ready to run.
 class BoundProgram {
@@ -52,7 +66,8 @@ class BoundProgram {
   void run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const;
 
  private:
-  enum class Mode { kDense, kInvariant, kGathered };
+  // kWhole: read whole by GEMM steps only, never tiled.
+  enum class Mode { kDense, kInvariant, kGathered, kWhole };
   struct Operand {
     Mode mode = Mode::kDense;
     Shape strides;  // over the coalesced domain
@@ -63,6 +78,8 @@ class BoundProgram {
     float param;
     int src[3];  // slots
     int dst;
+    const GemmStep* gemm;  // if set: dst = GEMM of input src[0], row-aligned tiles
+    int64_t k, n;
   };
   void run_tiles(int64_t first, int64_t last, const float* const* in, float* const* out) const;
 

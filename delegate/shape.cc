@@ -26,6 +26,20 @@ std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
   return out;
 }
 
+std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weights, bool keep_num_dims) {
+  if (weights.size() != 2 || weights[1] <= 0 || input.empty()) return std::nullopt;
+  const int64_t n = weights[0], k = weights[1];
+  if (keep_num_dims) {
+    if (input.back() != k) return std::nullopt;
+    Shape out = input;
+    out.back() = n;
+    return out;
+  }
+  const int64_t elements = num_elements(input);
+  if (elements % k) return std::nullopt;
+  return Shape{elements / k, n};
+}
+
 Shape broadcast_strides(const Shape& s, const Shape& domain) {
   Shape strides(domain.size(), 0);
   int64_t stride = 1;

@@ -151,6 +151,12 @@ typedef struct TfLiteDelegateParams {
 typedef struct { TfLiteFusedActivation activation; } TfLiteFusedActivationParams;  // ADD SUB MUL DIV
 typedef struct { float alpha; } TfLiteLeakyReluParams;
 typedef struct { bool approximate; } TfLiteGeluParams;
+typedef struct {
+  TfLiteFusedActivation activation;
+  int weights_format;  // 0: default; others (shuffled int8) are not ours
+  bool keep_num_dims;
+  bool asymmetric_quantize_inputs;
+} TfLiteFullyConnectedParams;
 
 }  // extern "C"
 
@@ -194,3 +200,4 @@ static_assert(offsetof(TfLiteDelegate, flags) == 40, "TfLiteDelegate.flags");
 static_assert(offsetof(TfLiteDelegate, opaque_delegate_builder) == 48,
               "TfLiteDelegate.opaque_delegate_builder");
 static_assert(sizeof(TfLiteDelegateParams) == 32, "TfLiteDelegateParams");
+static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8, "TfLiteFullyConnectedParams");

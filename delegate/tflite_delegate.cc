@@ -29,6 +29,7 @@ struct Delegate {
   TfLiteDelegate base{};
   Options opts;
   const EwTable* table = nullptr;
+  const GemmKernel* gemm = nullptr;
   std::mutex pool_mu;
   std::map<int, std::shared_ptr<ThreadPool>> pools;  // by thread count; shared with invokes in flight
   // Handed from Prepare to the kernels' init, which runs inside Replace...().
@@ -127,8 +128,8 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     n.id = plan->data[i];
     translate_tflite_op(reg->builtin_code, node->builtin_data, &n);
     for (int k = 0; k < node->inputs->size; ++k) {
-      if (node->inputs->data[k] < 0) {  // optional input absent: not ours to fuse
-        n.kind = OpKind::kOpaque;
+      if (node->inputs->data[k] < 0) {  // optional input absent: only a GEMM's bias may be
+        if (!(n.kind == OpKind::kGemm && k == 2)) n.kind = OpKind::kOpaque;
         continue;
       }
       n.inputs.push_back(node->inputs->data[k]);
@@ -226,7 +227,7 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
         if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != k)
           part->written[t] = true;
   for (const auto& members : part->groups) {
-    part->planned.push_back(build_program(g, members, part->written));
+    part->planned.push_back(build_program(g, members, part->written, d->gemm));
     const Program& prog = part->planned.back();
     report.group_nodes.push_back(members);
     report.programs.push_back(prog.to_string());
@@ -286,7 +287,7 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
     for (int pos : part->groups[k]) {
       std::vector<bool> written = part->written;
       written[g.nodes[pos].outputs[0]] = true;
-      if (!add(build_program(g, {pos}, written), nullptr)) return kTfLiteError;
+      if (!add(build_program(g, {pos}, written, part->delegate->gemm), nullptr)) return kTfLiteError;
     }
   }
   const Options& o = part->delegate->opts;
@@ -392,6 +393,7 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
   auto* d = new fd::Delegate();
   d->opts = opts;
   d->table = fd::ew_table_for(opts.isa);
+  d->gemm = fd::gemm_kernel_for(opts.isa);
   d->base.data_ = d;
   d->base.Prepare = fd::delegate_prepare;
   d->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors;

@@ -82,6 +82,13 @@ const char* tflite_op_name(int code) {
 void translate_tflite_op(int code, const void* data, Node* node) {
   const char* name = tflite_op_name(code);
   node->name = name ? name : "BUILTIN_" + std::to_string(code);
+  if (code == kTfLiteBuiltinFullyConnected) {
+    const auto* p = static_cast<const TfLiteFullyConnectedParams*>(data);
+    node->kind = p && p->weights_format != 0 ? OpKind::kOpaque : OpKind::kGemm;
+    node->act = activation(data);
+    node->keep_num_dims = p && p->keep_num_dims;
+    return;
+  }
   const Entry* e = find(code);
   if (!e) {
     node->kind = OpKind::kOpaque;

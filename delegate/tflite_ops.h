@@ -8,6 +8,7 @@
 namespace fd {
 
 constexpr int kTfLiteBuiltinDelegate = 51;
+constexpr int kTfLiteBuiltinFullyConnected = 9;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);

@@ -58,6 +58,7 @@ class Spec:
     about: str = ""
     quantize: bool = False  # int8 full-integer model
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
+    claimed_all: int = None  # nodes claimed with fusions=all (FULLY_CONNECTED too); default: claimed
 
     def input_ranges(self):
         return [list(r) for r in (self.ranges or [WIDE] * len(self.shapes))]
@@ -358,9 +359,33 @@ def default_spec():
                 about="the bundled default model: swish, layer-norm-like ops, GELU, residual")
 
 
+# --- FULLY_CONNECTED anchors (claimed with fusions=all) ---
+def gemm_specs():
+    def fc_gelu(tf, x):
+        h = tf.matmul(x, _const("fc_gelu_w", [32, 48], -0.3, 0.3)) + _const("fc_gelu_b", [48], -0.2, 0.2)
+        return tf.nn.gelu(h, approximate=False)
+
+    def fc_mlp(tf, x):
+        h = tf.nn.relu6(tf.matmul(x, _const("mlp_w1", [24, 40], -0.3, 0.3)) + _const("mlp_b1", [40], -0.2, 0.2))
+        y = tf.matmul(h, _const("mlp_w2", [40, 24], -0.3, 0.3)) + _const("mlp_b2", [24], -0.2, 0.2)
+        return tf.tanh(y + x)
+
+    def fc_nobias(tf, x):
+        return tf.sigmoid(tf.matmul(x, _const("nobias_w", [40, 56], -0.3, 0.3))) * 2.0
+
+    return [
+        Spec("fc_gelu", fc_gelu, [[1, 24, 32]], 0, 0, claimed_all=2,
+             about="FULLY_CONNECTED (3-D input) + GELU: a GEMM with its epilogue"),
+        Spec("fc_mlp", fc_mlp, [[1, 16, 24]], 2, 1, claimed_all=3,
+             about="FC+RELU6 alone (its consumer is a GEMM), then FC + residual ADD + TANH"),
+        Spec("fc_nobias", fc_nobias, [[None, 40]], 2, 1, claimed_all=3,
+             about="FULLY_CONNECTED without bias, dynamic batch: re-bound on resize"),
+    ]
+
+
 def all_specs():
     return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
-            + special_specs() + [default_spec()])
+            + special_specs() + gemm_specs() + [default_spec()])
 
 
 def model_names():
@@ -550,6 +575,7 @@ def manifest_entry(spec, nodes, shapes, it, size):
         "file": f"{spec.name}.tflite",
         "about": spec.about,
         "expect_claimed": spec.claimed,
+        "expect_claimed_all": spec.claimed if spec.claimed_all is None else spec.claimed_all,
         "expect_partitions": spec.partitions,
         # One DELEGATE node per group is certain only for 0 groups, or for 1 group fed by
         # no unclaimed node; else it depends on how the runtime splits the claimed set.

@@ -30,6 +30,24 @@ class GraphBuilder {
     g.nodes.push_back(n);
     return out;
   }
+  // FULLY_CONNECTED: weights [n, k] and optional bias [n] are constants.
+  int fc(int input, const float* weights, const float* bias, int64_t n, int64_t k, Shape out_shape,
+         Activation act = Activation::kNone, bool keep_num_dims = false) {
+    const int w = tensor({n, k}, true, weights);
+    std::vector<int> inputs = {input, w};
+    if (bias) inputs.push_back(tensor({n}, true, bias));
+    const int out = tensor(std::move(out_shape));
+    Node node;
+    node.id = static_cast<int>(g.nodes.size());
+    node.name = "FULLY_CONNECTED";
+    node.kind = OpKind::kGemm;
+    node.act = act;
+    node.keep_num_dims = keep_num_dims;
+    node.inputs = std::move(inputs);
+    node.outputs = {out};
+    g.nodes.push_back(node);
+    return out;
+  }
   int opaque(const char* name, std::vector<int> inputs, Shape out_shape) {
     const int out = tensor(std::move(out_shape));
     Node n;

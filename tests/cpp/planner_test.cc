@@ -138,6 +138,33 @@ TEST(Planner, DisabledFamilyClaimsNothing) {
   EXPECT_NE(p.reason[0].find("disabled"), std::string::npos);
 }
 
+TEST(Planner, FullyConnectedAnchorsItsEpilogueWhenEnabled) {
+  GraphBuilder b;
+  static const float w[8 * 8] = {}, bias[8] = {};
+  const int x = b.ew(EwOp::Tanh, {b.tensor({4, 8})}, {4, 8});
+  const int y = b.fc(x, w, bias, 8, 8, {4, 8});
+  b.ew(EwOp::Add, {b.ew(EwOp::Exp, {y}, {4, 8}), x}, {4, 8});  // x comes from TANH, outside the FC's group
+  Plan p = plan_fusion(b.g, {});
+  EXPECT_NE(p.reason[1].find("'fully_connected' is disabled"), std::string::npos);
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  p = plan_fusion(b.g, all);
+  // TANH feeds the FC: it may not share the FC's group even though ADD reads both.
+  EXPECT_NE(p.group_of[0], p.group_of[1]);
+  EXPECT_EQ(p.group_of[1], p.group_of[2]);
+  EXPECT_EQ(p.group_of[2], p.group_of[3]);
+}
+
+TEST(Planner, FullyConnectedNeedsConstantFittingWeights) {
+  GraphBuilder b;
+  static const float w[6 * 5] = {};
+  b.fc(b.tensor({2, 4}), w, nullptr, 6, 5, {2, 6});  // k = 5 does not divide 8 elements into rows
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  EXPECT_NE(plan_fusion(b.g, all).reason[0].find("does not fit"), std::string::npos);
+}
+
 TEST(Planner, TwoIndependentChainsAreTwoGroups) {
   GraphBuilder b;
   b.ew(EwOp::Exp, {b.ew(EwOp::Abs, {b.tensor(kS)}, kS)}, kS);

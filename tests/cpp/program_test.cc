@@ -35,6 +35,22 @@ double ref_op(EwOp op, double a, double b) {
 // Evaluates every node one by one, materialising each tensor.
 std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vector<float>> values) {
   for (const Node& n : g.nodes) {
+    if (n.kind == OpKind::kGemm) {
+      const Tensor& w = g.tensors[n.inputs[1]];
+      const int64_t nn = w.shape[0], k = w.shape[1];
+      const auto& x = values.at(n.inputs[0]);
+      const int64_t m = static_cast<int64_t>(x.size()) / k;
+      std::vector<float> out(m * nn);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < nn; ++j) {
+          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].data[j] : 0.0;
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(x[i * k + p]) * w.data[j * k + p];
+          if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
+          out[i * nn + j] = static_cast<float>(acc);
+        }
+      values[n.outputs[0]] = out;
+      continue;
+    }
     const Shape& out = g.tensors[n.outputs[0]].shape;
     std::vector<Shape> strides;
     for (int t : n.inputs) strides.push_back(broadcast_strides(g.tensors[t].shape, out));
@@ -74,7 +90,7 @@ struct Case {
     for (size_t i = 0; i < group.size(); ++i) group[i] = static_cast<int>(i);
     std::vector<bool> written(b.g.tensors.size(), false);
     for (int t : written_tensors) written[t] = true;
-    const Program p = build_program(b.g, group, written);
+    const Program p = build_program(b.g, group, written, gemm_kernel_for("scalar"));
     std::vector<Shape> shapes;
     std::vector<const float*> in;
     for (int t : p.inputs) {
@@ -83,8 +99,10 @@ struct Case {
     }
     const auto want = naive(b.g, inputs);
     for (const auto& isa : available_isas()) {
+      // GEMM weights are packed for one kernel: rebuild the program per ISA.
+      const Program pi = build_program(b.g, group, written, gemm_kernel_for(isa));
       std::string error;
-      auto bound = BoundProgram::bind(p, shapes, *ew_table_for(isa), &error);
+      auto bound = BoundProgram::bind(pi, shapes, *ew_table_for(isa), &error);
       ASSERT_TRUE(bound) << error;
       std::vector<std::vector<float>> outs;
       std::vector<float*> out;
@@ -94,7 +112,7 @@ struct Case {
       }
       for (auto& o : outs) out.push_back(o.data());
       bound->run(in.data(), out.data(), pool);
-      for (size_t o = 0; o < p.outputs.size(); ++o) {
+      for (size_t o = 0; o < pi.outputs.size(); ++o) {
         const auto& w = want.at(p.outputs[o]);
         for (size_t i = 0; i < w.size(); ++i)
           ASSERT_NEAR(outs[o][i], w[i], tol * std::max(1.f, std::fabs(w[i])))
@@ -171,6 +189,26 @@ TEST(Program, ZeroSizeRunsNothing) {
   Case c;
   const int t = c.b.ew(EwOp::Abs, {c.b.ew(EwOp::Exp, {c.input({0, 4})}, {0, 4})}, {0, 4});
   c.check({t});
+}
+
+TEST(Program, FullyConnectedWithAnEpilogueOnEveryIsa) {
+  for (bool keep : {false, true}) {
+    Case c;
+    static std::vector<float> w, bias;
+    w.resize(45 * 20);
+    bias.resize(45);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+    for (float& v : w) v = u(rng);
+    for (float& v : bias) v = u(rng);
+    // 37 rows: not a multiple of any micro-kernel's rows; 45 columns: not of any panel.
+    const Shape in_shape = keep ? Shape{1, 37, 20} : Shape{37, 20};
+    const Shape out_shape = keep ? Shape{1, 37, 45} : Shape{37, 45};
+    const int y = c.b.fc(c.input(in_shape), w.data(), bias.data(), 45, 20, out_shape, Activation::kRelu6, keep);
+    const int z = c.b.ew(EwOp::Tanh, {c.b.ew(EwOp::Mul, {y, c.input({45})}, out_shape)}, out_shape);
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
 }
 
 TEST(Program, IncompatibleShapesAreReported) {
