@@ -18,47 +18,42 @@ class GraphBuilder {
   }
   // Adds an elementwise node; its output takes the broadcast shape given.
   int ew(EwOp op, std::vector<int> inputs, Shape out_shape, Activation act = Activation::kNone) {
-    const int out = tensor(std::move(out_shape));
     Node n;
-    n.id = static_cast<int>(g.nodes.size());
     n.name = ew_name(op);
     n.kind = OpKind::kElementwise;
     n.ew = op;
     n.act = act;
     n.inputs = std::move(inputs);
-    n.outputs = {out};
-    g.nodes.push_back(n);
-    return out;
+    return add(std::move(n), std::move(out_shape));
   }
   // FULLY_CONNECTED: weights [n, k] and optional bias [n] are constants.
   int fc(int input, const float* weights, const float* bias, int64_t n, int64_t k, Shape out_shape,
          Activation act = Activation::kNone, bool keep_num_dims = false) {
-    const int w = tensor({n, k}, true, weights);
-    std::vector<int> inputs = {input, w};
-    if (bias) inputs.push_back(tensor({n}, true, bias));
-    const int out = tensor(std::move(out_shape));
     Node node;
-    node.id = static_cast<int>(g.nodes.size());
     node.name = "FULLY_CONNECTED";
     node.kind = OpKind::kGemm;
     node.act = act;
     node.keep_num_dims = keep_num_dims;
-    node.inputs = std::move(inputs);
-    node.outputs = {out};
-    g.nodes.push_back(node);
-    return out;
+    node.inputs = {input, tensor({n, k}, true, weights)};
+    if (bias) node.inputs.push_back(tensor({n}, true, bias));
+    return add(std::move(node), std::move(out_shape));
   }
   int opaque(const char* name, std::vector<int> inputs, Shape out_shape) {
-    const int out = tensor(std::move(out_shape));
     Node n;
-    n.id = static_cast<int>(g.nodes.size());
     n.name = name;
     n.inputs = std::move(inputs);
-    n.outputs = {out};
-    g.nodes.push_back(n);
-    return out;
+    return add(std::move(n), std::move(out_shape));
   }
   Graph g;
+
+ private:
+  int add(Node n, Shape out_shape) {
+    const int out = tensor(std::move(out_shape));
+    n.id = static_cast<int>(g.nodes.size());
+    n.outputs = {out};
+    g.nodes.push_back(std::move(n));
+    return out;
+  }
 };
 
 }  // namespace fd::test
