@@ -59,6 +59,11 @@ std::shared_ptr<ThreadPool> pool_for(Delegate& d, int threads) {
   return pool;
 }
 
+// The option's thread count, else the interpreter's (-1 there means one).
+int thread_count(const Options& o, const TfLiteContext* ctx) {
+  return o.num_threads > 0 ? o.num_threads : std::max(1, ctx->recommended_num_threads);
+}
+
 TfLiteIntArray* int_array(const std::vector<int>& v) {
   auto* a = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + v.size() * sizeof(int)));
   a->size = static_cast<int>(v.size());
@@ -165,33 +170,40 @@ struct Partition {
   int report = -1;  // index into Delegate::reports
 };
 
+// Which group (index into `groups`) produces each tensor the groups output.
+std::map<int, int> group_of_output(const Graph& g, const std::vector<std::vector<int>>& groups) {
+  std::map<int, int> of;
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (int pos : groups[k]) of[g.nodes[pos].outputs[0]] = static_cast<int>(k);
+  return of;
+}
+
 // Orders the partition's groups so each runs after the groups it reads from.
 // Groups that still depend on each other (the planner prevents it; this is a
 // guard) run node by node, in execution order.
-std::vector<std::vector<int>> order_groups(const Graph& g, std::map<int, std::vector<int>> groups) {
-  std::map<int, int> group_of_tensor;
-  for (const auto& [gid, members] : groups)
-    for (int pos : members) group_of_tensor[g.nodes[pos].outputs[0]] = gid;
+std::vector<std::vector<int>> order_groups(const Graph& g, const std::vector<std::vector<int>>& groups) {
+  const std::map<int, int> producer = group_of_output(g, groups);
   std::vector<std::vector<int>> ordered;
-  std::set<int> done;
-  for (bool progress = true; progress && done.size() < groups.size();) {
+  std::vector<bool> done(groups.size(), false);
+  size_t placed = 0;
+  for (bool progress = true; progress && placed < groups.size();) {
     progress = false;
-    for (const auto& [gid, members] : groups) {
-      if (done.count(gid)) continue;
+    for (size_t k = 0; k < groups.size(); ++k) {
+      if (done[k]) continue;
       bool ready = true;
-      for (int pos : members)
+      for (int pos : groups[k])
         for (int t : g.nodes[pos].inputs)
-          if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != gid)
-            ready &= done.count(it->second) > 0;
+          if (auto it = producer.find(t); it != producer.end() && it->second != static_cast<int>(k))
+            ready &= done[it->second];
       if (!ready) continue;
-      done.insert(gid);
-      ordered.push_back(members);
-      progress = true;
+      done[k] = progress = true;
+      ++placed;
+      ordered.push_back(groups[k]);
     }
   }
   std::vector<int> rest;
-  for (const auto& [gid, members] : groups)
-    if (!done.count(gid)) rest.insert(rest.end(), members.begin(), members.end());
+  for (size_t k = 0; k < groups.size(); ++k)
+    if (!done[k]) rest.insert(rest.end(), groups[k].begin(), groups[k].end());
   std::sort(rest.begin(), rest.end());
   for (int pos : rest) ordered.push_back({pos});
   return ordered;
@@ -213,18 +225,18 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
     groups[d->plan.group_of[pos]].push_back(pos);
     report.nodes.push_back(pos);
   }
-  part->groups = order_groups(g, std::move(groups));
+  std::vector<std::vector<int>> unordered;
+  for (auto& [gid, members] : groups) unordered.push_back(std::move(members));
+  part->groups = order_groups(g, unordered);
   // A group's value reaches memory when the partition exports it or another
   // group reads it.
-  std::map<int, size_t> group_of_tensor;
-  for (size_t k = 0; k < part->groups.size(); ++k)
-    for (int pos : part->groups[k]) group_of_tensor[g.nodes[pos].outputs[0]] = k;
+  const std::map<int, int> producer = group_of_output(g, part->groups);
   part->written.assign(ctx->tensors_size, false);
   for (int t : part->outputs) part->written[t] = true;
   for (size_t k = 0; k < part->groups.size(); ++k)
     for (int pos : part->groups[k])
       for (int t : g.nodes[pos].inputs)
-        if (auto it = group_of_tensor.find(t); it != group_of_tensor.end() && it->second != k)
+        if (auto it = producer.find(t); it != producer.end() && it->second != static_cast<int>(k))
           part->written[t] = true;
   for (const auto& members : part->groups) {
     part->planned.push_back(build_program(g, members, part->written, d->gemm));
@@ -291,7 +303,7 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
     }
   }
   const Options& o = part->delegate->opts;
-  part->threads = o.num_threads > 0 ? o.num_threads : std::max(1, ctx->recommended_num_threads);
+  part->threads = thread_count(o, ctx);
   return kTfLiteOk;
 }
 
@@ -366,8 +378,8 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
     std::free(nodes);
   }
   if (!d->opts.plan_file.empty()) {
-    const int threads = d->opts.num_threads > 0 ? d->opts.num_threads : std::max(1, ctx->recommended_num_threads);
-    const std::string err = write_text_file(d->opts.plan_file, plan_json(g, d->plan, d->reports, d->table->isa, threads));
+    const std::string err = write_text_file(
+        d->opts.plan_file, plan_json(g, d->plan, d->reports, d->table->isa, thread_count(d->opts, ctx)));
     if (!err.empty()) std::fprintf(stderr, "fusedelegate: plan_file: %s\n", err.c_str());
   }
   return st;

@@ -109,6 +109,10 @@ def accuracy(outputs, reference):
     return per_output
 
 
+def worst_rel_error(config):
+    return max((a["max_rel"] for a in config["accuracy_vs_builtin"]), default=0.0)
+
+
 def latency_stats(times):
     t = np.asarray(times)
     return {"min": float(t.min()), "median": float(np.median(t)), "mean": float(t.mean()),
@@ -228,7 +232,7 @@ def print_table(result, out=sys.stdout):
     print(head, file=out)
     for name, c in cfgs.items():
         lat = c["latency_ms"]
-        err = max((a["max_rel"] for a in c["accuracy_vs_builtin"]), default=0.0)
+        err = worst_rel_error(c)
         fd, other = c["nodes_claimed_by_fusedelegate"], c["nodes_claimed"] - c["nodes_claimed_by_fusedelegate"]
         claimed = "+".join(f"{n}{tag}" for n, tag in ((fd, "fd"), (other, "xnn")) if n) or "0"
         print(f"{name:<21}{c['init_ms']:>7.1f}{c['first_inference_ms']:>7.2f}{lat['min']:>8.3f}"
@@ -251,7 +255,7 @@ def write_csv(result, path):
             w.writerow([name, c["init_ms"], c["first_inference_ms"], lat["min"], lat["median"], lat["mean"],
                         lat["p90"], lat["p99"], lat["std"], c["ratio_vs"]["builtin"], c["ratio_vs"]["xnnpack"],
                         c["peak_rss_mb"], c["partitions"], c["nodes_claimed"], c["nodes_claimed_by_fusedelegate"],
-                        max((a["max_rel"] for a in c["accuracy_vs_builtin"]), default=0.0)])
+                        worst_rel_error(c)])
 
 
 def write_plot(result, path):
