@@ -28,26 +28,18 @@ std::string resolve(const std::string& isa) {
 
 }  // namespace
 
-const EwTable* ew_table_for(const std::string& isa) {
+const Kernels* kernels_for(const std::string& isa) {
   const std::string want = resolve(isa);
-  if (want == "scalar") return &ew_table_scalar();
+  static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar()};
+  if (want == "scalar") return &scalar;
 #if defined(__x86_64__)
-  if (want == "avx2") return &ew_table_avx2();
-  if (want == "avx512") return &ew_table_avx512();
+  static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2()};
+  static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512()};
+  if (want == "avx2") return &avx2;
+  if (want == "avx512") return &avx512;
 #elif defined(__aarch64__)
-  if (want == "neon") return &ew_table_neon();
-#endif
-  return nullptr;
-}
-
-const GemmKernel* gemm_kernel_for(const std::string& isa) {
-  const std::string want = resolve(isa);
-  if (want == "scalar") return &gemm_kernel_scalar();
-#if defined(__x86_64__)
-  if (want == "avx2") return &gemm_kernel_avx2();
-  if (want == "avx512") return &gemm_kernel_avx512();
-#elif defined(__aarch64__)
-  if (want == "neon") return &gemm_kernel_neon();
+  static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon()};
+  if (want == "neon") return &neon;
 #endif
   return nullptr;
 }

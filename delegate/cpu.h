@@ -12,11 +12,15 @@ namespace fd {
 // ISAs usable on this CPU, best last: "scalar", then e.g. "avx2", "avx512".
 std::vector<std::string> available_isas();
 
-// The table for `isa` ("auto" = best available), or null if this CPU or build
-// lacks it.
-const EwTable* ew_table_for(const std::string& isa);
+// Every kernel of one ISA.
+struct Kernels {
+  const EwTable* ew;
+  const GemmKernel* gemm;
+  const DwKernel* dw;
+};
 
-// The GEMM micro-kernel for `isa`, likewise.
-const GemmKernel* gemm_kernel_for(const std::string& isa);
+// The kernels for `isa` ("auto" = best available), or null if this CPU or build
+// lacks it.
+const Kernels* kernels_for(const std::string& isa);
 
 }  // namespace fd

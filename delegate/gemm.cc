@@ -23,9 +23,10 @@ PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int 
 // Rows per block: a block of A stays in L2 while every panel passes over it.
 constexpr int kRowBlock = 96;
 
-void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, const float* a, size_t lda, float* c,
+void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
           size_t ldc, float lo, float hi) {
   const int panels = (w.n + w.nr - 1) / w.nr;
+  const int kc = w.k / taps;
   const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
   for (int m0 = 0; m0 < m; m0 += kRowBlock) {
     const int m1 = std::min(m, m0 + kRowBlock);
@@ -33,12 +34,12 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, const float* 
       const float* panel = w.data.data() + q * panel_size;
       const int nc = std::min(w.nr, w.n - q * w.nr);
       for (int r = m0; r < m1;) {
-        const int rows = std::min(kernel.mr, m1 - r);
+        const int left = std::min(kernel.mr, m1 - r);
         // A few leftover rows: one at a time rather than a mostly idle full tile.
-        const bool by_row = 2 * rows <= kernel.mr;
-        const int step = by_row ? 1 : rows;
-        (by_row ? kernel.fn_row : kernel.fn)(step, nc, w.k, a + r * lda, lda, panel, c + r * ldc + q * w.nr, ldc,
-                                             lo, hi);
+        const bool by_row = 2 * left <= kernel.mr;
+        const int step = by_row ? 1 : left;
+        (by_row ? kernel.fn_row : kernel.fn)(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel,
+                                             c + r * ldc + q * w.nr, ldc, lo, hi);
         r += step;
       }
     }

@@ -20,16 +20,27 @@ struct Tensor {
   const float* data = nullptr;  // constants only, valid while planning
 };
 
+// CONV_2D / DEPTHWISE_CONV_2D attributes.
+struct ConvParams {
+  int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  bool same_padding = false;  // TFLite SAME (else VALID)
+};
+
 struct Node {
   int id = -1;  // the front end's node index
   std::string name;  // op name, for plans and messages
   OpKind kind = OpKind::kOpaque;
   EwOp ew = EwOp::kCount;  // for kElementwise
+  AnchorOp anchor = AnchorOp::kFullyConnected;  // for kAnchor
   Activation act = Activation::kNone;
-  float param = 0.f;  // LeakyRelu alpha
-  bool keep_num_dims = false;  // kGemm: output keeps the input's leading dims
-  std::vector<int> inputs;   // tensor indices (kGemm: input, weights [n, k], optional bias [n])
-  std::vector<int> outputs;  // tensor indices
+  float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with
+  bool keep_num_dims = false;  // FULLY_CONNECTED: output keeps the input's leading dims
+  ConvParams conv;
+  PadMode pad_mode = PadMode::kConstant;  // kPad
+  std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
+  // Tensor indices. kAnchor: input, weights, optional bias. kPad: the input only.
+  std::vector<int> inputs;
+  std::vector<int> outputs;
 };
 
 // Nodes are in execution (topological) order.

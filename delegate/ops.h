@@ -44,18 +44,31 @@ inline const char* ew_name(EwOp op) {
 // How the planner treats an op.
 enum class OpKind : uint8_t {
   kElementwise,  // one output, same-shape or broadcast inputs, pure per element
-  kGemm,         // heavy anchor: rows of its input times constant weights (FULLY_CONNECTED)
+  kAnchor,       // heavy op whose output rows start a group: see AnchorOp
+  kPad,          // PAD / PADV2 / MIRROR_PAD: folded into the convolution that reads it
   kOpaque,       // anything we do not fuse (yet)
 };
 
-// Activation fused into a binary op, applied as its own step of the program.
+// Heavy anchors. Each computes rows of its output (the last dim is the row) from
+// its whole input and constant weights; elementwise epilogues then run on them.
+enum class AnchorOp : uint8_t {
+  kFullyConnected,   // input rows times weights [n, k]
+  kConv2D,           // NHWC input, filter [oc, kh, kw, ic]
+  kDepthwiseConv2D,  // NHWC input, filter [1, kh, kw, ic * multiplier]
+  kPad,              // a PAD whose output must be stored (else it is folded): copies rows
+};
+
+// Activation fused into a binary op or an anchor.
 enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kUnsupported };
+
+enum class PadMode : uint8_t { kConstant, kReflect, kSymmetric };
 
 // Fusion families a user can switch on and off (option `fusions`).
 enum Family : uint32_t {
   kFamilyElementwise = 1u << 0,
   kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
-  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected,
+  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, PADs before them, epilogues
+  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv,
   // On by default: families measured never to make a model slower. FULLY_CONNECTED
   // is at XNNPACK's speed on MLP blocks but still slower on batch-1 GEMV.
   kFamilyDefault = kFamilyElementwise,

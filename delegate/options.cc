@@ -41,12 +41,12 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
       bool ok = false;
       for (const auto& k : known) ok |= k == value;
       if (!ok) return bad_value(key, value, join(known));
-      if (!ew_table_for(value))
+      if (!kernels_for(value))
         return "fusedelegate: option 'isa' asks for '" + value +
                "', which this CPU or build does not support; available here: " + join(available_isas());
       o.isa = value;
     } else if (key == "fusions") {
-      const std::string accepted = "all, none, or a comma list of: elementwise, fully_connected";
+      const std::string accepted = "all, none, or a comma list of: elementwise, fully_connected, conv";
       o.families = 0;
       if (value == "none") continue;
       size_t start = 0;
@@ -56,6 +56,7 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
         if (f == "all") o.families |= kFamilyAll;
         else if (f == "elementwise") o.families |= kFamilyElementwise;
         else if (f == "fully_connected") o.families |= kFamilyFullyConnected;
+        else if (f == "conv") o.families |= kFamilyConv;
         else return bad_value(key, value, accepted);
         if (comma == std::string::npos) break;
         start = comma + 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "conv.h"
 #include "shape.h"
 
 namespace fd {
@@ -31,32 +32,74 @@ class NodeSet {
 
 namespace {
 
-std::string gemm_legality(const Graph& g, const Node& node, uint32_t families) {
-  if (!(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
+// Weights [n, k] (FULLY_CONNECTED), [oc, kh, kw, ic] (CONV_2D) or [1, kh, kw, c]
+// (DEPTHWISE_CONV_2D), constant; an optional constant bias [n].
+std::string weights_legality(const Graph& g, const Node& node) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const size_t rank = node.anchor == AnchorOp::kFullyConnected ? 2 : 4;
+  if (!w.is_float32 || !w.is_constant || !w.data || w.shape.size() != rank || num_elements(w.shape) <= 0)
+    return "weights are not a constant float32 tensor of rank " + std::to_string(rank);
+  if (node.anchor == AnchorOp::kDepthwiseConv2D && w.shape[0] != 1) return "depthwise filter is not [1, kh, kw, c]";
+  const int64_t n = node.anchor == AnchorOp::kDepthwiseConv2D ? w.shape[3] : w.shape[0];
+  if (node.inputs.size() == 3) {
+    const Tensor& b = g.tensors[node.inputs[2]];
+    if (!b.is_float32 || !b.is_constant || !b.data || b.shape != Shape{n})
+      return "bias is not a constant float32 [n] vector";
+  }
+  return "";
+}
+
+std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
+  const bool fc = node.anchor == AnchorOp::kFullyConnected;
+  if (fc && !(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
+  if (!fc && !(families & kFamilyConv)) return "fusion family 'conv' is disabled";
   if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
   if (node.outputs.size() != 1 || node.inputs.size() < 2 || node.inputs.size() > 3)
     return node.name + " has an unexpected number of inputs or outputs";
   const Tensor& in = g.tensors[node.inputs[0]];
-  const Tensor& w = g.tensors[node.inputs[1]];
-  if (!in.is_float32 || !w.is_float32) return "dtype: input or weights are not float32";
+  if (!in.is_float32) return "dtype: input is not float32";
   if (in.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
-  if (!w.is_constant || !w.data || w.shape.size() != 2) return "weights are not a constant [n, k] matrix";
-  if (node.inputs.size() == 3) {
-    const Tensor& b = g.tensors[node.inputs[2]];
-    if (!b.is_float32 || !b.is_constant || !b.data || b.shape != Shape{w.shape[0]})
-      return "bias is not a constant float32 [n] vector";
+  if (std::string w = weights_legality(g, node); !w.empty()) return w;
+  const Tensor& w = g.tensors[node.inputs[1]];
+  Shape expect;
+  if (fc) {
+    const auto out = fully_connected_shape(in.shape, w.shape, node.keep_num_dims);
+    if (!out) return "input " + to_string(in.shape) + " does not fit weights " + to_string(w.shape);
+    expect = *out;
+  } else {
+    std::string error;
+    const auto geo = conv_geometry(in.shape, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), node.conv,
+                                   FoldedPad{}, &error);
+    if (!geo) return error;
+    const bool fits = node.anchor == AnchorOp::kConv2D ? w.shape[3] == geo->channels
+                                                       : w.shape[3] % geo->channels == 0;
+    if (!fits) return "input " + to_string(in.shape) + " does not fit filter " + to_string(w.shape);
+    expect = {geo->batch, geo->out_h, geo->out_w, w.shape[node.anchor == AnchorOp::kConv2D ? 0 : 3]};
   }
-  const auto out = fully_connected_shape(in.shape, w.shape, node.keep_num_dims);
-  if (!out) return "input " + to_string(in.shape) + " does not fit weights " + to_string(w.shape);
   const Tensor& o = g.tensors[node.outputs[0]];
   if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
+  return "";
+}
+
+// A PAD is claimed only folded into the convolution that is its one reader.
+std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (!(families & kFamilyConv)) return "fusion family 'conv' is disabled";
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return "PAD without constant paddings";
+  const Tensor& in = g.tensors[node.inputs[0]];
+  if (!in.is_float32 || in.has_dynamic_shape || in.shape.size() != 4 || node.pads.size() != 8)
+    return "PAD of a tensor that is not a static 4-D float32 one";
+  for (int64_t p : node.pads)
+    if (p < 0) return "negative padding";
+  if (node.pads[0] || node.pads[1] || node.pads[6] || node.pads[7]) return "PAD of batch or channels";
   return "";
 }
 
 }  // namespace
 
 std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
-  if (node.kind == OpKind::kGemm) return gemm_legality(g, node, families);
+  if (node.kind == OpKind::kAnchor) return anchor_legality(g, node, families);
+  if (node.kind == OpKind::kPad) return pad_legality(g, node, families);
   if (node.kind != OpKind::kElementwise) return "unsupported op " + node.name;
   if (!(families & kFamilyElementwise)) return "fusion family 'elementwise' is disabled";
   if (node.act == Activation::kUnsupported)
@@ -107,6 +150,21 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     plan.reason[i] = node_legality(g, g.nodes[i], opts.families);
     legal[i] = plan.reason[i].empty();
   }
+  // A legal PAD folds into the convolution that is its only reader.
+  std::vector<int> readers(g.tensors.size(), 0), reader(g.tensors.size(), -1);
+  for (int i = 0; i < n; ++i)
+    for (int t : g.nodes[i].inputs) ++readers[t], reader[t] = i;
+  auto is_conv = [&](int i) {
+    return g.nodes[i].kind == OpKind::kAnchor && g.nodes[i].anchor != AnchorOp::kFullyConnected;
+  };
+  for (int i = 0; i < n; ++i) {
+    if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
+    const int t = g.nodes[i].outputs[0], r = reader[t];
+    if (readers[t] != 1 || !is_conv(r) || !legal[r] || g.nodes[r].inputs[0] != t) {
+      plan.reason[i] = "PAD is fused only into a convolution that is its one reader";
+      legal[i] = false;
+    }
+  }
 
   // A group is convex when no path leaves it and comes back: no outside
   // producer of a member depends on a member.
@@ -141,22 +199,30 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   // Greedy, in execution order: a node joins the groups of its producers when
   // its output has the same shape (one iteration domain per group) and the
   // union stays convex and acyclic with the other groups.
-  // A GEMM reads its whole input: that input may not be computed in its group.
-  auto gemm_inputs_outside = [&](const std::vector<int>& members) {
-    for (int m : members)
-      if (g.nodes[m].kind == OpKind::kGemm)
-        if (int p = producer[g.nodes[m].inputs[0]];
-            p >= 0 && std::find(members.begin(), members.end(), p) != members.end())
-          return false;
+  // An anchor reads its whole input: that input may not be computed in its
+  // group (but a PAD folded into it may be, reading from outside).
+  auto anchor_inputs_outside = [&](const std::vector<int>& members) {
+    auto inside = [&](int t) {
+      const int p = producer[t];
+      return p >= 0 && std::find(members.begin(), members.end(), p) != members.end();
+    };
+    for (int m : members) {
+      if (g.nodes[m].kind != OpKind::kAnchor || !inside(g.nodes[m].inputs[0])) continue;
+      const Node& p = g.nodes[producer[g.nodes[m].inputs[0]]];
+      if (p.kind != OpKind::kPad || inside(p.inputs[0])) return false;
+    }
     return true;
   };
 
   for (int i = 0; i < n; ++i) {
-    if (!legal[i]) continue;
+    if (!legal[i] || g.nodes[i].kind == OpKind::kPad) continue;  // a PAD joins its convolution
     const Shape& shape = g.tensors[g.nodes[i].outputs[0]].shape;
     std::vector<int> members = {i};
     std::vector<int> merged;
-    for (int t : g.nodes[i].kind == OpKind::kGemm ? std::vector<int>{} : g.nodes[i].inputs) {
+    if (is_conv(i))
+      if (int p = producer[g.nodes[i].inputs[0]]; p >= 0 && g.nodes[p].kind == OpKind::kPad && legal[p])
+        members = {p, i};
+    for (int t : g.nodes[i].kind == OpKind::kAnchor ? std::vector<int>{} : g.nodes[i].inputs) {
       const int p = producer[t];
       if (p < 0 || group_of[p] < 0) continue;
       const int gp = group_of[p];
@@ -166,7 +232,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       trial.insert(trial.end(), groups[gp].begin(), groups[gp].end());
       std::vector<int> trial_merged = merged;
       trial_merged.push_back(gp);
-      if (!convex(trial) || !acyclic(trial, trial_merged) || !gemm_inputs_outside(trial)) continue;
+      if (!convex(trial) || !acyclic(trial, trial_merged) || !anchor_inputs_outside(trial)) continue;
       members = std::move(trial);
       merged = std::move(trial_merged);
     }
@@ -193,7 +259,9 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
 
   for (auto& grp : groups) {
     if (grp.empty()) continue;
-    if (static_cast<int>(grp.size()) < opts.min_nodes_per_group) {
+    // An anchor is worth running alone; a lone elementwise op saves no traffic.
+    const bool anchored = std::any_of(grp.begin(), grp.end(), [&](int m) { return g.nodes[m].kind == OpKind::kAnchor; });
+    if (!anchored && static_cast<int>(grp.size()) < opts.min_nodes_per_group) {
       for (int m : grp)
         plan.reason[m] = "policy: a group of " + std::to_string(grp.size()) +
                          " node(s) is below min_nodes_per_partition=" +

@@ -39,10 +39,10 @@ int fuse_multiply_add(Program& p) {
   for (int v : p.output_values) uses[v] += 2;  // never fold a value that is written out
   int fused = 0;
   for (Instr& in : p.code) {
-    if (in.gemm >= 0 || (in.op != EwOp::Add && in.op != EwOp::Sub)) continue;
+    if (in.anchor >= 0 || (in.op != EwOp::Add && in.op != EwOp::Sub)) continue;
     for (int side = 0; side < 2; ++side) {
       const int v = in.src[side];
-      if (v < ni || uses[v] != 1 || p.code[v - ni].gemm >= 0 || p.code[v - ni].op != EwOp::Mul) continue;
+      if (v < ni || uses[v] != 1 || p.code[v - ni].anchor >= 0 || p.code[v - ni].op != EwOp::Mul) continue;
       const Instr& mul = p.code[v - ni];
       const int other = in.src[1 - side];
       in.op = in.op == EwOp::Add ? EwOp::Fma : side == 0 ? EwOp::Fms : EwOp::Fnma;
@@ -77,23 +77,50 @@ int fuse_multiply_add(Program& p) {
 
 }  // namespace
 
+namespace {
+
+FoldedPad folded_pad(const Node& pad) {
+  FoldedPad f;  // NHWC: pads[2..3] are H, pads[4..5] are W
+  f.top = pad.pads[2];
+  f.bottom = pad.pads[3];
+  f.left = pad.pads[4];
+  f.right = pad.pads[5];
+  f.mode = pad.pad_mode;
+  f.value = pad.param;
+  return f;
+}
+
+}  // namespace
+
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<bool>& written,
-                      const GemmKernel* gemm) {
+                      const Kernels& kernels) {
   Program p;
   std::map<int, int> value_of;  // tensor -> value
+  std::map<int, const Node*> pad_of;  // a PAD's output -> the PAD, folded into its reader
   std::vector<EwOp> ops;
   std::vector<bool> produced(g.tensors.size(), false);
-  for (int pos : group) produced[g.nodes[pos].outputs[0]] = true;
-  auto reads = [&](const Node& node, EwOp op) {  // the tensors a node takes as values
-    const int n = node.kind == OpKind::kGemm ? 1 : ew_arity(op);
-    return std::vector<int>(node.inputs.begin(), node.inputs.begin() + n);
-  };
   for (int pos : group) {
     const Node& node = g.nodes[pos];
-    const EwOp op = node.kind == OpKind::kGemm ? EwOp::kCount
-                    : node.ew == EwOp::Pow     ? specialise_pow(g, node)
-                                               : node.ew;
+    if (node.kind == OpKind::kPad) pad_of[node.outputs[0]] = &node;
+    else produced[node.outputs[0]] = true;
+  }
+  // The tensors a node takes as values; an anchor reads through a folded PAD.
+  auto reads = [&](const Node& node, EwOp op) {
+    if (node.kind == OpKind::kElementwise)
+      return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
+    auto it = pad_of.find(node.inputs[0]);
+    return std::vector<int>{it != pad_of.end() && node.kind == OpKind::kAnchor ? it->second->inputs[0]
+                                                                              : node.inputs[0]};
+  };
+  // A folded PAD runs only if its output must be stored.
+  auto runs = [&](const Node& node) { return node.kind != OpKind::kPad || written[node.outputs[0]]; };
+  for (int pos : group) {
+    const Node& node = g.nodes[pos];
+    const EwOp op = node.kind != OpKind::kElementwise ? EwOp::kCount
+                    : node.ew == EwOp::Pow           ? specialise_pow(g, node)
+                                                     : node.ew;
     ops.push_back(op);
+    if (!runs(node)) continue;
     for (int t : reads(node, op)) {
       if (!produced[t] && !value_of.count(t)) {
         value_of[t] = static_cast<int>(p.inputs.size());
@@ -104,18 +131,17 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   const int ni = static_cast<int>(p.inputs.size());
   for (size_t k = 0; k < group.size(); ++k) {
     const Node& node = g.nodes[group[k]];
+    if (!runs(node)) continue;
     Instr in{ops[k], node.param, {-1, -1, -1}};
     const std::vector<int> srcs = reads(node, ops[k]);
     for (size_t i = 0; i < srcs.size(); ++i) in.src[i] = value_of.at(srcs[i]);
-    if (node.kind == OpKind::kGemm) {
-      const Tensor& w = g.tensors[node.inputs[1]];
-      const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].data : nullptr;
-      const float lo = node.act == Activation::kNone ? -INFINITY : node.act == Activation::kReluN1To1 ? -1.f : 0.f;
-      const float hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : INFINITY;
-      auto packed = std::make_shared<const PackedWeights>(pack_weights(
-          w.data, bias, static_cast<int>(w.shape[0]), static_cast<int>(w.shape[1]), gemm->nr));
-      in.gemm = static_cast<int>(p.gemms.size());
-      p.gemms.push_back(GemmStep{gemm, std::move(packed), node.keep_num_dims, lo, hi});
+    if (node.kind != OpKind::kElementwise) {
+      auto it = pad_of.find(node.inputs[0]);
+      const bool folds = node.kind == OpKind::kAnchor && it != pad_of.end();
+      const FoldedPad pad = node.kind == OpKind::kPad ? folded_pad(node) : folds ? folded_pad(*it->second)
+                                                                                 : FoldedPad{};
+      in.anchor = static_cast<int>(p.anchors.size());
+      p.anchors.push_back(make_anchor(g, node, pad, kernels));
       p.code.push_back(in);
     } else {
       p.code.push_back(in);
@@ -143,10 +169,8 @@ std::string Program::to_string() const {
   std::string s;
   for (size_t k = 0; k < code.size(); ++k) {
     const Instr& in = code[k];
-    if (in.gemm >= 0) {
-      const PackedWeights& w = *gemms[in.gemm].weights;
-      s += "v" + std::to_string(ni + k) + " = FullyConnected[" + std::to_string(w.n) + "x" + std::to_string(w.k) +
-           ", " + gemms[in.gemm].kernel->name + "](";
+    if (in.anchor >= 0) {
+      s += "v" + std::to_string(ni + k) + " = " + anchors[in.anchor].to_string() + "(";
     } else {
       s += "v" + std::to_string(ni + k) + " = " + ew_name(in.op) + "(";
     }
@@ -224,6 +248,8 @@ constexpr int64_t kParallelMinElements = 1 << 15;
 // All streams of one tile together. Measured on a Zen 5 core (48 KiB L1d, 1 MiB
 // L2): 2048-4096-float tiles beat 512-1024 by 10-25% on 5- and 20-op chains.
 constexpr int kTileBudgetFloats = 16384;
+// An anchor's output tile: its epilogue then reads it from L2.
+constexpr int kAnchorTileFloats = 16384;
 
 }  // namespace
 
@@ -237,18 +263,15 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   // Every value's shape, then the domain they all share.
   std::vector<Shape> shape(input_shapes);
   for (const Instr& in : p.code) {
-    if (in.gemm >= 0) {
-      const GemmStep& gs = p.gemms[in.gemm];
+    if (in.anchor >= 0) {
       if (in.src[0] >= ni) {
-        *error = "a fully connected input must come from outside the fused group";
+        *error = "an anchor's input must come from outside the fused group";
         return nullptr;
       }
-      const auto out = fully_connected_shape(shape[in.src[0]], {gs.weights->n, gs.weights->k}, gs.keep_num_dims);
-      if (!out) {
-        *error = "input " + fd::to_string(shape[in.src[0]]) + " does not fit the fully connected weights";
-        return nullptr;
-      }
-      shape.push_back(*out);
+      auto a = bind_anchor(p.anchors[in.anchor], shape[in.src[0]], error);
+      if (!a) return nullptr;
+      shape.push_back(a->output);
+      b->anchors_.push_back(std::move(*a));
       continue;
     }
     Shape s = shape[in.src[0]];
@@ -280,7 +303,7 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   b->in_.resize(ni);
   std::vector<bool> tiled(ni, false);  // read tile by tile by some elementwise step
   for (const Instr& in : p.code)
-    for (int i = 0; in.gemm < 0 && i < in.arity(); ++i)
+    for (int i = 0; in.anchor < 0 && i < in.arity(); ++i)
       if (in.src[i] < ni) tiled[in.src[i]] = true;
   std::vector<Shape*> strides;
   for (int i = 0; i < ni; ++i) {
@@ -317,6 +340,7 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   for (int i = 0; i < ni; ++i) slot[i] = i;
   std::vector<int> free_buffers;
   const int first_buffer_slot = ni + no;
+  int anchor_index = 0;  // anchors_ are in code order
   for (size_t k = 0; k < p.code.size(); ++k) {
     const Instr& in = p.code[k];
     const int v = ni + static_cast<int>(k);
@@ -336,14 +360,9 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     } else {
       slot[v] = first_buffer_slot + buffers++;
     }
-    Step st{in.gemm >= 0 ? nullptr : table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, slot[v],
-            nullptr, 0, 0};
+    Step st{in.anchor >= 0 ? nullptr : table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, slot[v],
+            in.anchor >= 0 ? anchor_index++ : -1};
     for (int i = 0; i < 3; ++i) st.src[i] = in.src[i] >= 0 ? slot[in.src[i]] : -1;
-    if (in.gemm >= 0) {
-      st.gemm = &p.gemms[in.gemm];
-      st.k = st.gemm->weights->k;
-      st.n = st.gemm->weights->n;
-    }
     b->steps_.push_back(st);
   }
   b->buffers_ = buffers;
@@ -356,9 +375,9 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   bool row_repeat = false;
   for (auto& op : b->in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
   if (row_repeat && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
-  for (const GemmStep& gs : p.gemms) {  // whole output rows, a multiple of the micro-kernel's rows
-    const int64_t n = gs.weights->n, mr = gs.kernel->mr;
-    tile = std::max<int64_t>(mr, kTileBudgetFloats / 4 / n / mr * mr) * n;
+  for (const BoundAnchor& a : b->anchors_) {  // whole output rows, a multiple of the GEMM's rows
+    const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
+    tile = std::max<int64_t>(mr, kAnchorTileFloats / a.n / mr * mr) * a.n;
   }
   tile = std::max<int64_t>(1, std::min(tile, b->total_));
   b->tile_ = static_cast<int>(tile);
@@ -416,9 +435,9 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
     }
     for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + t0;
     for (const Step& s : steps_) {
-      if (s.gemm) {  // rows [t0/n, (t0+n)/n) of the GEMM, from the whole input tensor
-        gemm(*s.gemm->kernel, *s.gemm->weights, static_cast<int>(n / s.n), in[s.src[0]] + t0 / s.n * s.k, s.k,
-             slots[s.dst], s.n, s.gemm->lo, s.gemm->hi);
+      if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
+        const BoundAnchor& a = anchors_[s.anchor];
+        run_anchor(a, t0 / a.n, n / a.n, in[s.src[0]], slots[s.dst]);
         continue;
       }
       s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gemm.h"
+#include "anchor.h"
 #include "ir.h"
 #include "kernels/ew_table.h"
 #include "shape.h"
@@ -16,22 +16,15 @@ namespace fd {
 
 class ThreadPool;
 
-// A FULLY_CONNECTED anchor: weights packed once, for one GEMM kernel.
-struct GemmStep {
-  const GemmKernel* kernel;
-  std::shared_ptr<const PackedWeights> weights;
-  bool keep_num_dims;
-  float lo, hi;  // its fused activation, applied by the micro-kernel
-};
-
 // Values are numbered: program inputs first, then one per instruction.
-// An instruction is an elementwise op, or (gemm >= 0) a GEMM of a program input.
+// An instruction is an elementwise op, or (anchor >= 0) a heavy anchor that
+// reads a program input whole.
 struct Instr {
   EwOp op;
   float param = 0.f;
   int src[3] = {-1, -1, -1};
-  int gemm = -1;  // index into Program::gemms
-  int arity() const { return gemm >= 0 ? 1 : ew_arity(op); }
+  int anchor = -1;  // index into Program::anchors
+  int arity() const { return anchor >= 0 ? 1 : ew_arity(op); }
 };
 
 struct Program {
@@ -39,16 +32,17 @@ struct Program {
   std::vector<Instr> code;         // instruction k defines value inputs.size() + k
   std::vector<int> outputs;        // tensors written out
   std::vector<int> output_values;  // the value each output holds
-  std::vector<GemmStep> gemms;
+  std::vector<AnchorStep> anchors;
   int value_count() const { return static_cast<int>(inputs.size() + code.size()); }
   std::string to_string() const;
 };
 
 // Compiles `group` (node positions in execution order). `written` tells which
 // tensors must reach memory (consumed outside the group, or graph outputs).
-// GEMM anchors pack their weights for `gemm` (needed if the group has one).
+// Anchors pack their weights for `kernels`; a PAD in the group is folded into
+// the convolution that reads it.
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<bool>& written,
-                      const GemmKernel* gemm = nullptr);
+                      const Kernels& kernels);
 
 // A program bound to concrete shapes, ready to run.
 class BoundProgram {
@@ -78,8 +72,7 @@ class BoundProgram {
     float param;
     int src[3];  // slots
     int dst;
-    const GemmStep* gemm;  // if set: dst = GEMM of input src[0], row-aligned tiles
-    int64_t k, n;
+    int anchor;  // >= 0: dst = rows of anchors_[anchor] from input src[0]; tiles are whole rows
   };
   void run_tiles(int64_t first, int64_t last, const float* const* in, float* const* out) const;
 
@@ -90,6 +83,7 @@ class BoundProgram {
   std::vector<Operand> in_;
   int outputs_ = 0;
   std::vector<Step> steps_;
+  std::vector<BoundAnchor> anchors_;
   std::vector<Shape> output_shapes_;
 };
 

@@ -108,8 +108,12 @@ std::string profile_json(const Graph& g, const std::vector<PartitionReport>& par
     const PartitionReport& r = parts[k];
     std::string ops = "[";
     for (size_t i = 0; i < r.nodes.size(); ++i) ops += (i ? "," : "") + quote(g.nodes[r.nodes[i]].name);
+    std::string programs = "[";
+    for (size_t i = 0; i < r.program_ops.size(); ++i)
+      programs += std::string(i ? ", " : "") + "{\"ops\": " + quote(r.program_ops[i]) +
+                  ", \"seconds\": " + number(r.program_seconds[i]) + "}";
     s += " {\"nodes\": " + list(ids(g, r.nodes)) + ", \"ops\": " + ops + "], \"invokes\": " +
-         std::to_string(r.invokes) + ", \"seconds\": " + number(r.seconds) + "}" +
+         std::to_string(r.invokes) + ", \"seconds\": " + number(r.seconds) + ", \"programs\": " + programs + "]}" +
          (k + 1 < parts.size() ? ",\n" : "\n");
   }
   return s + "]}\n";

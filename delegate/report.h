@@ -18,6 +18,10 @@ struct PartitionReport {
   std::vector<int64_t> group_bytes_saved;
   int64_t invokes = 0;
   double seconds = 0;
+  // Per bound program (a fused group, or one node where a group runs node by
+  // node): its ops joined by '+', and its time over all invokes.
+  std::vector<std::string> program_ops;
+  std::vector<double> program_seconds;
 };
 
 // Memory traffic a fused program avoids: every intermediate it keeps in tiles

@@ -157,12 +157,42 @@ typedef struct {
   bool keep_num_dims;
   bool asymmetric_quantize_inputs;
 } TfLiteFullyConnectedParams;
+typedef enum { kTfLitePaddingUnknown = 0, kTfLitePaddingSame = 1, kTfLitePaddingValid = 2 } TfLitePadding;
+// Newer runtimes append fields (quantized_bias_type); we read only this prefix.
+typedef struct {
+  TfLitePadding padding;
+  int stride_width;
+  int stride_height;
+  TfLiteFusedActivation activation;
+  int dilation_width_factor;
+  int dilation_height_factor;
+} TfLiteConvParams;
+typedef struct {
+  TfLitePadding padding;
+  int stride_width;
+  int stride_height;
+  int depth_multiplier;  // unreliable in old models: we take it from the filter's shape
+  TfLiteFusedActivation activation;
+  int dilation_width_factor;
+  int dilation_height_factor;
+} TfLiteDepthwiseConvParams;
+typedef enum {
+  kTfLiteMirrorPaddingUnknown = 0,
+  kTfLiteMirrorPaddingReflect = 1,
+  kTfLiteMirrorPaddingSymmetric = 2,
+} TfLiteMirrorPaddingMode;
+typedef struct { TfLiteMirrorPaddingMode mode; } TfLiteMirrorPaddingParams;
 
 }  // extern "C"
 
 // Pinned layout: if any of these fail, the header no longer matches the runtimes.
 static_assert(sizeof(void*) == 8, "fusedelegate supports LP64 targets only");
 static_assert(sizeof(TfLiteIntArray) == 4, "TfLiteIntArray");
+static_assert(offsetof(TfLiteConvParams, activation) == 12, "TfLiteConvParams.activation");
+static_assert(offsetof(TfLiteConvParams, dilation_height_factor) == 20, "TfLiteConvParams.dilation_height_factor");
+static_assert(offsetof(TfLiteDepthwiseConvParams, activation) == 16, "TfLiteDepthwiseConvParams.activation");
+static_assert(offsetof(TfLiteDepthwiseConvParams, dilation_height_factor) == 24,
+              "TfLiteDepthwiseConvParams.dilation_height_factor");
 static_assert(sizeof(TfLiteTensor) == 112, "TfLiteTensor size");
 static_assert(offsetof(TfLiteTensor, data) == 8, "TfLiteTensor.data");
 static_assert(offsetof(TfLiteTensor, dims) == 16, "TfLiteTensor.dims");

@@ -29,7 +29,7 @@ struct Delegate {
   TfLiteDelegate base{};
   Options opts;
   const EwTable* table = nullptr;
-  const GemmKernel* gemm = nullptr;
+  const Kernels* kernels = nullptr;
   std::mutex pool_mu;
   std::map<int, std::shared_ptr<ThreadPool>> pools;  // by thread count; shared with invokes in flight
   // Handed from Prepare to the kernels' init, which runs inside Replace...().
@@ -113,6 +113,27 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
   return "";
 }
 
+// A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
+// value into the node, which then keeps only its data input.
+bool read_pad(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() < 2 || n->inputs.size() > 3) return false;
+  const TfLiteTensor& p = ctx->tensors[n->inputs[1]];
+  const Shape ps = shape_of(p);
+  if (p.allocation_type != kTfLiteMmapRo || !p.data || ps.size() != 2 || ps[1] != 2) return false;
+  if (p.type != kTfLiteInt32 && p.type != kTfLiteInt64) return false;
+  for (int64_t i = 0; i < 2 * ps[0]; ++i)
+    n->pads.push_back(p.type == kTfLiteInt32 ? static_cast<const int32_t*>(p.data)[i]
+                                             : static_cast<const int64_t*>(p.data)[i]);
+  if (n->inputs.size() == 3) {  // PADV2
+    const TfLiteTensor& v = ctx->tensors[n->inputs[2]];
+    if (v.type != kTfLiteFloat32 || v.allocation_type != kTfLiteMmapRo || !v.data || v.bytes != sizeof(float))
+      return false;
+    n->param = *static_cast<const float*>(v.data);
+  }
+  n->inputs.resize(1);
+  return true;
+}
+
 Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
   Graph g;
   g.tensors.resize(ctx->tensors_size);
@@ -134,7 +155,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     translate_tflite_op(reg->builtin_code, node->builtin_data, &n);
     for (int k = 0; k < node->inputs->size; ++k) {
       if (node->inputs->data[k] < 0) {  // optional input absent: only a GEMM's bias may be
-        if (!(n.kind == OpKind::kGemm && k == 2)) n.kind = OpKind::kOpaque;
+        if (!(n.kind == OpKind::kAnchor && k == 2)) n.kind = OpKind::kOpaque;
         continue;
       }
       n.inputs.push_back(node->inputs->data[k]);
@@ -146,6 +167,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       }
       n.outputs.push_back(node->outputs->data[k]);
     }
+    if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
@@ -164,8 +186,11 @@ struct Partition {
   // values no longer share one shape after a resize.
   std::vector<Program> programs;
   std::vector<std::unique_ptr<BoundProgram>> bound;
-  std::map<int, std::vector<float>> owned;  // tensors that live only inside the partition
+  std::vector<std::string> labels;  // per bound program: its ops, for the profile
+  // Tensors that live only inside the partition, in buffers reused once dead.
   std::map<int, Shape> owned_shape;
+  std::map<int, int> owned;  // tensor -> index into buffers
+  std::vector<std::vector<float>> buffers;
   int threads = 1;
   int report = -1;  // index into Delegate::reports
 };
@@ -239,7 +264,7 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
         if (auto it = producer.find(t); it != producer.end() && it->second != static_cast<int>(k))
           part->written[t] = true;
   for (const auto& members : part->groups) {
-    part->planned.push_back(build_program(g, members, part->written, d->gemm));
+    part->planned.push_back(build_program(g, members, part->written, *d->kernels));
     const Program& prog = part->planned.back();
     report.group_nodes.push_back(members);
     report.programs.push_back(prog.to_string());
@@ -254,20 +279,56 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
 
 void kernel_free(TfLiteContext*, void* buffer) { delete static_cast<Partition*>(buffer); }
 
+// Gives each owned tensor a buffer, reusing the buffers of tensors no later
+// program reads (a program's outputs never share with its inputs).
+void assign_buffers(Partition* part) {
+  std::map<int, size_t> last_read;
+  for (size_t k = 0; k < part->programs.size(); ++k)
+    for (int t : part->programs[k].inputs) last_read[t] = k;
+  std::vector<int> free;  // buffer indices
+  part->owned.clear();
+  for (size_t k = 0; k < part->programs.size(); ++k) {
+    for (int t : part->programs[k].outputs) {
+      auto shape = part->owned_shape.find(t);
+      if (shape == part->owned_shape.end()) continue;
+      const size_t need = num_elements(shape->second);
+      // The smallest free buffer that fits, else the largest one, grown.
+      auto size = [&](std::vector<int>::iterator it) { return part->buffers[*it].size(); };
+      auto best = free.end();
+      for (auto it = free.begin(); it != free.end(); ++it)
+        if (size(it) >= need && (best == free.end() || size(it) < size(best))) best = it;
+      for (auto it = free.begin(); best == free.end() && it != free.end(); ++it)
+        if (best == free.end() || size(it) > size(best)) best = it;
+      int b;
+      if (best == free.end()) {
+        b = static_cast<int>(part->buffers.size());
+        part->buffers.emplace_back();
+      } else {
+        b = *best;
+        free.erase(best);
+      }
+      if (part->buffers[b].size() < need) part->buffers[b].resize(need);
+      part->owned[t] = b;
+    }
+    for (int t : part->programs[k].inputs)
+      if (auto it = part->owned.find(t); it != part->owned.end() && last_read[t] == k) free.push_back(it->second);
+  }
+}
+
 TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
   auto* part = static_cast<Partition*>(node->user_data);
   const Graph& g = *part->graph;
   const EwTable& table = *part->delegate->table;
   part->programs.clear();
   part->bound.clear();
-  part->owned.clear();
+  part->labels.clear();
   part->owned_shape.clear();  // refilled below before any program reads it
   auto shape_now = [&](int t) {
     auto it = part->owned_shape.find(t);
     return it != part->owned_shape.end() ? it->second : shape_of(ctx->tensors[t]);
   };
   // Binds p and records its outputs' shapes; false (with a reported error) if p cannot run.
-  auto add = [&](const Program& p, bool* mixed) {
+  auto add = [&](const Program& p, const std::vector<int>& nodes, bool* mixed) {
     std::vector<Shape> shapes;
     for (int t : p.inputs) shapes.push_back(shape_now(t));
     std::string error;
@@ -281,7 +342,6 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
       const Shape& s = b->output_shapes()[o];
       if (!part->outputs.count(t)) {
         part->owned_shape[t] = s;
-        part->owned[t].resize(num_elements(s));
       } else if (shape_of(ctx->tensors[t]) != s) {
         std::vector<int> dims(s.begin(), s.end());
         if (ctx->ResizeTensor(ctx, &ctx->tensors[t], int_array(dims)) != kTfLiteOk) return false;
@@ -289,21 +349,30 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
     }
     part->programs.push_back(p);
     part->bound.push_back(std::move(b));
+    std::string label;
+    for (int pos : nodes) label += (label.empty() ? "" : "+") + g.nodes[pos].name;
+    part->labels.push_back(label);
     return true;
   };
   for (size_t k = 0; k < part->groups.size(); ++k) {
     bool mixed = false;
-    if (add(part->planned[k], &mixed)) continue;
+    if (add(part->planned[k], part->groups[k], &mixed)) continue;
     if (!mixed) return kTfLiteError;
     // After a resize the group's values differ in shape: run it node by node.
     for (int pos : part->groups[k]) {
       std::vector<bool> written = part->written;
       written[g.nodes[pos].outputs[0]] = true;
-      if (!add(build_program(g, {pos}, written, part->delegate->gemm), nullptr)) return kTfLiteError;
+      if (!add(build_program(g, {pos}, written, *part->delegate->kernels), {pos}, nullptr)) return kTfLiteError;
     }
   }
+  assign_buffers(part);
   const Options& o = part->delegate->opts;
   part->threads = thread_count(o, ctx);
+  if (part->report < static_cast<int>(part->delegate->reports.size())) {
+    PartitionReport& r = part->delegate->reports[part->report];
+    r.program_ops = part->labels;
+    r.program_seconds.assign(part->labels.size(), 0.0);
+  }
   return kTfLiteOk;
 }
 
@@ -321,11 +390,15 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
     out.clear();
     auto data = [&](int t) {
       auto it = part->owned.find(t);
-      return it != part->owned.end() ? it->second.data() : static_cast<float*>(ctx->tensors[t].data);
+      return it != part->owned.end() ? part->buffers[it->second].data() : static_cast<float*>(ctx->tensors[t].data);
     };
     for (int t : p.inputs) in.push_back(data(t));
     for (int t : p.outputs) out.push_back(data(t));
+    const auto t0 = profile ? std::chrono::steady_clock::now() : start;
     part->bound[k]->run(in.data(), out.data(), pool.get());
+    if (profile && part->report < static_cast<int>(d->reports.size()))
+      d->reports[part->report].program_seconds[k] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (profile && part->report < static_cast<int>(d->reports.size())) {
     PartitionReport& r = d->reports[part->report];
@@ -404,8 +477,8 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
   }
   auto* d = new fd::Delegate();
   d->opts = opts;
-  d->table = fd::ew_table_for(opts.isa);
-  d->gemm = fd::gemm_kernel_for(opts.isa);
+  d->kernels = fd::kernels_for(opts.isa);
+  d->table = d->kernels->ew;
   d->base.data_ = d;
   d->base.Prepare = fd::delegate_prepare;
   d->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors;

@@ -59,6 +59,7 @@ const Entry* find(int code) {
   return nullptr;
 }
 
+// From any params struct that starts with (or is) a TfLiteFusedActivation.
 Activation activation(const void* data) {
   if (!data) return Activation::kNone;
   switch (static_cast<const TfLiteFusedActivationParams*>(data)->activation) {
@@ -79,14 +80,62 @@ const char* tflite_op_name(int code) {
   return nullptr;
 }
 
+namespace {
+
+template <class P>
+ConvParams conv_params(const P& p) {
+  ConvParams c;
+  c.stride_h = p.stride_height;
+  c.stride_w = p.stride_width;
+  c.dilation_h = p.dilation_height_factor;
+  c.dilation_w = p.dilation_width_factor;
+  c.same_padding = p.padding == kTfLitePaddingSame;
+  return c;
+}
+
+// CONV_2D and DEPTHWISE_CONV_2D; false if the params are missing or unknown.
+bool translate_conv(int code, const void* data, Node* node) {
+  if (!data) return false;
+  node->kind = OpKind::kAnchor;
+  if (code == kTfLiteBuiltinConv2D) {
+    const auto& p = *static_cast<const TfLiteConvParams*>(data);
+    node->anchor = AnchorOp::kConv2D;
+    node->conv = conv_params(p);
+    node->act = activation(&p.activation);
+    return p.padding != kTfLitePaddingUnknown;
+  }
+  const auto& p = *static_cast<const TfLiteDepthwiseConvParams*>(data);
+  node->anchor = AnchorOp::kDepthwiseConv2D;
+  node->conv = conv_params(p);
+  node->act = activation(&p.activation);
+  return p.padding != kTfLitePaddingUnknown;
+}
+
+}  // namespace
+
 void translate_tflite_op(int code, const void* data, Node* node) {
   const char* name = tflite_op_name(code);
   node->name = name ? name : "BUILTIN_" + std::to_string(code);
   if (code == kTfLiteBuiltinFullyConnected) {
     const auto* p = static_cast<const TfLiteFullyConnectedParams*>(data);
-    node->kind = p && p->weights_format != 0 ? OpKind::kOpaque : OpKind::kGemm;
+    node->kind = p && p->weights_format != 0 ? OpKind::kOpaque : OpKind::kAnchor;
+    node->anchor = AnchorOp::kFullyConnected;
     node->act = activation(data);
     node->keep_num_dims = p && p->keep_num_dims;
+    return;
+  }
+  if (code == kTfLiteBuiltinConv2D || code == kTfLiteBuiltinDepthwiseConv2D) {
+    if (!translate_conv(code, data, node)) node->kind = OpKind::kOpaque;
+    return;
+  }
+  if (code == kTfLiteBuiltinPad || code == kTfLiteBuiltinPadV2 || code == kTfLiteBuiltinMirrorPad) {
+    // The paddings (and PADV2's constant) are tensors: the front end reads them.
+    node->kind = OpKind::kPad;
+    if (code == kTfLiteBuiltinMirrorPad) {
+      const int mode = data ? static_cast<const TfLiteMirrorPaddingParams*>(data)->mode : 0;
+      node->pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
+      if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) node->kind = OpKind::kOpaque;
+    }
     return;
   }
   const Entry* e = find(code);

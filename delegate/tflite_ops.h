@@ -9,6 +9,11 @@ namespace fd {
 
 constexpr int kTfLiteBuiltinDelegate = 51;
 constexpr int kTfLiteBuiltinFullyConnected = 9;
+constexpr int kTfLiteBuiltinConv2D = 3;
+constexpr int kTfLiteBuiltinDepthwiseConv2D = 4;
+constexpr int kTfLiteBuiltinPad = 34;
+constexpr int kTfLiteBuiltinPadV2 = 60;
+constexpr int kTfLiteBuiltinMirrorPad = 100;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);

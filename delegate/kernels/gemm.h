@@ -1,7 +1,12 @@
-// f32 GEMM micro-kernels over packed weights (issue 4 groundwork).
+// f32 GEMM and depthwise micro-kernels over packed weights.
 //
-// C[m x n] = clamp(A[m x k] * W^T + bias, lo, hi), W given as [n x k] rows: the
-// layout of TFLite's FULLY_CONNECTED weights and of 1x1 CONV_2D filters.
+// GEMM: C[m x n] = clamp(A[m x k] * W^T + bias, lo, hi), W given as [n x k]
+// rows: the layout of TFLite's FULLY_CONNECTED weights and CONV_2D filters
+// ([n, kh, kw, ic] is [n x k] with k = kh*kw*ic). Each row of A is read through
+// an indirection table of `taps` pointers, one per kernel position, each to kc
+// consecutive floats (k = taps * kc): a plain GEMM is taps = 1, and a
+// convolution reads its input in place, padding rows pointing at a constant row.
+//
 // Weights are packed once, when the delegate prepares, into panels of NR
 // output columns: for each k the panel holds NR consecutive weights, then NR
 // biases (zero-padded past n).
@@ -11,9 +16,9 @@
 
 namespace fd {
 
-// Computes an mr x nc block of C (mr <= MR, nc <= NR) from mr rows of A (row
-// stride lda) and one packed panel; C has row stride ldc.
-using GemmMicroKernel = void (*)(int mr, int nc, int k, const float* a, size_t lda, const float* panel,
+// Computes an mr x nc block of C (mr <= MR, nc <= NR) from one packed panel.
+// a holds mr rows of `taps` pointers: a[r * taps + t]. C has row stride ldc.
+using GemmMicroKernel = void (*)(int mr, int nc, int taps, int kc, const float* const* a, const float* panel,
                                  float* c, size_t ldc, float lo, float hi);
 
 struct GemmKernel {
@@ -23,10 +28,27 @@ struct GemmKernel {
   GemmMicroKernel fn_row;  // one row, same panels: for a few leftover rows (batch-1 FC)
 };
 
+// Depthwise: `pixels` output pixels of `channels` channels each, pixel p at
+// out + p * channels: out[c] = clamp(bias[c] + sum_t in[p * taps + t][c] * w[t][c]).
+// Weights are packed like GEMM panels with n = channels, k = taps, nr = the
+// kernel's channel block.
+using DwMicroKernel = void (*)(int pixels, int channels, int taps, const float* const* in, const float* packed,
+                               float* out, float lo, float hi);
+
+struct DwKernel {
+  const char* name;  // e.g. f32_dwconv_32c_avx512
+  int cb;            // channels per block
+  DwMicroKernel fn;
+};
+
 // Defined in gemm_<isa>.cc where that ISA is compiled in.
 const GemmKernel& gemm_kernel_scalar();
 const GemmKernel& gemm_kernel_avx2();
 const GemmKernel& gemm_kernel_avx512();
 const GemmKernel& gemm_kernel_neon();
+const DwKernel& dw_kernel_scalar();
+const DwKernel& dw_kernel_avx2();
+const DwKernel& dw_kernel_avx512();
+const DwKernel& dw_kernel_neon();
 
 }  // namespace fd

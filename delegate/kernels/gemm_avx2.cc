@@ -1,4 +1,4 @@
-// GEMM micro-kernel for avx2: 6 rows x 16 columns.
+// Micro-kernels for avx2: GEMM 6 rows x 16 columns, depthwise 16 channels per block.
 #include "vec_avx2.h"
 #include "gemm_microkernel.h"
 
@@ -8,6 +8,11 @@ const GemmKernel& gemm_kernel_avx2() {
   static const GemmKernel kernel{"f32_gemm_6x16_avx2", 6, 16,
                                  &simd::gemm_microkernel<simd::F32x8, 6, 2>,
                                  &simd::gemm_microkernel<simd::F32x8, 1, 2>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_avx2() {
+  static const DwKernel kernel{"f32_dwconv_16c_avx2", 16, &simd::dw_microkernel<simd::F32x8, 2>};
   return kernel;
 }
 

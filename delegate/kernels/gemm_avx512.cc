@@ -1,4 +1,4 @@
-// GEMM micro-kernel for avx512: 12 rows x 32 columns.
+// Micro-kernels for avx512: GEMM 12 rows x 32 columns, depthwise 32 channels per block.
 #include "vec_avx512.h"
 #include "gemm_microkernel.h"
 
@@ -8,6 +8,11 @@ const GemmKernel& gemm_kernel_avx512() {
   static const GemmKernel kernel{"f32_gemm_12x32_avx512", 12, 32,
                                  &simd::gemm_microkernel<simd::F32x16, 12, 2>,
                                  &simd::gemm_microkernel<simd::F32x16, 1, 2>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_avx512() {
+  static const DwKernel kernel{"f32_dwconv_32c_avx512", 32, &simd::dw_microkernel<simd::F32x16, 2>};
   return kernel;
 }
 

@@ -1,4 +1,4 @@
-// GEMM micro-kernel for neon: 8 rows x 8 columns.
+// Micro-kernels for neon: GEMM 8 rows x 8 columns, depthwise 16 channels per block.
 #include "vec_neon.h"
 #include "gemm_microkernel.h"
 
@@ -8,6 +8,11 @@ const GemmKernel& gemm_kernel_neon() {
   static const GemmKernel kernel{"f32_gemm_8x8_neon", 8, 8,
                                  &simd::gemm_microkernel<simd::F32x4, 8, 2>,
                                  &simd::gemm_microkernel<simd::F32x4, 1, 2>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_neon() {
+  static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel<simd::F32x4, 4>};
   return kernel;
 }
 

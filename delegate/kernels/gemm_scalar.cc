@@ -1,4 +1,4 @@
-// GEMM micro-kernel for scalar: 4 rows x 4 columns.
+// Micro-kernels for scalar: GEMM 4 rows x 4 columns, depthwise 4 channels per block.
 #include "vec_scalar.h"
 #include "gemm_microkernel.h"
 
@@ -8,6 +8,11 @@ const GemmKernel& gemm_kernel_scalar() {
   static const GemmKernel kernel{"f32_gemm_4x4_scalar", 4, 4,
                                  &simd::gemm_microkernel<simd::F32x1, 4, 4>,
                                  &simd::gemm_microkernel<simd::F32x1, 1, 4>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_scalar() {
+  static const DwKernel kernel{"f32_dwconv_4c_scalar", 4, &simd::dw_microkernel<simd::F32x1, 4>};
   return kernel;
 }
 

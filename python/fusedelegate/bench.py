@@ -204,9 +204,17 @@ def read_profile(path, config):
     rows = [{"partition": k, "ops": p["ops"], "nodes": p["nodes"], "invokes": p["invokes"],
              "mean_ms": 1e3 * p["seconds"] / p["invokes"] if p["invokes"] else 0.0}
             for k, p in enumerate(parts)]
+    # Per fused program, summed over programs of the same ops.
+    programs = {}
+    for p in parts:
+        for prog in p.get("programs", []):
+            programs[prog["ops"]] = programs.get(prog["ops"], 0.0) + (
+                1e3 * prog["seconds"] / p["invokes"] if p["invokes"] else 0.0)
     total = config["latency_ms"]["mean"]
     rest = max(total - sum(r["mean_ms"] for r in rows), 0.0)
-    return {"partitions": rows, "interpreter_own_ops_mean_ms": rest, "total_mean_ms": total}
+    top = sorted(programs.items(), key=lambda kv: -kv[1])
+    return {"partitions": rows, "programs": [{"ops": k, "mean_ms": v} for k, v in top],
+            "interpreter_own_ops_mean_ms": rest, "total_mean_ms": total}
 
 
 def print_profile(profile, out=sys.stdout):
@@ -219,6 +227,11 @@ def print_profile(profile, out=sys.stdout):
               file=out)
     rest = profile["interpreter_own_ops_mean_ms"]
     print(f"  interpreter's own ops{rest:>7.3f} ms {100 * rest / total:>5.1f}%  (everything not delegated)", file=out)
+    if profile.get("programs"):
+        print("fused programs, by ops, slowest first (top 12):", file=out)
+        for r in profile["programs"][:12]:
+            ops = r["ops"] if len(r["ops"]) < 70 else r["ops"][:67] + "..."
+            print(f"  {r['mean_ms']:>9.3f} ms {100 * r['mean_ms'] / total:>5.1f}%  {ops}", file=out)
 
 
 def print_table(result, out=sys.stdout):

@@ -35,10 +35,12 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
                  bias = random_vector(n, n);
       std::vector<float> scalar_out;
       for (const auto& isa : available_isas()) {
-        const GemmKernel& kernel = *gemm_kernel_for(isa);
+        const GemmKernel& kernel = *kernels_for(isa)->gemm;
         const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr);
         std::vector<float> c(m * ldc, kGuard);
-        gemm(kernel, packed, m, a.data(), lda, c.data(), ldc, lo, hi);
+        std::vector<const float*> rows(m);
+        for (int i = 0; i < m; ++i) rows[i] = a.data() + i * lda;
+        gemm(kernel, packed, m, 1, rows.data(), c.data(), ldc, lo, hi);
         for (int i = 0; i < m; ++i) {
           for (int j = 0; j < n; ++j) {
             double ref = bias[j], mag = std::fabs(bias[j]);
@@ -61,7 +63,7 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
 
 TEST(Gemm, KernelsAreNamedForTheirShape) {
   for (const auto& isa : available_isas()) {
-    const GemmKernel& k = *gemm_kernel_for(isa);
+    const GemmKernel& k = *kernels_for(isa)->gemm;
     const std::string expect = "f32_gemm_" + std::to_string(k.mr) + "x" + std::to_string(k.nr) + "_" + isa;
     EXPECT_EQ(k.name, expect);
   }

@@ -31,11 +31,38 @@ class GraphBuilder {
          Activation act = Activation::kNone, bool keep_num_dims = false) {
     Node node;
     node.name = "FULLY_CONNECTED";
-    node.kind = OpKind::kGemm;
+    node.kind = OpKind::kAnchor;
+    node.anchor = AnchorOp::kFullyConnected;
     node.act = act;
     node.keep_num_dims = keep_num_dims;
     node.inputs = {input, tensor({n, k}, true, weights)};
     if (bias) node.inputs.push_back(tensor({n}, true, bias));
+    return add(std::move(node), std::move(out_shape));
+  }
+  // CONV_2D (filter [oc, kh, kw, ic]) or DEPTHWISE_CONV_2D (filter [1, kh, kw, c]).
+  int conv(AnchorOp op, int input, const float* filter, Shape filter_shape, const float* bias, ConvParams p,
+           Shape out_shape, Activation act = Activation::kNone) {
+    Node node;
+    node.name = op == AnchorOp::kConv2D ? "CONV_2D" : "DEPTHWISE_CONV_2D";
+    node.kind = OpKind::kAnchor;
+    node.anchor = op;
+    node.act = act;
+    node.conv = p;
+    const int64_t n = op == AnchorOp::kConv2D ? filter_shape[0] : filter_shape[3];
+    node.inputs = {input, tensor(std::move(filter_shape), true, filter)};
+    if (bias) node.inputs.push_back(tensor({n}, true, bias));
+    return add(std::move(node), std::move(out_shape));
+  }
+  // PAD with pads {before, after} per dim of a 4-D input.
+  int pad(int input, std::vector<int64_t> pads, Shape out_shape, PadMode mode = PadMode::kConstant,
+          float value = 0.f) {
+    Node node;
+    node.name = "PAD";
+    node.kind = OpKind::kPad;
+    node.pads = std::move(pads);
+    node.pad_mode = mode;
+    node.param = value;
+    node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }
   int opaque(const char* name, std::vector<int> inputs, Shape out_shape) {

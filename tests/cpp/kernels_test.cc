@@ -31,7 +31,7 @@ TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
   const EwTable& ref = ew_table_scalar();
   int tables = 0;
   for (const auto& isa : available_isas()) {
-    const EwTable* t = ew_table_for(isa);
+    const EwTable* t = kernels_for(isa)->ew;
     ASSERT_NE(t, nullptr) << isa;
     ++tables;
     for (int o = 0; o < kEwOpCount; ++o) {

@@ -32,10 +32,77 @@ double ref_op(EwOp op, double a, double b) {
   }
 }
 
+// PAD of an NHWC tensor: index maps written out per mode.
+std::vector<float> naive_pad(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
+  auto src = [&](int64_t v, int64_t before, int64_t size, bool* constant) {
+    int64_t i = v - before;
+    if (i >= 0 && i < size) return i;
+    if (n.pad_mode == PadMode::kConstant) *constant = true;
+    if (n.pad_mode == PadMode::kReflect) i = i < 0 ? -i : 2 * size - 2 - i;
+    if (n.pad_mode == PadMode::kSymmetric) i = i < 0 ? -1 - i : 2 * size - 1 - i;
+    return i;
+  };
+  std::vector<float> y(num_elements(out));
+  for (int64_t b = 0; b < out[0]; ++b)
+    for (int64_t h = 0; h < out[1]; ++h)
+      for (int64_t w = 0; w < out[2]; ++w)
+        for (int64_t c = 0; c < out[3]; ++c) {
+          bool constant = false;
+          const int64_t sh = src(h, n.pads[2], s[1], &constant), sw = src(w, n.pads[4], s[2], &constant);
+          y[((b * out[1] + h) * out[2] + w) * out[3] + c] =
+              constant ? n.param : x[((b * s[1] + sh) * s[2] + sw) * s[3] + c];
+        }
+  return y;
+}
+
+// CONV_2D / DEPTHWISE_CONV_2D in double, straight from the definition.
+std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, const std::vector<float>& x,
+                              const Shape& out) {
+  const Tensor& f = g.tensors[n.inputs[1]];
+  const bool dw = n.anchor == AnchorOp::kDepthwiseConv2D;
+  const int64_t kh = f.shape[1], kw = f.shape[2], ic = s[3], oc = out[3], mult = dw ? oc / ic : 1;
+  auto pad_before = [&](int64_t in, int64_t o, int64_t k, int stride, int dil) {
+    return n.conv.same_padding ? std::max<int64_t>(0, (o - 1) * stride + (k - 1) * dil + 1 - in) / 2 : 0;
+  };
+  const int64_t pt = pad_before(s[1], out[1], kh, n.conv.stride_h, n.conv.dilation_h);
+  const int64_t pl = pad_before(s[2], out[2], kw, n.conv.stride_w, n.conv.dilation_w);
+  std::vector<float> y(num_elements(out));
+  for (int64_t b = 0; b < out[0]; ++b)
+    for (int64_t oy = 0; oy < out[1]; ++oy)
+      for (int64_t ox = 0; ox < out[2]; ++ox)
+        for (int64_t o = 0; o < oc; ++o) {
+          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].data[o] : 0.0;
+          for (int64_t ky = 0; ky < kh; ++ky)
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t iy = oy * n.conv.stride_h + ky * n.conv.dilation_h - pt;
+              const int64_t ix = ox * n.conv.stride_w + kx * n.conv.dilation_w - pl;
+              if (iy < 0 || iy >= s[1] || ix < 0 || ix >= s[2]) continue;
+              const float* px = &x[((b * s[1] + iy) * s[2] + ix) * ic];
+              if (dw) acc += static_cast<double>(px[o / mult]) * f.data[(ky * kw + kx) * oc + o];
+              else
+                for (int64_t i = 0; i < ic; ++i) acc += static_cast<double>(px[i]) * f.data[((o * kh + ky) * kw + kx) * ic + i];
+            }
+          if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
+          if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
+          y[((b * out[1] + oy) * out[2] + ox) * oc + o] = static_cast<float>(acc);
+        }
+  return y;
+}
+
 // Evaluates every node one by one, materialising each tensor.
 std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vector<float>> values) {
   for (const Node& n : g.nodes) {
-    if (n.kind == OpKind::kGemm) {
+    const Shape& in_shape = g.tensors[n.inputs[0]].shape;
+    const Shape& out_shape = g.tensors[n.outputs[0]].shape;
+    if (n.kind == OpKind::kPad) {
+      values[n.outputs[0]] = naive_pad(n, in_shape, values.at(n.inputs[0]), out_shape);
+      continue;
+    }
+    if (n.kind == OpKind::kAnchor && n.anchor != AnchorOp::kFullyConnected) {
+      values[n.outputs[0]] = naive_conv(g, n, in_shape, values.at(n.inputs[0]), out_shape);
+      continue;
+    }
+    if (n.kind == OpKind::kAnchor) {
       const Tensor& w = g.tensors[n.inputs[1]];
       const int64_t nn = w.shape[0], k = w.shape[1];
       const auto& x = values.at(n.inputs[0]);
@@ -90,7 +157,7 @@ struct Case {
     for (size_t i = 0; i < group.size(); ++i) group[i] = static_cast<int>(i);
     std::vector<bool> written(b.g.tensors.size(), false);
     for (int t : written_tensors) written[t] = true;
-    const Program p = build_program(b.g, group, written, gemm_kernel_for("scalar"));
+    const Program p = build_program(b.g, group, written, *kernels_for("scalar"));
     std::vector<Shape> shapes;
     std::vector<const float*> in;
     for (int t : p.inputs) {
@@ -99,10 +166,10 @@ struct Case {
     }
     const auto want = naive(b.g, inputs);
     for (const auto& isa : available_isas()) {
-      // GEMM weights are packed for one kernel: rebuild the program per ISA.
-      const Program pi = build_program(b.g, group, written, gemm_kernel_for(isa));
+      // Weights are packed for one kernel: rebuild the program per ISA.
+      const Program pi = build_program(b.g, group, written, *kernels_for(isa));
       std::string error;
-      auto bound = BoundProgram::bind(pi, shapes, *ew_table_for(isa), &error);
+      auto bound = BoundProgram::bind(pi, shapes, *kernels_for(isa)->ew, &error);
       ASSERT_TRUE(bound) << error;
       std::vector<std::vector<float>> outs;
       std::vector<float*> out;
@@ -160,7 +227,7 @@ TEST(Program, ValuesOfDifferentShapesAskForNodeByNode) {
   const int big = b.ew(EwOp::Mul, {small, b.tensor({2, 3, 5, 7})}, {2, 3, 5, 7});
   std::vector<bool> written(b.g.tensors.size(), false);
   written[small] = written[big] = true;
-  const Program p = build_program(b.g, {0, 1}, written);
+  const Program p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
   std::string error;
   bool mixed = false;
   EXPECT_FALSE(BoundProgram::bind(p, {{1, 1, 1, 7}, {2, 3, 5, 7}}, ew_table_scalar(), &error, &mixed));
@@ -211,12 +278,97 @@ TEST(Program, FullyConnectedWithAnEpilogueOnEveryIsa) {
   }
 }
 
+// Constant weights for hand-built anchors; kept alive for the whole test.
+const float* random_weights(size_t n, uint32_t seed) {
+  static std::vector<std::vector<float>> keep;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  keep.emplace_back(n);
+  for (float& v : keep.back()) v = u(rng);
+  return keep.back().data();
+}
+
+ConvParams conv_params(int stride, int dilation, bool same) {
+  ConvParams p;
+  p.stride_h = p.stride_w = stride;
+  p.dilation_h = p.dilation_w = dilation;
+  p.same_padding = same;
+  return p;
+}
+
+// Output size along one axis, as TFLite computes it.
+int64_t out_size(int64_t in, int64_t k, int stride, int dilation, bool same) {
+  const int64_t span = (k - 1) * dilation + 1;
+  return same ? (in + stride - 1) / stride : (in - span) / stride + 1;
+}
+
+TEST(Program, ConvolutionsWithEpiloguesOnEveryIsa) {
+  struct C {
+    int64_t h, w, ic, oc, k;
+    int stride, dilation;
+    bool same;
+  };
+  // Channel counts that fill no micro-kernel or block evenly, 1x1 and KxK,
+  // strides, dilation, SAME and VALID.
+  for (const C& t : {C{9, 11, 5, 37, 3, 1, 1, true}, C{10, 9, 16, 20, 3, 2, 1, true}, C{12, 12, 3, 8, 3, 2, 1, false},
+                     C{8, 8, 7, 33, 1, 1, 1, false}, C{11, 10, 4, 6, 3, 1, 2, true}, C{7, 7, 2, 5, 5, 2, 1, true}}) {
+    Case c;
+    const Shape in_shape = {2, t.h, t.w, t.ic};
+    const Shape out = {2, out_size(t.h, t.k, t.stride, t.dilation, t.same),
+                       out_size(t.w, t.k, t.stride, t.dilation, t.same), t.oc};
+    const int y = c.b.conv(AnchorOp::kConv2D, c.input(in_shape), random_weights(t.oc * t.k * t.k * t.ic, 1),
+                           {t.oc, t.k, t.k, t.ic}, random_weights(t.oc, 2), conv_params(t.stride, t.dilation, t.same),
+                           out, Activation::kRelu);
+    const int z = c.b.ew(EwOp::Add, {c.b.ew(EwOp::Tanh, {y}, out), c.input(out)}, out);
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
+}
+
+TEST(Program, DepthwiseWithEveryMultiplierOnEveryIsa) {
+  for (int mult : {1, 2, 3}) {
+    for (int stride : {1, 2}) {
+      Case c;
+      const int64_t ic = 13, oc = ic * mult;  // 13, 26, 39 channels: partial blocks everywhere
+      const Shape in_shape = {1, 11, 9, ic};
+      const Shape out = {1, out_size(11, 3, stride, 1, true), out_size(9, 3, stride, 1, true), oc};
+      const int y = c.b.conv(AnchorOp::kDepthwiseConv2D, c.input(in_shape), random_weights(9 * oc, 3),
+                             {1, 3, 3, oc}, random_weights(oc, 4), conv_params(stride, 1, true), out,
+                             Activation::kRelu6);
+      c.check({c.b.ew(EwOp::Mul, {y, c.input({oc})}, out)}, nullptr, 1e-5);
+    }
+  }
+}
+
+TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
+  for (PadMode mode : {PadMode::kConstant, PadMode::kReflect, PadMode::kSymmetric}) {
+    for (AnchorOp op : {AnchorOp::kConv2D, AnchorOp::kDepthwiseConv2D}) {
+      Case c;
+      const int64_t ch = 6;
+      const Shape in_shape = {1, 8, 7, ch}, padded = {1, 8 + 2 + 1, 7 + 0 + 2, ch};  // asymmetric
+      const int p = c.b.pad(c.input(in_shape), {0, 0, 2, 1, 0, 2, 0, 0}, padded, mode, 0.75f);
+      const Shape out = {1, out_size(11, 3, 2, 1, false), out_size(9, 3, 2, 1, false), ch};
+      const Shape filter = op == AnchorOp::kConv2D ? Shape{ch, 3, 3, ch} : Shape{1, 3, 3, ch};
+      const int y = c.b.conv(op, p, random_weights(num_elements(filter), 5), filter, nullptr,
+                             conv_params(2, 1, false), out);
+      c.check({y}, nullptr, 1e-5);
+    }
+  }
+}
+
+TEST(Program, APadThatMustBeStoredIsCopied) {
+  Case c;
+  const Shape in_shape = {2, 4, 5, 3}, padded = {2, 7, 6, 3};
+  const int p = c.b.pad(c.input(in_shape), {0, 0, 1, 2, 1, 0, 0, 0}, padded, PadMode::kSymmetric);
+  c.check({p});
+}
+
 TEST(Program, IncompatibleShapesAreReported) {
   GraphBuilder b;
   const int x = b.tensor({4});
   b.ew(EwOp::Add, {x, b.tensor({4})}, {4});
   std::vector<bool> written(b.g.tensors.size(), true);
-  const Program p = build_program(b.g, {0}, written);
+  const Program p = build_program(b.g, {0}, written, *kernels_for("scalar"));
   std::string error;
   EXPECT_FALSE(BoundProgram::bind(p, {{3}, {4}}, ew_table_scalar(), &error));
   EXPECT_NE(error.find("do not broadcast"), std::string::npos);
@@ -230,11 +382,11 @@ TEST(Program, MultiplyAddBecomesOneFmaUnlessTheProductIsShared) {
   const int out = b.ew(EwOp::Sub, {z, m}, s);
   std::vector<bool> written(b.g.tensors.size(), false);
   written[out] = true;
-  Program p = build_program(b.g, {0, 1}, written);
+  Program p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
   ASSERT_EQ(p.code.size(), 1u);
   EXPECT_EQ(p.code[0].op, EwOp::Fnma);
   written[m] = true;  // the product is needed outside: keep it
-  p = build_program(b.g, {0, 1}, written);
+  p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
   ASSERT_EQ(p.code.size(), 2u);
   EXPECT_EQ(p.code[0].op, EwOp::Mul);
 }
@@ -246,7 +398,7 @@ TEST(Program, PowByConstantTwoOrHalfIsExact) {
     const int out = b.ew(EwOp::Pow, {b.tensor({8}), b.tensor({}, true, k)}, {8});
     std::vector<bool> written(b.g.tensors.size(), false);
     written[out] = true;
-    const Program p = build_program(b.g, {0}, written);
+    const Program p = build_program(b.g, {0}, written, *kernels_for("scalar"));
     ASSERT_EQ(p.code.size(), 1u);
     EXPECT_EQ(p.code[0].op, e == 2.f ? EwOp::Square : EwOp::Sqrt);
     EXPECT_EQ(p.inputs.size(), 1u);

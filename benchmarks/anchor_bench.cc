@@ -1,0 +1,117 @@
+// Heavy-op throughput against this core's FMA peak (issue 4 target: >= 80% of
+// peak on large layers), measured through the same fused programs the delegate
+// runs: indirection, packing, micro-kernels. A benchmark, not a test:
+//   cmake -B build-bench -DFD_BUILD_BENCHMARKS=ON && cmake --build build-bench && build-bench/anchor_bench [isa]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu.h"
+#include "program.h"
+
+double fma_peak_gflops(const std::string& isa);  // fma_peak.cc
+
+namespace {
+
+struct Layer {
+  const char* name;
+  fd::AnchorOp op;
+  int64_t h, w, ic, oc;
+  int k, stride;
+};
+
+double flops_of(const Layer& l, int64_t oh, int64_t ow) {
+  const double per_out = l.op == fd::AnchorOp::kDepthwiseConv2D ? l.k * l.k
+                         : l.op == fd::AnchorOp::kConv2D         ? l.k * l.k * l.ic
+                                                                 : l.ic;
+  return 2.0 * oh * ow * l.oc * per_out;
+}
+
+// One-node graph: input -> anchor -> output.
+fd::Graph graph_of(const Layer& l, const std::vector<float>& w, const std::vector<float>& bias) {
+  fd::Graph g;
+  auto tensor = [&](fd::Shape s, const float* data) {
+    fd::Tensor t;
+    t.is_float32 = true;
+    t.is_constant = data != nullptr;
+    t.data = data;
+    t.shape = std::move(s);
+    g.tensors.push_back(t);
+    return static_cast<int>(g.tensors.size()) - 1;
+  };
+  fd::Node n;
+  n.name = "anchor";
+  n.kind = fd::OpKind::kAnchor;
+  n.anchor = l.op;
+  n.conv.stride_h = n.conv.stride_w = l.stride;
+  n.conv.same_padding = true;
+  const fd::Shape filter = l.op == fd::AnchorOp::kFullyConnected   ? fd::Shape{l.oc, l.ic}
+                           : l.op == fd::AnchorOp::kDepthwiseConv2D ? fd::Shape{1, l.k, l.k, l.oc}
+                                                                    : fd::Shape{l.oc, l.k, l.k, l.ic};
+  const fd::Shape in = l.op == fd::AnchorOp::kFullyConnected ? fd::Shape{l.h * l.w, l.ic}
+                                                             : fd::Shape{1, l.h, l.w, l.ic};
+  n.inputs = {tensor(in, nullptr), tensor(filter, w.data()), tensor({l.oc}, bias.data())};
+  n.outputs = {tensor({}, nullptr)};
+  g.nodes.push_back(n);
+  return g;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Layer layers[] = {
+      {"mnv2 56x56 1x1 144->24", fd::AnchorOp::kConv2D, 56, 56, 144, 24, 1, 1},
+      {"mnv2 56x56 1x1 24->144", fd::AnchorOp::kConv2D, 56, 56, 24, 144, 1, 1},
+      {"mnv2 14x14 1x1 64->384", fd::AnchorOp::kConv2D, 14, 14, 64, 384, 1, 1},
+      {"mnv2 112x112 dw3x3 96 s2", fd::AnchorOp::kDepthwiseConv2D, 112, 112, 96, 96, 3, 2},
+      {"mnv2 56x56 dw3x3 144", fd::AnchorOp::kDepthwiseConv2D, 56, 56, 144, 144, 3, 1},
+      {"mnv2 224x224 3x3 3->32 s2", fd::AnchorOp::kConv2D, 224, 224, 3, 32, 3, 2},
+      {"r50 56x56 1x1 64->256", fd::AnchorOp::kConv2D, 56, 56, 64, 256, 1, 1},
+      {"r50 28x28 3x3 128->128", fd::AnchorOp::kConv2D, 28, 28, 128, 128, 3, 1},
+      {"r50 14x14 3x3 256->256", fd::AnchorOp::kConv2D, 14, 14, 256, 256, 3, 1},
+      {"r50 7x7 1x1 512->2048", fd::AnchorOp::kConv2D, 7, 7, 512, 2048, 1, 1},
+      {"FC 2048->1000 batch 1", fd::AnchorOp::kFullyConnected, 1, 1, 2048, 1000, 1, 1},
+  };
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (const auto& isa : fd::available_isas()) {
+    if (isa == "scalar" || (argc > 1 && isa != argv[1])) continue;
+    const fd::Kernels& kernels = *fd::kernels_for(isa);
+    const double peak = fma_peak_gflops(isa);
+    std::printf("%s: FMA peak %.1f GFLOP/s (one core)\n", isa.c_str(), peak);
+    for (const auto& l : layers) {
+      const int64_t wsize = l.op == fd::AnchorOp::kDepthwiseConv2D ? l.k * l.k * l.oc : l.k * l.k * l.ic * l.oc;
+      std::vector<float> w(wsize), bias(l.oc), x(l.h * l.w * l.ic);
+      for (float& v : w) v = u(rng);
+      for (float& v : x) v = u(rng);
+      const fd::Graph g = graph_of(l, w, bias);
+      const std::vector<bool> written = {false, false, false, true};
+      const fd::Program p = fd::build_program(g, {0}, written, kernels);
+      std::string error;
+      auto bound = fd::BoundProgram::bind(p, {g.tensors[0].shape}, *kernels.ew, &error);
+      if (!bound) {
+        std::printf("  %s: %s\n", l.name, error.c_str());
+        continue;
+      }
+      const fd::Shape& out_shape = bound->output_shapes()[0];
+      std::vector<float> y(fd::num_elements(out_shape));
+      const float* in[] = {x.data()};
+      float* out[] = {y.data()};
+      const double flops = flops_of(l, l.op == fd::AnchorOp::kFullyConnected ? 1 : out_shape[1],
+                                    l.op == fd::AnchorOp::kFullyConnected ? l.h * l.w : out_shape[2]);
+      std::vector<double> t;
+      for (int r = 0; r < std::clamp(static_cast<int>(1e9 / flops), 5, 300); ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        bound->run(in, out, nullptr);
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      std::sort(t.begin(), t.end());
+      const double s = t[t.size() / 2];
+      std::printf("  %-28s %8.3f ms %7.1f GFLOP/s  %5.1f%% of peak\n", l.name, s * 1e3, flops / s * 1e-9,
+                  100 * flops / s * 1e-9 / peak);
+    }
+  }
+}

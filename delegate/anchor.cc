@@ -1,0 +1,162 @@
+#include "anchor.h"
+
+#include <cstring>
+
+#include "shape.h"
+
+namespace fd {
+namespace {
+
+const char* anchor_name(AnchorOp op) {
+  switch (op) {
+    case AnchorOp::kFullyConnected: return "FullyConnected";
+    case AnchorOp::kConv2D: return "Conv2D";
+    case AnchorOp::kDepthwiseConv2D: return "DepthwiseConv2D";
+    case AnchorOp::kPad: return "Pad";
+  }
+  return "?";
+}
+
+// Below this many input channels a convolution copies its patches (im2col).
+constexpr int64_t kMinChannelsInPlace = 16;
+
+}  // namespace
+
+std::string AnchorStep::to_string() const {
+  std::string s = anchor_name(op);
+  s += "[";
+  if (op == AnchorOp::kConv2D || op == AnchorOp::kDepthwiseConv2D) {
+    s += std::to_string(kh) + "x" + std::to_string(kw) + "/" + std::to_string(conv.stride_h) + ", " +
+         std::to_string(n) + " ch, ";
+  } else if (op == AnchorOp::kFullyConnected) {
+    s += std::to_string(weights->n) + "x" + std::to_string(weights->k) + ", ";
+  }
+  if (pad.any())
+    s += "pad " + std::to_string(pad.top) + "," + std::to_string(pad.bottom) + "," + std::to_string(pad.left) +
+         "," + std::to_string(pad.right) + (op == AnchorOp::kPad ? "" : " folded") + ", ";
+  s += gemm ? gemm->name : dw ? dw->name : "copy";
+  return s + "]";
+}
+
+AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels) {
+  AnchorStep a;
+  a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
+  a.pad = pad;
+  a.conv = node.conv;
+  a.keep_num_dims = node.keep_num_dims;
+  a.lo = node.act == Activation::kRelu || node.act == Activation::kRelu6 ? 0.f
+         : node.act == Activation::kReluN1To1                             ? -1.f
+                                                                           : -INFINITY;
+  a.hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : INFINITY;
+  if (a.op == AnchorOp::kPad) return a;
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].data : nullptr;
+  const int n = static_cast<int>(a.op == AnchorOp::kDepthwiseConv2D ? w.shape.back() : w.shape[0]);
+  const int k = static_cast<int>(num_elements(w.shape) / n);
+  a.n = n;
+  if (a.op != AnchorOp::kFullyConnected) {
+    a.kh = static_cast<int>(w.shape[1]);
+    a.kw = static_cast<int>(w.shape[2]);
+  }
+  if (a.op == AnchorOp::kDepthwiseConv2D) {  // [1, kh, kw, n] -> rows of taps per channel
+    std::vector<float> by_channel(static_cast<size_t>(n) * k);
+    for (int t = 0; t < k; ++t)
+      for (int c = 0; c < n; ++c) by_channel[static_cast<size_t>(c) * k + t] = w.data[static_cast<size_t>(t) * n + c];
+    a.dw = kernels.dw;
+    a.weights = std::make_shared<const PackedWeights>(pack_weights(by_channel.data(), bias, n, k, a.dw->cb));
+  } else {
+    a.gemm = kernels.gemm;
+    a.weights = std::make_shared<const PackedWeights>(pack_weights(w.data, bias, n, k, a.gemm->nr));
+  }
+  return a;
+}
+
+std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& input, std::string* error) {
+  BoundAnchor b;
+  b.step = step;
+  b.n = step.n;
+  if (step.op == AnchorOp::kFullyConnected) {
+    const auto out = fully_connected_shape(input, {step.weights->n, step.weights->k}, step.keep_num_dims);
+    if (!out) {
+      *error = "input " + fd::to_string(input) + " does not fit the fully connected weights";
+      return std::nullopt;
+    }
+    b.output = *out;
+    b.k = step.weights->k;
+    return b;
+  }
+  const bool pad_only = step.op == AnchorOp::kPad;
+  const auto geo = conv_geometry(input, step.kh, step.kw, pad_only ? ConvParams{} : step.conv, step.pad, error);
+  if (!geo) return std::nullopt;
+  b.geo = *geo;
+  const int64_t c = geo->channels;
+  if (pad_only) b.n = c;
+  const bool fits = step.op == AnchorOp::kConv2D          ? c * geo->taps() == step.weights->k
+                    : step.op == AnchorOp::kDepthwiseConv2D ? step.n % c == 0
+                                                            : true;
+  if (!fits) {
+    *error = "input " + fd::to_string(input) + " does not fit the convolution filter";
+    return std::nullopt;
+  }
+  b.output = {geo->batch, geo->out_h, geo->out_w, b.n};
+  b.offsets = conv_offsets(b.geo);
+  b.zero_row.assign(c, 0.f);
+  b.pad_row.assign(c, step.pad.value);
+  return b;
+}
+
+void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, const float* input, float* out) {
+  const AnchorStep& s = a.step;
+  const int taps = a.geo.taps();
+  thread_local std::vector<const float*> rows;
+  rows.resize(static_cast<size_t>(count) * taps);
+  if (s.op == AnchorOp::kFullyConnected) {
+    for (int64_t i = 0; i < count; ++i) rows[i] = input + (first + i) * a.k;
+  } else {
+    conv_indirection(a.geo, a.offsets, first, count, input, a.zero_row.data(), a.pad_row.data(), rows.data());
+  }
+  switch (s.op) {
+    case AnchorOp::kFullyConnected:
+      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows.data(), out, a.n, s.lo, s.hi);
+      break;
+    case AnchorOp::kConv2D: {
+      const int64_t kc = a.geo.channels;
+      if (taps == 1 || kc >= kMinChannelsInPlace) {
+        gemm(*s.gemm, *s.weights, static_cast<int>(count), taps, rows.data(), out, a.n, s.lo, s.hi);
+        break;
+      }
+      // Few channels (an RGB stem): copy each pixel's taps into one row, so the
+      // micro-kernel runs one long k loop instead of many short ones.
+      thread_local std::vector<float> patches;
+      patches.resize(static_cast<size_t>(count) * taps * kc);
+      for (int64_t i = 0; i < count; ++i) {
+        float* row = patches.data() + i * taps * kc;
+        for (int t = 0; t < taps; ++t)
+          for (int64_t c = 0; c < kc; ++c) row[t * kc + c] = rows[i * taps + t][c];
+        rows[i] = row;
+      }
+      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows.data(), out, a.n, s.lo, s.hi);
+      break;
+    }
+    case AnchorOp::kDepthwiseConv2D: {
+      const int64_t c = a.geo.channels, m = a.n / c;
+      thread_local std::vector<float> expanded;
+      if (m > 1) {  // depth multiplier: output channel j reads input channel j / m
+        expanded.resize(rows.size() * a.n);
+        for (size_t r = 0; r < rows.size(); ++r) {
+          float* e = expanded.data() + r * a.n;
+          for (int64_t j = 0; j < a.n; ++j) e[j] = rows[r][j / m];
+          rows[r] = e;
+        }
+      }
+      s.dw->fn(static_cast<int>(count), static_cast<int>(a.n), taps, rows.data(), s.weights->data.data(), out,
+               s.lo, s.hi);
+      break;
+    }
+    case AnchorOp::kPad:
+      for (int64_t i = 0; i < count; ++i) std::memcpy(out + i * a.n, rows[i], a.n * sizeof(float));
+      break;
+  }
+}
+
+}  // namespace fd
