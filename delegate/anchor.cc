@@ -12,6 +12,9 @@ const char* anchor_name(AnchorOp op) {
     case AnchorOp::kFullyConnected: return "FullyConnected";
     case AnchorOp::kConv2D: return "Conv2D";
     case AnchorOp::kDepthwiseConv2D: return "DepthwiseConv2D";
+    case AnchorOp::kMaxPool2D: return "MaxPool2D";
+    case AnchorOp::kAveragePool2D: return "AveragePool2D";
+    case AnchorOp::kMean: return "Mean";
     case AnchorOp::kPad: return "Pad";
   }
   return "?";
@@ -25,7 +28,9 @@ constexpr int64_t kMinChannelsInPlace = 16;
 std::string AnchorStep::to_string() const {
   std::string s = anchor_name(op);
   s += "[";
-  if (op == AnchorOp::kConv2D || op == AnchorOp::kDepthwiseConv2D) {
+  if (op == AnchorOp::kMaxPool2D || op == AnchorOp::kAveragePool2D) {
+    s += std::to_string(kh) + "x" + std::to_string(kw) + "/" + std::to_string(conv.stride_h) + ", ";
+  } else if (op == AnchorOp::kConv2D || op == AnchorOp::kDepthwiseConv2D) {
     s += std::to_string(kh) + "x" + std::to_string(kw) + "/" + std::to_string(conv.stride_h) + ", " +
          std::to_string(n) + " ch, ";
   } else if (op == AnchorOp::kFullyConnected) {
@@ -34,7 +39,8 @@ std::string AnchorStep::to_string() const {
   if (pad.any())
     s += "pad " + std::to_string(pad.top) + "," + std::to_string(pad.bottom) + "," + std::to_string(pad.left) +
          "," + std::to_string(pad.right) + (op == AnchorOp::kPad ? "" : " folded") + ", ";
-  s += gemm ? gemm->name : dw ? dw->name : "copy";
+  const bool pool = op == AnchorOp::kMaxPool2D || op == AnchorOp::kAveragePool2D || op == AnchorOp::kMean;
+  s += gemm ? gemm->name : pool ? "pool" : dw ? dw->name : "copy";
   return s + "]";
 }
 
@@ -49,6 +55,12 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
                                                                            : -INFINITY;
   a.hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : INFINITY;
   if (a.op == AnchorOp::kPad) return a;
+  if (a.op == AnchorOp::kMaxPool2D || a.op == AnchorOp::kAveragePool2D || a.op == AnchorOp::kMean) {
+    a.kh = node.conv.window_h;  // MEAN: 0, the input's size, known when bound
+    a.kw = node.conv.window_w;
+    a.dw = kernels.dw;
+    return a;
+  }
   const Tensor& w = g.tensors[node.inputs[1]];
   const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].data : nullptr;
   const int n = static_cast<int>(a.op == AnchorOp::kDepthwiseConv2D ? w.shape.back() : w.shape[0]);
@@ -85,12 +97,20 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& inpu
     b.k = step.weights->k;
     return b;
   }
-  const bool pad_only = step.op == AnchorOp::kPad;
-  const auto geo = conv_geometry(input, step.kh, step.kw, pad_only ? ConvParams{} : step.conv, step.pad, error);
+  const bool pad_only = step.op == AnchorOp::kPad, mean = step.op == AnchorOp::kMean;
+  const bool pool = mean || step.op == AnchorOp::kMaxPool2D || step.op == AnchorOp::kAveragePool2D;
+  if (mean && input.size() != 4) {
+    *error = "MEAN input must be 4-D NHWC";
+    return std::nullopt;
+  }
+  // MEAN is one VALID window over the whole image.
+  const int kh = mean ? static_cast<int>(input[1]) : step.kh, kw = mean ? static_cast<int>(input[2]) : step.kw;
+  const auto geo = conv_geometry(input, kh, kw, pad_only ? ConvParams{} : mean ? ConvParams{} : step.conv,
+                                 step.pad, error);
   if (!geo) return std::nullopt;
   b.geo = *geo;
   const int64_t c = geo->channels;
-  if (pad_only) b.n = c;
+  if (pad_only || pool) b.n = c;
   const bool fits = step.op == AnchorOp::kConv2D          ? c * geo->taps() == step.weights->k
                     : step.op == AnchorOp::kDepthwiseConv2D ? step.n % c == 0
                                                             : true;
@@ -99,60 +119,85 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& inpu
     return std::nullopt;
   }
   b.output = {geo->batch, geo->out_h, geo->out_w, b.n};
+  if (mean && !step.keep_num_dims) b.output = {geo->batch, b.n};
   b.offsets = conv_offsets(b.geo);
-  b.zero_row.assign(c, 0.f);
+  // A max pool never takes a padding tap; an average counts only real pixels.
+  b.zero_row.assign(c, step.op == AnchorOp::kMaxPool2D ? -INFINITY : 0.f);
+  if (step.op == AnchorOp::kAveragePool2D || mean) {
+    const int taps = geo->taps();
+    b.count.assign(geo->pixels(), static_cast<float>(taps));
+    for (size_t i = 0; i < b.offsets.size(); ++i) b.count[i / taps] -= b.offsets[i] == kZeroRow;
+  }
   b.pad_row.assign(c, step.pad.value);
   return b;
 }
 
-void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, const float* input, float* out) {
+void BoundAnchor::point_at(const float* input) const {
+  if (rows_for == input && !rows.empty()) return;
+  rows_for = input;
+  const int64_t pixels = step.op == AnchorOp::kFullyConnected ? num_elements(output) / n : geo.pixels();
+  rows.resize(static_cast<size_t>(pixels) * geo.taps());
+  if (step.op == AnchorOp::kFullyConnected) {
+    for (int64_t i = 0; i < pixels; ++i) rows[i] = input + i * k;
+  } else {
+    conv_indirection(geo, offsets, 0, pixels, input, zero_row.data(), pad_row.data(), rows.data());
+  }
+}
+
+void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   const AnchorStep& s = a.step;
   const int taps = a.geo.taps();
-  thread_local std::vector<const float*> rows;
-  rows.resize(static_cast<size_t>(count) * taps);
-  if (s.op == AnchorOp::kFullyConnected) {
-    for (int64_t i = 0; i < count; ++i) rows[i] = input + (first + i) * a.k;
-  } else {
-    conv_indirection(a.geo, a.offsets, first, count, input, a.zero_row.data(), a.pad_row.data(), rows.data());
-  }
+  const float* const* rows = a.rows.data() + first * taps;
   switch (s.op) {
     case AnchorOp::kFullyConnected:
-      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows.data(), out, a.n, s.lo, s.hi);
+      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows, out, a.n, s.lo, s.hi);
       break;
     case AnchorOp::kConv2D: {
       const int64_t kc = a.geo.channels;
       if (taps == 1 || kc >= kMinChannelsInPlace) {
-        gemm(*s.gemm, *s.weights, static_cast<int>(count), taps, rows.data(), out, a.n, s.lo, s.hi);
+        gemm(*s.gemm, *s.weights, static_cast<int>(count), taps, rows, out, a.n, s.lo, s.hi);
         break;
       }
       // Few channels (an RGB stem): copy each pixel's taps into one row, so the
       // micro-kernel runs one long k loop instead of many short ones.
       thread_local std::vector<float> patches;
+      thread_local std::vector<const float*> patch_rows;
       patches.resize(static_cast<size_t>(count) * taps * kc);
+      patch_rows.resize(count);
       for (int64_t i = 0; i < count; ++i) {
         float* row = patches.data() + i * taps * kc;
         for (int t = 0; t < taps; ++t)
           for (int64_t c = 0; c < kc; ++c) row[t * kc + c] = rows[i * taps + t][c];
-        rows[i] = row;
+        patch_rows[i] = row;
       }
-      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows.data(), out, a.n, s.lo, s.hi);
+      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, patch_rows.data(), out, a.n, s.lo, s.hi);
       break;
     }
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;
       thread_local std::vector<float> expanded;
+      thread_local std::vector<const float*> expanded_rows;
       if (m > 1) {  // depth multiplier: output channel j reads input channel j / m
-        expanded.resize(rows.size() * a.n);
-        for (size_t r = 0; r < rows.size(); ++r) {
+        const size_t n_rows = static_cast<size_t>(count) * taps;
+        expanded.resize(n_rows * a.n);
+        expanded_rows.resize(n_rows);
+        for (size_t r = 0; r < n_rows; ++r) {
           float* e = expanded.data() + r * a.n;
           for (int64_t j = 0; j < a.n; ++j) e[j] = rows[r][j / m];
-          rows[r] = e;
+          expanded_rows[r] = e;
         }
+        rows = expanded_rows.data();
       }
-      s.dw->fn(static_cast<int>(count), static_cast<int>(a.n), taps, rows.data(), s.weights->data.data(), out,
-               s.lo, s.hi);
+      s.dw->fn(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out, s.lo,
+               s.hi);
       break;
     }
+    case AnchorOp::kMaxPool2D:
+    case AnchorOp::kAveragePool2D:
+    case AnchorOp::kMean:
+      s.dw->pool(static_cast<int>(count), static_cast<int>(a.n), taps, rows,
+                 a.count.empty() ? nullptr : a.count.data() + first, out, s.lo, s.hi);
+      break;
     case AnchorOp::kPad:
       for (int64_t i = 0; i < count; ++i) std::memcpy(out + i * a.n, rows[i], a.n * sizeof(float));
       break;

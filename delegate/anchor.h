@@ -20,11 +20,11 @@ namespace fd {
 struct AnchorStep {
   AnchorOp op = AnchorOp::kFullyConnected;
   const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
-  const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D
-  std::shared_ptr<const PackedWeights> weights;  // none for kPad
-  int n = 0;  // output channels (the row length); kPad: 0, taken from the input
+  const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools
+  std::shared_ptr<const PackedWeights> weights;  // none for pools and kPad
+  int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
+  bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
   int kh = 1, kw = 1;
-  bool keep_num_dims = false;
   ConvParams conv;
   FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp
@@ -42,11 +42,19 @@ struct BoundAnchor {
   ConvGeometry geo;      // convolutions and PAD
   std::vector<int32_t> offsets;  // conv_offsets(geo)
   std::vector<float> zero_row, pad_row;
+  std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
+  // Indirection rows of every output pixel (taps each), for the input at `rows_for`.
+  mutable std::vector<const float*> rows;
+  mutable const float* rows_for = nullptr;
+  // Points the rows at `input` (a no-op if they already do). Not thread-safe:
+  // call before running rows in parallel.
+  void point_at(const float* input) const;
 };
 
 std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& input, std::string* error);
 
-// Output rows [first, first + count) into out (count * n floats).
-void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, const float* input, float* out);
+// Output rows [first, first + count) into out (count * n floats), from the
+// input the rows point at.
+void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out);
 
 }  // namespace fd

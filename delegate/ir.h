@@ -24,6 +24,7 @@ struct Tensor {
 struct ConvParams {
   int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   bool same_padding = false;  // TFLite SAME (else VALID)
+  int window_h = 0, window_w = 0;  // pools: the window (convolutions take it from the filter)
 };
 
 struct Node {
@@ -34,11 +35,12 @@ struct Node {
   AnchorOp anchor = AnchorOp::kFullyConnected;  // for kAnchor
   Activation act = Activation::kNone;
   float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with
-  bool keep_num_dims = false;  // FULLY_CONNECTED: output keeps the input's leading dims
+  bool keep_num_dims = false;  // FULLY_CONNECTED, MEAN: output keeps the input's rank
   ConvParams conv;
   PadMode pad_mode = PadMode::kConstant;  // kPad
   std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
-  // Tensor indices. kAnchor: input, weights, optional bias. kPad: the input only.
+  // Tensor indices. kAnchor: input, then weights and optional bias (none for
+  // pools and MEAN). kPad: the input only.
   std::vector<int> inputs;
   std::vector<int> outputs;
 };

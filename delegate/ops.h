@@ -55,8 +55,16 @@ enum class AnchorOp : uint8_t {
   kFullyConnected,   // input rows times weights [n, k]
   kConv2D,           // NHWC input, filter [oc, kh, kw, ic]
   kDepthwiseConv2D,  // NHWC input, filter [1, kh, kw, ic * multiplier]
+  kMaxPool2D,        // NHWC, max over the window (padding excluded)
+  kAveragePool2D,    // NHWC, mean over the window's pixels inside the input
+  kMean,             // MEAN over H and W of NHWC: one window covering the image
   kPad,              // a PAD whose output must be stored (else it is folded): copies rows
 };
+
+// Anchors without weights: they reduce windows of their input.
+inline bool is_pool(AnchorOp op) {
+  return op == AnchorOp::kMaxPool2D || op == AnchorOp::kAveragePool2D || op == AnchorOp::kMean;
+}
 
 // Activation fused into a binary op or an anchor.
 enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kUnsupported };
@@ -67,7 +75,7 @@ enum class PadMode : uint8_t { kConstant, kReflect, kSymmetric };
 enum Family : uint32_t {
   kFamilyElementwise = 1u << 0,
   kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
-  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, PADs before them, epilogues
+  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, pools, spatial MEAN, PADs before them
   kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv,
   // On by default: families measured never to make a model slower. FULLY_CONNECTED
   // is at XNNPACK's speed on MLP blocks but still slower on batch-1 GEMV.

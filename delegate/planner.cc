@@ -54,11 +54,27 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   if (fc && !(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
   if (!fc && !(families & kFamilyConv)) return "fusion family 'conv' is disabled";
   if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
-  if (node.outputs.size() != 1 || node.inputs.size() < 2 || node.inputs.size() > 3)
+  const bool pool = is_pool(node.anchor);
+  if (node.outputs.size() != 1 || node.inputs.size() < (pool ? 1u : 2u) || node.inputs.size() > (pool ? 1u : 3u))
     return node.name + " has an unexpected number of inputs or outputs";
   const Tensor& in = g.tensors[node.inputs[0]];
   if (!in.is_float32) return "dtype: input is not float32";
   if (in.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (pool) {
+    if (in.shape.size() != 4) return "input is not 4-D NHWC";
+    const bool mean = node.anchor == AnchorOp::kMean;
+    std::string error;
+    const auto geo = conv_geometry(in.shape, mean ? static_cast<int>(in.shape[1]) : node.conv.window_h,
+                                   mean ? static_cast<int>(in.shape[2]) : node.conv.window_w,
+                                   mean ? ConvParams{} : node.conv, FoldedPad{}, &error);
+    if (!geo) return error;
+    const Shape expect = mean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
+                                                     : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
+    if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
+    return "";
+  }
   if (std::string w = weights_legality(g, node); !w.empty()) return w;
   const Tensor& w = g.tensors[node.inputs[1]];
   Shape expect;
@@ -76,8 +92,6 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
     if (!fits) return "input " + to_string(in.shape) + " does not fit filter " + to_string(w.shape);
     expect = {geo->batch, geo->out_h, geo->out_w, w.shape[node.anchor == AnchorOp::kConv2D ? 0 : 3]};
   }
-  const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
   if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
   return "";
 }
@@ -154,14 +168,15 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   std::vector<int> readers(g.tensors.size(), 0), reader(g.tensors.size(), -1);
   for (int i = 0; i < n; ++i)
     for (int t : g.nodes[i].inputs) ++readers[t], reader[t] = i;
-  auto is_conv = [&](int i) {
-    return g.nodes[i].kind == OpKind::kAnchor && g.nodes[i].anchor != AnchorOp::kFullyConnected;
+  auto is_conv = [&](int i) {  // reads windows of its input: a PAD can fold into it
+    const Node& node = g.nodes[i];
+    return node.kind == OpKind::kAnchor && node.anchor != AnchorOp::kFullyConnected && node.anchor != AnchorOp::kMean;
   };
   for (int i = 0; i < n; ++i) {
     if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
     const int t = g.nodes[i].outputs[0], r = reader[t];
     if (readers[t] != 1 || !is_conv(r) || !legal[r] || g.nodes[r].inputs[0] != t) {
-      plan.reason[i] = "PAD is fused only into a convolution that is its one reader";
+      plan.reason[i] = "PAD is fused only into a convolution or pool that is its one reader";
       legal[i] = false;
     }
   }
@@ -257,19 +272,36 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     }
   }
 
-  for (auto& grp : groups) {
-    if (grp.empty()) continue;
-    // An anchor is worth running alone; a lone elementwise op saves no traffic.
-    const bool anchored = std::any_of(grp.begin(), grp.end(), [&](int m) { return g.nodes[m].kind == OpKind::kAnchor; });
-    if (!anchored && static_cast<int>(grp.size()) < opts.min_nodes_per_group) {
-      for (int m : grp)
-        plan.reason[m] = "policy: a group of " + std::to_string(grp.size()) +
-                         " node(s) is below min_nodes_per_partition=" +
-                         std::to_string(opts.min_nodes_per_group);
+  // Policy: an anchored group is worth running alone; a small elementwise group
+  // saves no traffic, unless it sits next to an anchored group, whose partition
+  // it then joins instead of splitting the model around itself.
+  std::vector<bool> keep(groups.size(), false), anchored(groups.size(), false);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    for (int m : groups[k]) anchored[k] = anchored[k] || g.nodes[m].kind == OpKind::kAnchor;
+    keep[k] = anchored[k] || static_cast<int>(groups[k].size()) >= opts.min_nodes_per_group;
+  }
+  auto touches_anchored = [&](const std::vector<int>& grp) {
+    for (int m : grp) {
+      for (int t : g.nodes[m].inputs)
+        if (int p = producer[t]; p >= 0 && group_of[p] >= 0 && anchored[group_of[p]]) return true;
+      for (int t : g.nodes[m].outputs)
+        for (int c = 0; c < n; ++c)
+          if (group_of[c] >= 0 && anchored[group_of[c]] &&
+              std::find(g.nodes[c].inputs.begin(), g.nodes[c].inputs.end(), t) != g.nodes[c].inputs.end())
+            return true;
+    }
+    return false;
+  };
+  for (size_t k = 0; k < groups.size(); ++k) {
+    if (groups[k].empty()) continue;
+    if (!keep[k] && !touches_anchored(groups[k])) {
+      for (int m : groups[k])
+        plan.reason[m] = "policy: a group of " + std::to_string(groups[k].size()) +
+                         " node(s) is below min_nodes_per_partition=" + std::to_string(opts.min_nodes_per_group);
       continue;
     }
-    for (int m : grp) plan.group_of[m] = static_cast<int>(plan.groups.size());
-    plan.groups.push_back(grp);
+    for (int m : groups[k]) plan.group_of[m] = static_cast<int>(plan.groups.size());
+    plan.groups.push_back(groups[k]);
   }
   return plan;
 }

@@ -391,6 +391,8 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
 
 void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
   if (total_ == 0) return;
+  for (const Step& s : steps_)
+    if (s.anchor >= 0) anchors_[s.anchor].point_at(inputs[s.src[0]]);
   const int64_t tiles = (total_ + tile_ - 1) / tile_;
   const int workers = pool ? pool->size() : 1;
   if (workers <= 1 || total_ < kParallelMinElements) {
@@ -437,7 +439,7 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
     for (const Step& s : steps_) {
       if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
         const BoundAnchor& a = anchors_[s.anchor];
-        run_anchor(a, t0 / a.n, n / a.n, in[s.src[0]], slots[s.dst]);
+        run_anchor(a, t0 / a.n, n / a.n, slots[s.dst]);
         continue;
       }
       s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,

@@ -176,6 +176,16 @@ typedef struct {
   int dilation_width_factor;
   int dilation_height_factor;
 } TfLiteDepthwiseConvParams;
+typedef struct {
+  TfLitePadding padding;
+  int stride_width;
+  int stride_height;
+  int filter_width;
+  int filter_height;
+  TfLiteFusedActivation activation;
+  // then the padding the runtime computed, which we do not read
+} TfLitePoolParams;
+typedef struct { bool keep_dims; } TfLiteReducerParams;
 typedef enum {
   kTfLiteMirrorPaddingUnknown = 0,
   kTfLiteMirrorPaddingReflect = 1,
@@ -191,6 +201,7 @@ static_assert(sizeof(TfLiteIntArray) == 4, "TfLiteIntArray");
 static_assert(offsetof(TfLiteConvParams, activation) == 12, "TfLiteConvParams.activation");
 static_assert(offsetof(TfLiteConvParams, dilation_height_factor) == 20, "TfLiteConvParams.dilation_height_factor");
 static_assert(offsetof(TfLiteDepthwiseConvParams, activation) == 16, "TfLiteDepthwiseConvParams.activation");
+static_assert(offsetof(TfLitePoolParams, activation) == 20, "TfLitePoolParams.activation");
 static_assert(offsetof(TfLiteDepthwiseConvParams, dilation_height_factor) == 24,
               "TfLiteDepthwiseConvParams.dilation_height_factor");
 static_assert(sizeof(TfLiteTensor) == 112, "TfLiteTensor size");

@@ -134,6 +134,26 @@ bool read_pad(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
+// MEAN over exactly H and W of a 4-D tensor (constant axes 1, 2, in any order
+// or negative); the node then keeps only its data input.
+bool spatial_mean(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() != 2) return false;
+  const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
+  const TfLiteTensor& a = ctx->tensors[n->inputs[1]];
+  if (!x.dims || x.dims->size != 4 || a.type != kTfLiteInt32 || a.allocation_type != kTfLiteMmapRo || !a.data)
+    return false;
+  const int count = static_cast<int>(num_elements(shape_of(a)));
+  bool h = false, w = false;
+  for (int i = 0; i < count; ++i) {
+    const int axis = (static_cast<const int32_t*>(a.data)[i] + 4) % 4;
+    if (axis == 1) h = true;
+    else if (axis == 2) w = true;
+    else return false;
+  }
+  n->inputs.resize(1);
+  return h && w;
+}
+
 Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
   Graph g;
   g.tensors.resize(ctx->tensors_size);
@@ -168,6 +188,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       n.outputs.push_back(node->outputs->data[k]);
     }
     if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kMean && !spatial_mean(ctx, &n)) n.kind = OpKind::kOpaque;
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }

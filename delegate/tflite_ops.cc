@@ -124,6 +124,24 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     node->keep_num_dims = p && p->keep_num_dims;
     return;
   }
+  if ((code == kTfLiteBuiltinMaxPool2D || code == kTfLiteBuiltinAveragePool2D) && data) {
+    const auto& p = *static_cast<const TfLitePoolParams*>(data);
+    node->kind = p.padding == kTfLitePaddingUnknown ? OpKind::kOpaque : OpKind::kAnchor;
+    node->anchor = code == kTfLiteBuiltinMaxPool2D ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D;
+    node->conv.stride_h = p.stride_height;
+    node->conv.stride_w = p.stride_width;
+    node->conv.window_h = p.filter_height;
+    node->conv.window_w = p.filter_width;
+    node->conv.same_padding = p.padding == kTfLitePaddingSame;
+    node->act = activation(&p.activation);
+    return;
+  }
+  if (code == kTfLiteBuiltinMean) {  // the axes are a tensor: the front end checks them
+    node->kind = OpKind::kAnchor;
+    node->anchor = AnchorOp::kMean;
+    node->keep_num_dims = data && static_cast<const TfLiteReducerParams*>(data)->keep_dims;
+    return;
+  }
   if (code == kTfLiteBuiltinConv2D || code == kTfLiteBuiltinDepthwiseConv2D) {
     if (!translate_conv(code, data, node)) node->kind = OpKind::kOpaque;
     return;

@@ -9,7 +9,10 @@ namespace fd {
 
 constexpr int kTfLiteBuiltinDelegate = 51;
 constexpr int kTfLiteBuiltinFullyConnected = 9;
+constexpr int kTfLiteBuiltinAveragePool2D = 1;
 constexpr int kTfLiteBuiltinConv2D = 3;
+constexpr int kTfLiteBuiltinMaxPool2D = 17;
+constexpr int kTfLiteBuiltinMean = 40;
 constexpr int kTfLiteBuiltinDepthwiseConv2D = 4;
 constexpr int kTfLiteBuiltinPad = 34;
 constexpr int kTfLiteBuiltinPadV2 = 60;

@@ -35,10 +35,16 @@ struct GemmKernel {
 using DwMicroKernel = void (*)(int pixels, int channels, int taps, const float* const* in, const float* packed,
                                float* out, float lo, float hi);
 
+// Pools: `pixels` output pixels of `channels` channels, over `taps` input rows
+// each: the max (count null), or the sum divided by count[p]; then clamped.
+using PoolMicroKernel = void (*)(int pixels, int channels, int taps, const float* const* in, const float* count,
+                                 float* out, float lo, float hi);
+
 struct DwKernel {
   const char* name;  // e.g. f32_dwconv_32c_avx512
   int cb;            // channels per block
   DwMicroKernel fn;
+  PoolMicroKernel pool;
 };
 
 // Defined in gemm_<isa>.cc where that ISA is compiled in.

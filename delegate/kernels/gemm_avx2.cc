@@ -1,4 +1,4 @@
-// Micro-kernels for avx2: GEMM 6 rows x 16 columns, depthwise 16 channels per block.
+// Micro-kernels for avx2: GEMM 6 rows x 16 columns, depthwise 16 channels per block, pools.
 #include "vec_avx2.h"
 #include "gemm_microkernel.h"
 
@@ -12,7 +12,8 @@ const GemmKernel& gemm_kernel_avx2() {
 }
 
 const DwKernel& dw_kernel_avx2() {
-  static const DwKernel kernel{"f32_dwconv_16c_avx2", 16, &simd::dw_microkernel<simd::F32x8, 2>};
+  static const DwKernel kernel{"f32_dwconv_16c_avx2", 16, &simd::dw_microkernel<simd::F32x8, 2>,
+                                 &simd::pool_microkernel<simd::F32x8>};
   return kernel;
 }
 

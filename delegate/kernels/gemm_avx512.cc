@@ -1,4 +1,4 @@
-// Micro-kernels for avx512: GEMM 12 rows x 32 columns, depthwise 32 channels per block.
+// Micro-kernels for avx512: GEMM 12 rows x 32 columns, depthwise 32 channels per block, pools.
 #include "vec_avx512.h"
 #include "gemm_microkernel.h"
 
@@ -12,7 +12,8 @@ const GemmKernel& gemm_kernel_avx512() {
 }
 
 const DwKernel& dw_kernel_avx512() {
-  static const DwKernel kernel{"f32_dwconv_32c_avx512", 32, &simd::dw_microkernel<simd::F32x16, 2>};
+  static const DwKernel kernel{"f32_dwconv_32c_avx512", 32, &simd::dw_microkernel<simd::F32x16, 2>,
+                                 &simd::pool_microkernel<simd::F32x16>};
   return kernel;
 }
 

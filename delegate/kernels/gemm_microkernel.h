@@ -80,4 +80,27 @@ void dw_microkernel(int pixels, int channels, int taps, const float* const* in, 
   }
 }
 
+// Max or average over the taps, in tap order.
+template <class V>
+void pool_microkernel(int pixels, int channels, int taps, const float* const* in, const float* count, float* out,
+                      float lo, float hi) {
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  for (int p = 0; p < pixels; ++p, in += taps, out += channels) {
+    for (int c = 0; c < channels; c += V::W) {
+      const int n = channels - c < V::W ? channels - c : V::W;
+      auto load = [&](int t) { return n == V::W ? V::load(in[t] + c) : V::load_tail(in[t] + c, n); };
+      V acc = load(0);
+      if (count) {
+        for (int t = 1; t < taps; ++t) acc = acc + load(t);
+        acc = acc / V::splat(count[p]);
+      } else {
+        for (int t = 1; t < taps; ++t) acc = max(load(t), acc);
+      }
+      const V y = min(vhi, max(vlo, acc));
+      if (n == V::W) y.store(out + c);
+      else y.store_tail(out + c, n);
+    }
+  }
+}
+
 }  // namespace fd::simd

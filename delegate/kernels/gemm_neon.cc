@@ -1,4 +1,4 @@
-// Micro-kernels for neon: GEMM 8 rows x 8 columns, depthwise 16 channels per block.
+// Micro-kernels for neon: GEMM 8 rows x 8 columns, depthwise 16 channels per block, pools.
 #include "vec_neon.h"
 #include "gemm_microkernel.h"
 
@@ -12,7 +12,8 @@ const GemmKernel& gemm_kernel_neon() {
 }
 
 const DwKernel& dw_kernel_neon() {
-  static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel<simd::F32x4, 4>};
+  static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel<simd::F32x4, 4>,
+                                 &simd::pool_microkernel<simd::F32x4>};
   return kernel;
 }
 

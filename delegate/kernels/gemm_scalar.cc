@@ -1,4 +1,4 @@
-// Micro-kernels for scalar: GEMM 4 rows x 4 columns, depthwise 4 channels per block.
+// Micro-kernels for scalar: GEMM 4 rows x 4 columns, depthwise 4 channels per block, pools.
 #include "vec_scalar.h"
 #include "gemm_microkernel.h"
 
@@ -12,7 +12,8 @@ const GemmKernel& gemm_kernel_scalar() {
 }
 
 const DwKernel& dw_kernel_scalar() {
-  static const DwKernel kernel{"f32_dwconv_4c_scalar", 4, &simd::dw_microkernel<simd::F32x1, 4>};
+  static const DwKernel kernel{"f32_dwconv_4c_scalar", 4, &simd::dw_microkernel<simd::F32x1, 4>,
+                                 &simd::pool_microkernel<simd::F32x1>};
   return kernel;
 }
 

@@ -53,6 +53,17 @@ class GraphBuilder {
     if (bias) node.inputs.push_back(tensor({n}, true, bias));
     return add(std::move(node), std::move(out_shape));
   }
+  // MAX_POOL_2D / AVERAGE_POOL_2D (p carries window and strides) or MEAN over H, W.
+  int pool(AnchorOp op, int input, ConvParams p, Shape out_shape, bool keep_dims = true) {
+    Node node;
+    node.name = op == AnchorOp::kMean ? "MEAN" : op == AnchorOp::kMaxPool2D ? "MAX_POOL_2D" : "AVERAGE_POOL_2D";
+    node.kind = OpKind::kAnchor;
+    node.anchor = op;
+    node.conv = p;
+    node.keep_num_dims = keep_dims;
+    node.inputs = {input};
+    return add(std::move(node), std::move(out_shape));
+  }
   // PAD with pads {before, after} per dim of a 4-D input.
   int pad(int input, std::vector<int64_t> pads, Shape out_shape, PadMode mode = PadMode::kConstant,
           float value = 0.f) {

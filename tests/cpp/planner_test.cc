@@ -174,3 +174,65 @@ TEST(Planner, TwoIndependentChainsAreTwoGroups) {
 
 }  // namespace
 }  // namespace fd
+
+namespace fd {
+namespace {
+
+ConvParams valid_stride(int s) {
+  ConvParams p;
+  p.stride_h = p.stride_w = s;
+  return p;
+}
+
+TEST(Planner, PadFoldsIntoTheConvolutionThatIsItsOnlyReader) {
+  GraphBuilder b;
+  static const float w[8 * 3 * 3 * 8] = {};
+  const int x = b.tensor({1, 8, 8, 8});
+  const int padded = b.pad(x, {0, 0, 0, 1, 0, 1, 0, 0}, {1, 9, 9, 8});
+  const int y = b.conv(AnchorOp::kConv2D, padded, w, {8, 3, 3, 8}, nullptr, valid_stride(2), {1, 4, 4, 8});
+  b.ew(EwOp::Relu, {y}, {1, 4, 4, 8});
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  Plan p = plan_fusion(b.g, all);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2}));
+  EXPECT_NE(plan_fusion(b.g, {}).reason[1].find("'conv' is disabled"), std::string::npos);
+  // A second reader of the padded tensor: the PAD is not folded.
+  b.ew(EwOp::Abs, {padded}, {1, 9, 9, 8});
+  p = plan_fusion(b.g, all);
+  EXPECT_EQ(p.group_of[0], -1);
+  EXPECT_NE(p.reason[0].find("one reader"), std::string::npos);
+  EXPECT_GE(p.group_of[1], 0);
+}
+
+TEST(Planner, ConvolutionShapesMustFit) {
+  GraphBuilder b;
+  static const float w[4 * 3 * 3 * 5] = {};
+  b.conv(AnchorOp::kConv2D, b.tensor({1, 8, 8, 8}), w, {4, 3, 3, 5}, nullptr, valid_stride(1), {1, 6, 6, 4});
+  b.conv(AnchorOp::kConv2D, b.tensor({1, 2, 2, 5}), w, {4, 3, 3, 5}, nullptr, valid_stride(1), {1, 0, 0, 4});
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  const Plan p = plan_fusion(b.g, all);
+  EXPECT_TRUE(p.groups.empty());
+  EXPECT_NE(p.reason[0].find("does not fit"), std::string::npos) << p.reason[0];
+  EXPECT_NE(p.reason[1].find("empty convolution output"), std::string::npos) << p.reason[1];
+}
+
+TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
+  GraphBuilder b;
+  static const float w[8 * 8] = {};
+  const Shape s = {1, 4, 4, 8};
+  const int y = b.conv(AnchorOp::kConv2D, b.tensor(s), w, {8, 1, 1, 8}, nullptr, valid_stride(1), s);
+  const int pooled = b.opaque("MEAN", {y}, {1, 1, 1, 8});
+  b.ew(EwOp::Mul, {y, pooled}, s);  // reads the conv's output, but cannot join its group
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  const Plan p = plan_fusion(b.g, all);
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_GE(p.group_of[2], 0);
+  PlannerOptions ew_only;
+  EXPECT_TRUE(plan_fusion(b.g, ew_only).groups.empty());
+}
+
+}  // namespace
+}  // namespace fd

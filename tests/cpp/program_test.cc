@@ -89,6 +89,37 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
   return y;
 }
 
+// Pools and MEAN: windows clipped to the input, as TFLite defines them.
+std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
+  const bool mean = n.anchor == AnchorOp::kMean;
+  const int64_t kh = mean ? s[1] : n.conv.window_h, kw = mean ? s[2] : n.conv.window_w;
+  const int64_t oh = mean ? 1 : out[1], ow = mean ? 1 : out[2];
+  const int sh = mean ? 1 : n.conv.stride_h, sw = mean ? 1 : n.conv.stride_w;
+  const bool same = !mean && n.conv.same_padding;
+  const int64_t pt = same ? std::max<int64_t>(0, (oh - 1) * sh + kh - s[1]) / 2 : 0;
+  const int64_t pl = same ? std::max<int64_t>(0, (ow - 1) * sw + kw - s[2]) / 2 : 0;
+  std::vector<float> y;
+  for (int64_t b = 0; b < s[0]; ++b)
+    for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t ox = 0; ox < ow; ++ox)
+        for (int64_t c = 0; c < s[3]; ++c) {
+          double acc = n.anchor == AnchorOp::kMaxPool2D ? -INFINITY : 0.0;
+          int count = 0;
+          for (int64_t ky = 0; ky < kh; ++ky)
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t iy = oy * sh + ky - pt, ix = ox * sw + kx - pl;
+              if (iy < 0 || iy >= s[1] || ix < 0 || ix >= s[2]) continue;
+              const double v = x[((b * s[1] + iy) * s[2] + ix) * s[3] + c];
+              acc = n.anchor == AnchorOp::kMaxPool2D ? std::max(acc, v) : acc + v;
+              ++count;
+            }
+          if (n.anchor != AnchorOp::kMaxPool2D) acc /= count;
+          if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
+          y.push_back(static_cast<float>(acc));
+        }
+  return y;
+}
+
 // Evaluates every node one by one, materialising each tensor.
 std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vector<float>> values) {
   for (const Node& n : g.nodes) {
@@ -96,6 +127,10 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
     const Shape& out_shape = g.tensors[n.outputs[0]].shape;
     if (n.kind == OpKind::kPad) {
       values[n.outputs[0]] = naive_pad(n, in_shape, values.at(n.inputs[0]), out_shape);
+      continue;
+    }
+    if (n.kind == OpKind::kAnchor && is_pool(n.anchor)) {
+      values[n.outputs[0]] = naive_pool(n, in_shape, values.at(n.inputs[0]), out_shape);
       continue;
     }
     if (n.kind == OpKind::kAnchor && n.anchor != AnchorOp::kFullyConnected) {
@@ -354,6 +389,35 @@ TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
       c.check({y}, nullptr, 1e-5);
     }
   }
+}
+
+TEST(Program, PoolsAndSpatialMeanOnEveryIsa) {
+  for (bool same : {true, false}) {
+    for (AnchorOp op : {AnchorOp::kMaxPool2D, AnchorOp::kAveragePool2D}) {
+      Case c;
+      ConvParams p = conv_params(2, 1, same);
+      p.window_h = 3;
+      p.window_w = 2;
+      const Shape in_shape = {2, 9, 8, 21};
+      const Shape out = {2, same ? 5 : 4, same ? 4 : 4, 21};
+      const int y = c.b.pool(op, c.input(in_shape), p, out);
+      c.check({c.b.ew(EwOp::Relu6, {y}, out)});
+    }
+  }
+  for (bool keep : {true, false}) {
+    Case c;
+    const Shape out = keep ? Shape{2, 1, 1, 19} : Shape{2, 19};
+    const int m = c.b.pool(AnchorOp::kMean, c.input({2, 7, 6, 19}), ConvParams{}, out, keep);
+    c.check({c.b.ew(EwOp::Tanh, {m}, out)});
+  }
+}
+
+TEST(Program, APadFoldsIntoAMaxPool) {
+  Case c;
+  ConvParams p = conv_params(2, 1, false);
+  p.window_h = p.window_w = 3;
+  const int padded = c.b.pad(c.input({1, 8, 8, 5}, -2.f, -1.f), {0, 0, 1, 1, 1, 1, 0, 0}, {1, 10, 10, 5});
+  c.check({c.b.pool(AnchorOp::kMaxPool2D, padded, p, {1, 4, 4, 5})});  // all inputs < 0: the zero pad wins at edges
 }
 
 TEST(Program, APadThatMustBeStoredIsCopied) {
