@@ -78,7 +78,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
     a.weights = std::make_shared<const PackedWeights>(pack_weights(by_channel.data(), bias, n, k, a.dw->cb));
   } else {
     a.gemm = kernels.gemm;
-    a.weights = std::make_shared<const PackedWeights>(pack_weights(w.data, bias, n, k, a.gemm->nr));
+    a.weights = std::make_shared<const PackedWeights>(pack_weights(w.data, bias, n, k, a.gemm->nr, true));
   }
   return a;
 }

@@ -4,17 +4,19 @@
 
 namespace fd {
 
-PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr) {
-  PackedWeights p{n, k, nr, {}};
-  const int panels = (n + nr - 1) / nr;
+PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail) {
+  PackedWeights p{n, k, nr, nr, {}};
+  const int panels = p.panels(), left = n - (panels - 1) * nr;
+  if (half_tail && nr % 2 == 0 && left <= nr / 2) p.last_nr = nr / 2;
   const size_t panel_size = static_cast<size_t>(k + 1) * nr;
-  p.data.assign(panels * panel_size, 0.f);
+  p.data.assign((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr, 0.f);
   for (int q = 0; q < panels; ++q) {
+    const int width = q + 1 < panels ? nr : p.last_nr;
     float* panel = p.data.data() + q * panel_size;
-    for (int j = 0; j < nr && q * nr + j < n; ++j) {
+    for (int j = 0; j < width && q * nr + j < n; ++j) {
       const int col = q * nr + j;
-      for (int i = 0; i < k; ++i) panel[static_cast<size_t>(i) * nr + j] = w[static_cast<size_t>(col) * k + i];
-      panel[static_cast<size_t>(k) * nr + j] = bias ? bias[col] : 0.f;
+      for (int i = 0; i < k; ++i) panel[static_cast<size_t>(i) * width + j] = w[static_cast<size_t>(col) * k + i];
+      panel[static_cast<size_t>(k) * width + j] = bias ? bias[col] : 0.f;
     }
   }
   return p;
@@ -25,7 +27,7 @@ constexpr int kRowBlock = 96;
 
 void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
           size_t ldc, float lo, float hi) {
-  const int panels = (w.n + w.nr - 1) / w.nr;
+  const int panels = w.panels();
   const int kc = w.k / taps;
   const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
   for (int m0 = 0; m0 < m; m0 += kRowBlock) {
@@ -33,13 +35,15 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
     for (int q = 0; q < panels; ++q) {
       const float* panel = w.data.data() + q * panel_size;
       const int nc = std::min(w.nr, w.n - q * w.nr);
+      const bool half = q + 1 == panels && w.last_nr < w.nr;
       for (int r = m0; r < m1;) {
         const int left = std::min(kernel.mr, m1 - r);
         // A few leftover rows: one at a time rather than a mostly idle full tile.
         const bool by_row = 2 * left <= kernel.mr;
         const int step = by_row ? 1 : left;
-        (by_row ? kernel.fn_row : kernel.fn)(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel,
-                                             c + r * ldc + q * w.nr, ldc, lo, hi);
+        const GemmMicroKernel fn = by_row ? (half ? kernel.fn_row_half : kernel.fn_row)
+                                          : (half ? kernel.fn_half : kernel.fn);
+        fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi);
         r += step;
       }
     }

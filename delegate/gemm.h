@@ -10,11 +10,14 @@ namespace fd {
 
 struct PackedWeights {
   int n = 0, k = 0, nr = 0;
-  std::vector<float> data;  // panels of (k + 1) * nr floats: weights by k, then biases
+  int last_nr = 0;          // the last panel's width: nr, or nr / 2
+  std::vector<float> data;  // panels of (k + 1) * width floats: weights by k, then biases
+  int panels() const { return (n + nr - 1) / nr; }
 };
 
-// Packs W [n x k] (row-major) and bias [n] (may be null) into panels of nr columns.
-PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr);
+// Packs W [n x k] (row-major) and bias [n] (may be null) into panels of nr
+// columns; with half_tail the last panel may be nr / 2 wide.
+PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail = false);
 
 // Rows [0, m) of C (row stride ldc). Row r of A is the concatenation of the kc =
 // k / taps floats at rows[r * taps + t], t = 0..taps-1.

@@ -9,7 +9,8 @@
 //
 // Weights are packed once, when the delegate prepares, into panels of NR
 // output columns: for each k the panel holds NR consecutive weights, then NR
-// biases (zero-padded past n).
+// biases (zero-padded past n). The last panel is NR/2 wide when that covers
+// the columns left: fewer idle lanes for channel counts like 16, 48 or 144.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,7 @@ struct GemmKernel {
   int mr, nr;
   GemmMicroKernel fn;      // up to mr rows
   GemmMicroKernel fn_row;  // one row, same panels: for a few leftover rows (batch-1 FC)
+  GemmMicroKernel fn_half, fn_row_half;  // the same on a panel nr/2 wide
 };
 
 // Depthwise: `pixels` output pixels of `channels` channels each, pixel p at

@@ -7,7 +7,9 @@ namespace fd {
 const GemmKernel& gemm_kernel_avx2() {
   static const GemmKernel kernel{"f32_gemm_6x16_avx2", 6, 16,
                                  &simd::gemm_microkernel<simd::F32x8, 6, 2>,
-                                 &simd::gemm_microkernel<simd::F32x8, 1, 2>};
+                                 &simd::gemm_microkernel<simd::F32x8, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x8, 6, 1>,
+                                 &simd::gemm_microkernel<simd::F32x8, 1, 1>};
   return kernel;
 }
 

@@ -7,7 +7,9 @@ namespace fd {
 const GemmKernel& gemm_kernel_avx512() {
   static const GemmKernel kernel{"f32_gemm_12x32_avx512", 12, 32,
                                  &simd::gemm_microkernel<simd::F32x16, 12, 2>,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 2>};
+                                 &simd::gemm_microkernel<simd::F32x16, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x16, 12, 1>,
+                                 &simd::gemm_microkernel<simd::F32x16, 1, 1>};
   return kernel;
 }
 

@@ -7,7 +7,9 @@ namespace fd {
 const GemmKernel& gemm_kernel_neon() {
   static const GemmKernel kernel{"f32_gemm_8x8_neon", 8, 8,
                                  &simd::gemm_microkernel<simd::F32x4, 8, 2>,
-                                 &simd::gemm_microkernel<simd::F32x4, 1, 2>};
+                                 &simd::gemm_microkernel<simd::F32x4, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x4, 8, 1>,
+                                 &simd::gemm_microkernel<simd::F32x4, 1, 1>};
   return kernel;
 }
 

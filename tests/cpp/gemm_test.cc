@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "cpu.h"
 
@@ -29,14 +30,15 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
                               {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}};
   const float kGuard = 1234.5f;
   for (const auto& [m, n, k] : problems) {
-    for (const auto& [lo, hi] : {std::pair<float, float>{-INFINITY, INFINITY}, {0.f, 6.f}}) {
+    for (const auto& [lo, hi, half_tail] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, false},
+                                            {0.f, 6.f, false}, {-INFINITY, INFINITY, true}}) {
       const size_t lda = k + 3, ldc = n + 5;  // padded rows: nothing past n may be written
       const auto a = random_vector(m * lda, m * 7 + k), w = random_vector(n * k, n * 11 + k),
                  bias = random_vector(n, n);
       std::vector<float> scalar_out;
       for (const auto& isa : available_isas()) {
         const GemmKernel& kernel = *kernels_for(isa)->gemm;
-        const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr);
+        const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, half_tail);
         std::vector<float> c(m * ldc, kGuard);
         std::vector<const float*> rows(m);
         for (int i = 0; i < m; ++i) rows[i] = a.data() + i * lda;
