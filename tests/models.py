@@ -6,16 +6,21 @@
 Every model is a tf.function converted with tf.lite.TFLiteConverter; constants come
 from fixed seeds, and the output is byte-for-byte reproducible. Each spec states by
 hand how many nodes the delegate claims with default options and in how many fused
-groups. After conversion the generator checks both against the model the converter
-actually emitted (its ops and shapes, read with tf.lite.Interpreter, fused
-activations from the flatbuffer) through `plan()`, a Python replica of the
-delegate's planning rules, and stops on a mismatch; it also stops when some
+groups, and the same with fusions=all (anchors: FULLY_CONNECTED, CONV_2D,
+DEPTHWISE_CONV_2D, pools and spatial MEAN, with PAD / PADV2 / MIRROR_PAD folded
+into a convolution or pool; no model here has a pool or MEAN anchor yet). After
+conversion the generator checks all four against the model the converter actually
+emitted (its ops and shapes, read with tf.lite.Interpreter, fused activations,
+options and constants from the flatbuffer) through `plan()`, a Python replica of
+the delegate's planning rules, and stops on a mismatch; it also stops when some
 claimable op is emitted by no model.
 
 manifest.json, per model: file, about, expect_claimed, expect_partitions (planned
 groups), partitions_exact (whether the runtime must make exactly that many
 DELEGATE nodes), groups / groups_min1 (node indices per group, default options and
-min_nodes_per_partition=1), ops (as emitted, "ADD+RELU6", "GELU approximate=True"),
+min_nodes_per_partition=1), expect_claimed_all, expect_partitions_all, groups_all
+and partitions_exact_all (the same with fusions=all), ops (as emitted, "ADD+RELU6",
+"GELU approximate=True", "CONV_2D+RELU6 stride=2x2 padding=VALID"),
 approx_ops, input_ranges, input_dtypes, dynamic_batch, shape_signatures,
 resize_batches, bytes.
 
@@ -39,6 +44,14 @@ UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU"
              "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
 SUPPORTED_ACTIVATIONS = ("NONE", "RELU", "RELU_N1_TO_1", "RELU6")
+# Anchors (opt-in families) and the pads folded into a convolution or pool (family conv).
+ANCHOR_FAMILY = {"FULLY_CONNECTED": "fully_connected", "CONV_2D": "conv", "DEPTHWISE_CONV_2D": "conv",
+                 "MAX_POOL_2D": "conv", "AVERAGE_POOL_2D": "conv", "MEAN": "conv"}
+WINDOW_ANCHORS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")  # a PAD can fold in
+WEIGHTLESS_ANCHORS = ("MAX_POOL_2D", "AVERAGE_POOL_2D", "MEAN")  # MEAN: over H and W of a 4-D tensor only
+PAD_OPS = ("PAD", "PADV2", "MIRROR_PAD")
+DEFAULT_FAMILIES = ("elementwise",)
+ALL_FAMILIES = ("elementwise", "conv", "fully_connected")
 # Ops whose math the delegate approximates (polynomials, not libm).
 APPROX_OPS = ("EXP", "LOG", "TANH", "LOGISTIC", "GELU", "ELU", "POW")
 
@@ -58,7 +71,8 @@ class Spec:
     about: str = ""
     quantize: bool = False  # int8 full-integer model
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
-    claimed_all: int = None  # nodes claimed with fusions=all (FULLY_CONNECTED too); default: claimed
+    claimed_all: int = None  # nodes claimed with fusions=all (anchors and pads too); default: claimed
+    partitions_all: int = None  # fused groups they form; default: partitions
 
     def input_ranges(self):
         return [list(r) for r in (self.ranges or [WIDE] * len(self.shapes))]
@@ -374,18 +388,141 @@ def gemm_specs():
         return tf.sigmoid(tf.matmul(x, _const("nobias_w", [40, 56], -0.3, 0.3))) * 2.0
 
     return [
-        Spec("fc_gelu", fc_gelu, [[1, 24, 32]], 0, 0, claimed_all=2,
+        Spec("fc_gelu", fc_gelu, [[1, 24, 32]], 0, 0, claimed_all=2, partitions_all=1,
              about="FULLY_CONNECTED (3-D input) + GELU: a GEMM with its epilogue"),
-        Spec("fc_mlp", fc_mlp, [[1, 16, 24]], 2, 1, claimed_all=3,
-             about="FC+RELU6 alone (its consumer is a GEMM), then FC + residual ADD + TANH"),
-        Spec("fc_nobias", fc_nobias, [[None, 40]], 2, 1, claimed_all=3,
+        Spec("fc_mlp", fc_mlp, [[1, 16, 24]], 2, 1, claimed_all=4, partitions_all=2,
+             about="FC+RELU6 alone (an anchor is worth a group of its own; its consumer is a GEMM "
+                   "and starts a new group), then FC + residual ADD + TANH"),
+        Spec("fc_nobias", fc_nobias, [[None, 40]], 2, 1, claimed_all=3, partitions_all=1,
              about="FULLY_CONNECTED without bias, dynamic batch: re-bound on resize"),
+    ]
+
+
+# --- CONV_2D / DEPTHWISE_CONV_2D anchors, and pads folded into them (fusions=all) ---
+# The converter always gives a convolution a bias (zeros when the graph has none),
+# and the runtimes' own kernels reject one without: no model here lacks a bias.
+def _conv(tf, x, tag, kh, kw, cout, stride=1, padding="SAME", dilation=1, bias=True):
+    w = _const(tag + "_w", [kh, kw, int(x.shape[-1]), cout], -0.3, 0.3)
+    y = tf.nn.conv2d(x, w, strides=stride, padding=padding, dilations=dilation)
+    return y + _const(tag + "_b", [cout], -0.2, 0.2) if bias else y
+
+
+def _dwconv(tf, x, tag, kh, kw, multiplier=1, stride=1, padding="SAME", dilation=1):
+    c = int(x.shape[-1])
+    w = _const(tag + "_w", [kh, kw, c, multiplier], -0.5, 0.5)
+    y = tf.nn.depthwise_conv2d(x, w, strides=[1, stride, stride, 1], padding=padding, dilations=[dilation, dilation])
+    return y + _const(tag + "_b", [c * multiplier], -0.2, 0.2)
+
+
+def _pad(tf, x, top, bottom, left, right, mode="CONSTANT", value=0.0):
+    return tf.pad(x, [[0, 0], [top, bottom], [left, right], [0, 0]], mode=mode, constant_values=value)
+
+
+def conv_specs():
+    def conv_relu6(tf, x):
+        return tf.nn.relu6(_conv(tf, x, "conv_relu6", 3, 3, 16))
+
+    def conv_s2_dil2(tf, x):
+        return tf.nn.relu(_conv(tf, x, "conv_s2_dil2", 3, 3, 12, stride=2, padding="VALID", dilation=2))
+
+    def conv_dil2_same(tf, x):
+        return tf.clip_by_value(_conv(tf, x, "conv_dil2_same", 3, 3, 10, dilation=2), -1.0, 1.0)
+
+    def conv1x1_affine(tf, x):
+        y = tf.nn.leaky_relu(_conv(tf, x, "conv1x1", 1, 1, 40, padding="VALID", bias=False), 0.1)
+        return y * _const("conv1x1_s", [40]) + _const("conv1x1_t", [40], -0.5, 0.5)  # per-channel
+
+    def conv_swish_residual(tf, x):
+        c = _conv(tf, x, "conv_swish", 3, 3, 16)
+        return tf.nn.relu(c * tf.sigmoid(c) + x)
+
+    def dw_hard_swish(tf, x):
+        return _hard_swish(tf, _dwconv(tf, x, "dw_hswish", 3, 3))
+
+    def dw_mult2_s2(tf, x):
+        return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
+
+    def conv_odd_channels(tf, x):
+        y = tf.nn.relu(_conv(tf, x, "conv_odd", 3, 3, 37))
+        return tf.tanh(_dwconv(tf, y, "dw_odd", 3, 3))
+
+    def pad_yolo(tf, x):
+        p = _pad(tf, x, 1, 0, 1, 0)  # darknet: top-left, which no SAME padding matches
+        return tf.nn.leaky_relu(_conv(tf, p, "pad_yolo", 3, 3, 16, stride=2, padding="VALID"), 0.1)
+
+    def pad_bottom_right(tf, x):
+        # ((0,1),(0,1)) on an even size is SAME and the converter folds it; on 13 it stays.
+        c = _conv(tf, _pad(tf, x, 0, 1, 0, 1), "pad_br", 3, 3, 12, stride=2, padding="VALID")
+        return c * tf.sigmoid(c)
+
+    def padv2_conv(tf, x):
+        p = _pad(tf, x, 1, 2, 2, 1, value=0.75)
+        return tf.nn.relu6(_conv(tf, p, "padv2", 3, 3, 8, padding="VALID"))
+
+    def reflect_conv(tf, x):
+        c = _conv(tf, _pad(tf, x, 2, 2, 1, 1, mode="REFLECT"), "reflect", 3, 3, 8, padding="VALID")
+        return tf.abs(c) + 0.5
+
+    def symmetric_dw(tf, x):
+        return _dwconv(tf, _pad(tf, x, 1, 2, 2, 0, mode="SYMMETRIC"), "symmetric", 3, 3, padding="VALID")
+
+    def conv_batch2(tf, x):
+        c = _conv(tf, x, "batch2", 3, 3, 16, stride=2)
+        return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "batch2_dw", 3, 3))
+
+    def pad_is_output(tf, x):
+        p = _pad(tf, x, 1, 0, 1, 0)
+        return tf.nn.relu(_conv(tf, p, "pad_out", 3, 3, 8, stride=2, padding="VALID")), p
+
+    def pad_two_readers(tf, x):
+        p = _pad(tf, x, 1, 0, 1, 0)
+        return _conv(tf, p, "pad_two", 3, 3, 8, stride=2, padding="VALID"), tf.abs(p) * 2.0
+
+    def conv_dynamic(tf, x):
+        c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
+        return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
+
+    return [
+        Spec("conv_relu6", conv_relu6, [[1, 12, 12, 8]], 0, 0, claimed_all=1, partitions_all=1,
+             ranges=[RELU6_RANGE], about="CONV_2D 3x3 SAME stride 1, bias, fused RELU6: an anchor alone"),
+        Spec("conv_s2_dil2", conv_s2_dil2, [[1, 15, 15, 6]], 0, 0, claimed_all=1, partitions_all=1,
+             about="CONV_2D 3x3 VALID, stride 2 and dilation 2, fused RELU"),
+        Spec("conv_dil2_same", conv_dil2_same, [[1, 9, 9, 6]], 0, 0, claimed_all=1, partitions_all=1,
+             about="CONV_2D 3x3 SAME, dilation 2, fused RELU_N1_TO_1"),
+        Spec("conv1x1_affine", conv1x1_affine, [[1, 10, 10, 24]], 3, 1, claimed_all=4, partitions_all=1,
+             about="1x1 CONV_2D (zero bias), LEAKY_RELU, per-channel MUL and ADD"),
+        Spec("conv_swish_residual", conv_swish_residual, [[1, 8, 8, 16]], 3, 1, claimed_all=4,
+             partitions_all=1, about="CONV_2D, swish (LOGISTIC, MUL), residual ADD+RELU"),
+        Spec("dw_hard_swish", dw_hard_swish, [[1, 10, 10, 12]], 0, 0, claimed_all=2, partitions_all=1,
+             ranges=[(-5.0, 5.0)], about="DEPTHWISE_CONV_2D 3x3 multiplier 1, HARD_SWISH"),
+        Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0, claimed_all=2, partitions_all=1,
+             about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU, per-channel MUL"),
+        Spec("conv_odd_channels", conv_odd_channels, [[1, 9, 9, 13]], 0, 0, claimed_all=3, partitions_all=2,
+             about="CONV_2D 13 -> 37 channels + RELU alone (its reader is an anchor), DEPTHWISE_CONV_2D + TANH"),
+        Spec("pad_yolo", pad_yolo, [[1, 16, 16, 8]], 0, 0, claimed_all=3, partitions_all=1,
+             about="PAD ((1,0),(1,0)) folded into a stride-2 VALID CONV_2D, LEAKY_RELU"),
+        Spec("pad_bottom_right", pad_bottom_right, [[1, 13, 13, 8]], 2, 1, claimed_all=4, partitions_all=1,
+             about="PAD ((0,1),(0,1)) folded into a stride-2 VALID CONV_2D, swish"),
+        Spec("padv2_conv", padv2_conv, [[1, 8, 8, 8]], 0, 0, claimed_all=2, partitions_all=1,
+             about="PADV2 with 0.75, asymmetric, folded into CONV_2D+RELU6"),
+        Spec("reflect_conv", reflect_conv, [[1, 8, 8, 8]], 2, 1, claimed_all=4, partitions_all=1,
+             about="MIRROR_PAD REFLECT folded into CONV_2D, then ABS, ADD"),
+        Spec("symmetric_dw", symmetric_dw, [[1, 8, 8, 8]], 0, 0, claimed_all=2, partitions_all=1,
+             about="MIRROR_PAD SYMMETRIC, asymmetric, folded into DEPTHWISE_CONV_2D"),
+        Spec("conv_batch2", conv_batch2, [[2, 10, 10, 8]], 2, 1, claimed_all=4, partitions_all=2,
+             about="batch 2: CONV_2D stride 2, swish, DEPTHWISE_CONV_2D+RELU6"),
+        Spec("pad_is_output", pad_is_output, [[1, 8, 8, 6]], 0, 0, claimed_all=2, partitions_all=1,
+             about="a PAD folded into its one reader, a CONV_2D, and also a graph output: still stored"),
+        Spec("pad_two_readers", pad_two_readers, [[1, 8, 8, 6]], 2, 1, claimed_all=3, partitions_all=2,
+             about="a PAD with two readers is not folded: CONV_2D alone, ABS+MUL"),
+        Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 2, 1, claimed_all=5, partitions_all=2,
+             about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
     ]
 
 
 def all_specs():
     return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
-            + special_specs() + gemm_specs() + [default_spec()])
+            + special_specs() + gemm_specs() + conv_specs() + [default_spec()])
 
 
 def model_names():
@@ -400,16 +537,36 @@ def source_hash():
 # ---------------------------------------------------------------------------
 # Planner replica: what the delegate should claim in a converted model.
 
-def plan(nodes, shapes, min_nodes=2):
+def plan(nodes, shapes, min_nodes=2, families=DEFAULT_FAMILIES):
     """Groups of claimable nodes, in the delegate's greedy way.
 
-    nodes: [{"op", "act", "float32", "inputs", "outputs"}] in execution order;
-    shapes: tensor index -> shape tuple. A node joins its producers' groups when
-    its output shape equals theirs, the group stays convex (no path leaves
-    the group and comes back) and no other group both feeds it and reads from
-    it. Returns the groups of >= min_nodes nodes.
+    nodes: [{"op", "act", "float32", "inputs", "outputs"}] in execution order
+    (anchors and pads also: "const", per input whether it is a constant; pads:
+    "pads", [before, after] per dim, and "f32_data"); shapes: tensor index ->
+    shape tuple. A node joins its producers' groups when its output shape equals
+    theirs, the group stays convex (no path leaves the group and comes back) and
+    no other group both feeds it and reads from it. An anchor (in an enabled
+    family) joins no producer's group: it starts one, with the PAD folded into it
+    when it is a convolution or pool whose input is a legal PAD's output that
+    nothing else reads; a group may not compute an anchor's input, except such a
+    PAD (reading from outside). Returns the groups of >= min_nodes nodes, every
+    group with an anchor, and every smaller group that reads from or feeds a
+    group with an anchor.
     """
     producer = {t: i for i, nd in enumerate(nodes) for t in nd["outputs"]}
+    kind = [_kind(nd, shapes, families) for nd in nodes]
+    readers = {}
+    for nd in nodes:
+        for t in nd["inputs"]:
+            readers[t] = readers.get(t, 0) + 1
+    for i, nd in enumerate(nodes):  # a PAD folds only into the convolution that is its one reader
+        if kind[i] != "pad":
+            continue
+        t = nd["outputs"][0]
+        r = [j for j, n in enumerate(nodes) if t in n["inputs"]]
+        if not (readers.get(t) == 1 and kind[r[0]] == "anchor" and nodes[r[0]]["op"] in WINDOW_ANCHORS
+                and nodes[r[0]]["inputs"][0] == t):
+            kind[i] = None
     ancestors = []
     for nd in nodes:
         a = set()
@@ -430,18 +587,30 @@ def plan(nodes, shapes, min_nodes=2):
         return not any(g and k not in merged and anc & g and set().union(*(ancestors[m] for m in g)) & members
                        for k, g in enumerate(groups))
 
+    def anchor_inputs_outside(members):
+        for m in members:
+            p = producer.get(nodes[m]["inputs"][0])
+            if kind[m] == "anchor" and p in members:
+                if kind[p] != "pad" or producer.get(nodes[p]["inputs"][0]) in members:
+                    return False
+        return True
+
     for i, nd in enumerate(nodes):
-        if not _claimable(nd):
+        if kind[i] is None or kind[i] == "pad":  # a PAD joins its convolution
             continue
         members, merged = {i}, []
-        for t in nd["inputs"]:
+        if kind[i] == "anchor":
+            p = producer.get(nd["inputs"][0])
+            if p is not None and kind[p] == "pad":
+                members = {p, i}
+        for t in [] if kind[i] == "anchor" else nd["inputs"]:
             p = producer.get(t)
             if p is None or p not in group_of or group_of[p] in merged:
                 continue
             if shapes[nodes[p]["outputs"][0]] != shapes[nd["outputs"][0]]:
                 continue
             trial = members | groups[group_of[p]]
-            if convex(trial) and acyclic(trial, merged + [group_of[p]]):
+            if convex(trial) and acyclic(trial, merged + [group_of[p]]) and anchor_inputs_outside(trial):
                 members, merged = trial, merged + [group_of[p]]
         target = merged[0] if merged else len(groups)
         if not merged:
@@ -451,12 +620,47 @@ def plan(nodes, shapes, min_nodes=2):
         groups[target] = members
         for m in members:
             group_of[m] = target
-    return [sorted(g) for g in groups if len(g) >= min_nodes]
+    anchored = [any(kind[m] == "anchor" for m in g) for g in groups]
+
+    def touches_anchored(g):
+        return (any(anchored[group_of[producer[t]]] for m in g for t in nodes[m]["inputs"]
+                    if producer.get(t) in group_of)
+                or any(anchored[group_of[c]] for m in g for t in nodes[m]["outputs"]
+                       for c, nd in enumerate(nodes) if c in group_of and t in nd["inputs"]))
+
+    return [sorted(g) for k, g in enumerate(groups)
+            if g and (len(g) >= min_nodes or anchored[k] or touches_anchored(g))]
 
 
 def _claimable(nd):
     return (nd["op"] in CLAIMABLE_OPS and nd["float32"] and nd["act"] in SUPPORTED_ACTIVATIONS
             and len(nd["outputs"]) == 1)
+
+
+def _kind(nd, shapes, families):
+    """"ew", "anchor" or "pad" for a node the delegate may claim (before PAD folding), else None."""
+    op = nd["op"]
+    const = nd.get("const", [True] * len(nd["inputs"]))
+    if op in WEIGHTLESS_ANCHORS:
+        legal = (ANCHOR_FAMILY[op] in families and nd.get("f32_data") and nd["act"] in SUPPORTED_ACTIVATIONS
+                 and len(nd["outputs"]) == 1 and len(shapes[nd["inputs"][0]]) == 4)
+        if op == "MEAN":
+            axes = nd.get("axes")
+            legal = legal and all(const[1:]) and axes is not None and {a % 4 for a in axes} == {1, 2}
+        else:
+            legal = legal and len(nd["inputs"]) == 1
+        return "anchor" if legal else None
+    if op in ANCHOR_FAMILY:
+        legal = (ANCHOR_FAMILY[op] in families and nd["float32"] and nd["act"] in SUPPORTED_ACTIVATIONS
+                 and len(nd["outputs"]) == 1 and 2 <= len(nd["inputs"]) <= 3 and all(const[1:]))
+        return "anchor" if legal else None
+    if op in PAD_OPS:
+        pads = nd.get("pads")
+        legal = ("conv" in families and nd.get("f32_data") and len(nd["outputs"]) == 1 and all(const[1:])
+                 and len(shapes[nd["inputs"][0]]) == 4 and pads is not None and len(pads) == 8
+                 and min(pads) >= 0 and not any(pads[k] for k in (0, 1, 6, 7)))
+        return "pad" if legal else None
+    return "ew" if "elementwise" in families and _claimable(nd) else None
 
 
 # ---------------------------------------------------------------------------
@@ -516,15 +720,38 @@ def describe(tf, model):
     ops = it._get_ops_details()
     shapes = {t["index"]: tuple(int(d) for d in t["shape"]) for t in it.get_tensor_details()}
     extra = _op_options(model)
+    consts = _constants(model)
     nodes = []
     for op, (act, opt) in zip(ops, extra):
-        nodes.append({
+        inputs = [int(t) for t in op["inputs"] if t >= 0]
+        nd = {
             "op": op["op_name"], "act": act, "options": opt,
             "float32": all(t is np.float32 for t in op["operand_types"] + op["result_types"]),
-            "inputs": [int(t) for t in op["inputs"] if t >= 0],
+            "f32_data": all(t is np.float32 for t in op["operand_types"][:1] + op["result_types"]),
+            "inputs": inputs,
             "outputs": [int(t) for t in op["outputs"]],
-        })
+            "const": [t in consts for t in inputs],
+        }
+        if nd["op"] in PAD_OPS and len(inputs) >= 2 and consts.get(inputs[1]) is not None:
+            nd["pads"] = [int(v) for v in consts[inputs[1]].ravel()]
+        if nd["op"] == "MEAN" and len(inputs) == 2 and getattr(consts.get(inputs[1]), "dtype", None) == np.int32:
+            nd["axes"] = [int(v) for v in consts[inputs[1]].ravel()]
+        nodes.append(nd)
     return nodes, shapes, it
+
+
+def _constants(model):
+    """Tensors of subgraph 0 with data in the model: index -> values (int32 and int64
+    ones, e.g. paddings) or None (any other type)."""
+    from tensorflow.lite.tools import flatbuffer_utils as fbu
+    types = {_schema().TensorType.INT32: np.int32, _schema().TensorType.INT64: np.int64}
+    m = fbu.read_model_from_bytearray(bytearray(model))
+    out = {}
+    for i, t in enumerate(m.subgraphs[0].tensors):
+        data = m.buffers[t.buffer].data if t.buffer < len(m.buffers) else None
+        if data is not None and len(data):
+            out[i] = np.frombuffer(bytes(data), types[t.type]) if t.type in types else None
+    return out
 
 
 def _op_options(model):
@@ -532,6 +759,8 @@ def _op_options(model):
     from tensorflow.lite.tools import flatbuffer_utils as fbu
     schema = _schema()
     act_names = {v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")}
+    paddings = {v: k for k, v in vars(schema.Padding).items() if not k.startswith("_")}
+    mirror_modes = {v: k for k, v in vars(schema.MirrorPadMode).items() if not k.startswith("_")}
     m = fbu.read_model_from_bytearray(bytearray(model))
     out = []
     for op in m.subgraphs[0].operators:
@@ -542,6 +771,15 @@ def _op_options(model):
             opt["approximate"] = bool(o.approximate)
         if hasattr(o, "alpha"):
             opt["alpha"] = round(float(o.alpha), 6)
+        if hasattr(o, "strideH"):  # CONV_2D, DEPTHWISE_CONV_2D
+            opt["stride"] = f"{o.strideH}x{o.strideW}"
+            if (o.dilationHFactor, o.dilationWFactor) != (1, 1):
+                opt["dilation"] = f"{o.dilationHFactor}x{o.dilationWFactor}"
+            opt["padding"] = paddings.get(o.padding, "?")
+            if getattr(o, "depthMultiplier", 1) != 1:
+                opt["multiplier"] = int(o.depthMultiplier)
+        if isinstance(o, schema.MirrorPadOptionsT):
+            opt["mode"] = mirror_modes.get(o.mode, "?")
         out.append((act, opt))
     return out
 
@@ -557,31 +795,47 @@ def _op_label(nd):
     return label + "".join(f" {k}={v}" for k, v in nd["options"].items())
 
 
+def expected_all(spec):
+    """(nodes claimed, groups) with fusions=all, as the spec states them."""
+    if spec.claimed_all is None:
+        return spec.claimed, spec.partitions
+    return spec.claimed_all, spec.partitions if spec.partitions_all is None else spec.partitions_all
+
+
 def check(spec, nodes, shapes):
-    """Fails when the converted model would not be claimed as the spec states."""
-    groups = plan(nodes, shapes)
-    claimed = sum(len(g) for g in groups)
-    if (claimed, len(groups)) != (spec.claimed, spec.partitions):
-        raise SystemExit(
-            f"{spec.name}: spec says {spec.claimed} claimed in {spec.partitions} partitions, the "
-            f"converted model gives {claimed} in {len(groups)}: {[_op_label(n) for n in nodes]}")
-    return groups
+    """Fails when the converted model would not be claimed as the spec states, with
+    default options or with fusions=all. Returns the planned groups of both."""
+    out = []
+    for what, families, expect in (("", DEFAULT_FAMILIES, (spec.claimed, spec.partitions)),
+                                   (" with fusions=all", ALL_FAMILIES, expected_all(spec))):
+        groups = plan(nodes, shapes, families=families)
+        claimed = sum(len(g) for g in groups)
+        if (claimed, len(groups)) != expect:
+            raise SystemExit(
+                f"{spec.name}: spec says {expect[0]} claimed in {expect[1]} partitions{what}, the "
+                f"converted model gives {claimed} in {len(groups)}: {[_op_label(n) for n in nodes]}")
+        out.append(groups)
+    return out
 
 
 def manifest_entry(spec, nodes, shapes, it, size):
-    groups = check(spec, nodes, shapes)
+    groups, groups_all = check(spec, nodes, shapes)
     ops = sorted({n["op"] for n in nodes})
+    # One DELEGATE node per group is certain only for 0 groups, or for 1 group fed by
+    # no unclaimed node; else it depends on how the runtime splits the claimed set.
+    exact = lambda gs: len(gs) == 0 or (len(gs) == 1 and not _fed(gs[0], nodes))
     return {
         "file": f"{spec.name}.tflite",
         "about": spec.about,
         "expect_claimed": spec.claimed,
-        "expect_claimed_all": spec.claimed if spec.claimed_all is None else spec.claimed_all,
+        "expect_claimed_all": expected_all(spec)[0],
         "expect_partitions": spec.partitions,
-        # One DELEGATE node per group is certain only for 0 groups, or for 1 group fed by
-        # no unclaimed node; else it depends on how the runtime splits the claimed set.
-        "partitions_exact": len(groups) == 0 or (len(groups) == 1 and not _fed(groups[0], nodes)),
+        "expect_partitions_all": expected_all(spec)[1],
+        "partitions_exact": exact(groups),
+        "partitions_exact_all": exact(groups_all),
         "groups": groups,  # planned groups of node indices (default options)
         "groups_min1": plan(nodes, shapes, min_nodes=1),  # with min_nodes_per_partition=1
+        "groups_all": groups_all,  # with fusions=all
         "ops": [_op_label(n) for n in nodes],
         "approx_ops": [o for o in ops if o in APPROX_OPS],
         "input_ranges": spec.input_ranges(),
@@ -606,9 +860,9 @@ def generate(outdir, only=None):
         (outdir / f"{spec.name}.tflite").write_bytes(model)
         nodes, shapes, it = describe(tf, model)
         models[spec.name] = manifest_entry(spec, nodes, shapes, it, len(model))
-        emitted |= {n["op"] for n in nodes if n["float32"]}
+        emitted |= {n["op"] for n in nodes if n["float32"] or (n["op"] in PAD_OPS and n["f32_data"])}
     if not only:
-        missing = set(CLAIMABLE_OPS) - emitted
+        missing = set(CLAIMABLE_OPS + ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D") + PAD_OPS) - emitted
         if missing:
             raise SystemExit(f"no model covers {sorted(missing)}")
     manifest = {"generator": source_hash(), "tensorflow": tf.__version__, "models": models}

@@ -17,6 +17,7 @@ VARIANTS = [
     ("threads-2", {"num_threads": 2}, "groups", None),
     ("fusions-elementwise", {"fusions": "elementwise"}, "groups", None),
     ("min-nodes-1", {"min_nodes_per_partition": 1}, "groups_min1", None),
+    ("fusions-all", {"fusions": "all"}, "groups_all", None),  # anchors and pads too
 ]
 
 
@@ -33,7 +34,8 @@ def test_option_variant(worker_results, manifest, name, variant, options, groups
     if cpu_flag and not cpu_has(cpu_flag):
         pytest.skip(f"this CPU has no {cpu_flag}")
     entry = manifest[name]
-    check_result(worker_results.get(VARIANT_RUNTIME, options)[name], entry, entry[groups_key])
+    exact = entry["partitions_exact_all"] if groups_key == "groups_all" else None
+    check_result(worker_results.get(VARIANT_RUNTIME, options)[name], entry, entry[groups_key], exact)
 
 
 def test_manifest_lists_every_model(manifest):
