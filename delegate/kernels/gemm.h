@@ -1,4 +1,4 @@
-// f32 GEMM and depthwise micro-kernels over packed weights.
+// f32 GEMM, depthwise and pool micro-kernels (pools need no weights).
 //
 // GEMM: C[m x n] = clamp(A[m x k] * W^T + bias, lo, hi), W given as [n x k]
 // rows: the layout of TFLite's FULLY_CONNECTED weights and CONV_2D filters

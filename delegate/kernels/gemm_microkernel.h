@@ -1,4 +1,4 @@
-// The one GEMM micro-kernel and the one depthwise micro-kernel, written over the
+// The one GEMM, depthwise and pool micro-kernels, each written once over the
 // vector API (vec_*.h) and instantiated per ISA with its register blocking.
 // Every output starts from its bias and takes one fma per k, in k order, so all
 // ISAs compute bit-identical results.
