@@ -44,8 +44,6 @@ def check_invokes(invokes, tol, what):
 
 
 def check_resizes(res, entry, groups, exact=None):
-    if not entry["dynamic_batch"]:
-        return
     resized = res.get("resize", {})
     assert sorted(resized) == sorted(str(b) for b in entry["resize_batches"])
     for batch, r in resized.items():
