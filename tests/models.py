@@ -132,7 +132,7 @@ def _chain(n):
 def chain_specs():
     specs = []
     for n in (1, 2, 3, 5, 8, 13, 20):
-        claimed = n if n >= 2 else 0
+        claimed = n if n >= 3 else 0  # min_nodes_per_partition defaults to 3
         specs.append(Spec(f"chain_{n}", _chain(n), [[1, 4, 4, 8], [1, 4, 4, 8]], claimed,
                           1 if claimed else 0, about=f"a chain of {n} mixed elementwise ops"))
     specs.append(Spec("batch4_chain_8", _chain(8), [[4, 5, 5, 3], [4, 5, 5, 3]], 8, 1,
@@ -194,13 +194,15 @@ def op_specs():
     shape = [1, 3, 5, 8]
     for op, f in UNARY_FNS.items():
         rng = UNARY_RANGES.get(op, WIDE)
-        fn = (lambda tf, x, y, f=f: f(tf, x) * y) if op == "NEG" else (lambda tf, x, y, f=f: f(tf, x) + y)
-        specs.append(Spec(f"op_{op.lower()}", fn, [shape, shape], 2, 1, ranges=[rng, WIDE],
-                          about=f"{op} then {'MUL' if op == 'NEG' else 'ADD'}",
+        # Three nodes: the smallest group claimed with default options.
+        fn = ((lambda tf, x, y, f=f: tf.abs(f(tf, x) * y)) if op == "NEG"
+              else (lambda tf, x, y, f=f: tf.abs(f(tf, x) + y)))
+        specs.append(Spec(f"op_{op.lower()}", fn, [shape, shape], 3, 1, ranges=[rng, WIDE],
+                          about=f"{op} then {'MUL' if op == 'NEG' else 'ADD'}, ABS",
                           patch={"RELU": "RELU_0_TO_1"} if op == "RELU_0_TO_1" else {}))
     for op, f in BINARY_FNS.items():
-        specs.append(Spec(f"op_{op.lower()}", lambda tf, x, y, f=f: f(tf, x, y) * x, [shape, shape],
-                          2, 1, ranges=BINARY_RANGES.get(op), about=f"{op} then MUL"))
+        specs.append(Spec(f"op_{op.lower()}", lambda tf, x, y, f=f: tf.abs(f(tf, x, y) * x), [shape, shape],
+                          3, 1, ranges=BINARY_RANGES.get(op), about=f"{op} then MUL, ABS"))
     return specs
 
 
@@ -223,7 +225,7 @@ def broadcast_specs():
         return v / c("d", [8])  # on the right of DIV
 
     def both(tf, x, y):
-        return tf.tanh(x + y)
+        return tf.abs(tf.tanh(x + y))
 
     def odd(tf, x, y):
         return tf.abs(tf.tanh(x * y) - 0.5 * x)
@@ -233,11 +235,11 @@ def broadcast_specs():
 
     def group_order(tf, x, s):
         a = tf.tanh(x)  # group A starts first ...
-        r = tf.exp(s * 0.5)  # group B: [1,4,4,1], starts second
+        r = tf.exp(tf.abs(s) * 0.5)  # group B: [1,4,4,1], starts second
         return tf.abs(a * r)  # ... and A goes on reading B: B must run first
 
     def shape_change(tf, x, y):
-        a = tf.tanh(x * 2.0)  # [1,1,1,8]: a group of 2
+        a = tf.tanh(x * 2.0) + 0.5  # [1,1,1,8]: a group of 3
         b = a * y  # [1,4,4,8]: a new shape, a new group
         return tf.abs(b) + 0.25
 
@@ -250,13 +252,13 @@ def broadcast_specs():
              about="a rank-0 input and a scalar constant"),
         Spec("bcast_const_sides", const_sides, [[1, 4, 4, 8]], 6, 1,
              about="constants on either side of SUB and DIV"),
-        Spec("bcast_both", both, [[1, 1, 1, 8], [1, 4, 4, 1]], 2, 1,
+        Spec("bcast_both", both, [[1, 1, 1, 8], [1, 4, 4, 1]], 3, 1,
              about="both operands broadcast"),
         Spec("bcast_odd", odd, [[3, 1, 13], [1, 7, 1]], 4, 1, about="odd sizes, both broadcast"),
         Spec("bcast_rank5", rank5, [[2, 3, 1, 4, 5], [1, 1, 3, 1, 5]], 3, 1, about="rank 5"),
-        Spec("group_order", group_order, [[1, 4, 4, 8], [1, 4, 4, 1]], 5, 2,
+        Spec("group_order", group_order, [[1, 4, 4, 8], [1, 4, 4, 1]], 6, 2,
              about="a group that starts earlier reads one that starts later"),
-        Spec("shape_change", shape_change, [[1, 1, 1, 8], [1, 4, 4, 1]], 5, 2,
+        Spec("shape_change", shape_change, [[1, 1, 1, 8], [1, 4, 4, 1]], 6, 2,
              about="a consumer with a bigger output shape starts a new group"),
     ]
 
@@ -275,14 +277,14 @@ def structure_specs():
         return tf.tanh(x * y) + z, tf.abs(z - y) * x
 
     def nonconvex(tf, x, y):
-        a = tf.tanh(x)
+        a = tf.tanh(x * 0.5)
         b = a * y
         s = tf.nn.softmax(a)  # leaves the group and comes back
-        return tf.abs(b + s)
+        return tf.abs(b + s) * 2.0
 
     def split_by_opaque(tf, x, y):
-        a = tf.nn.softmax(tf.tanh(x) * y)
-        return tf.exp(a) * y
+        a = tf.nn.softmax(tf.tanh(x) * y + x)
+        return tf.abs(tf.exp(a) * y)
 
     def lone_between(tf, x):
         a = tf.nn.softmax(tf.tanh(x))
@@ -308,9 +310,9 @@ def structure_specs():
         Spec("intermediate_output", intermediate_output, [s, s], 4, 1,
              about="a chain intermediate is also a graph output"),
         Spec("multi_io", multi_io, [s, s, s], 6, 2, about="3 inputs, 2 outputs, 2 disjoint chains"),
-        Spec("nonconvex", nonconvex, [s, s], 4, 2,
-             about="ADD cannot join TANH,MUL: SOFTMAX between them would make a cycle"),
-        Spec("split_by_opaque", split_by_opaque, [s, s], 4, 2, about="two chains around a SOFTMAX"),
+        Spec("nonconvex", nonconvex, [s, s], 6, 2,
+             about="ADD cannot join MUL,TANH,MUL: SOFTMAX between them would make a cycle"),
+        Spec("split_by_opaque", split_by_opaque, [s, s], 6, 2, about="two chains around a SOFTMAX"),
         Spec("lone_between", lone_between, [s], 0, 0, about="lone elementwise ops between SOFTMAXes"),
         Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, about="no elementwise op"),
         Spec("mutual_groups", mutual_groups, [s, s], 4, 1,
@@ -367,9 +369,10 @@ def _default_block(tf, x):
 
 def default_spec():
     # The converter turns square(s - mu) into SQUARED_DIFFERENCE(s, mu) beside the SUB.
-    # Groups: {LOGISTIC,MUL} {ADD,RSQRT} {SUB,MUL,MUL,ADD,GELU,ADD}; the MEANs and the
-    # SQUARED_DIFFERENCE (alone: joining the swish group would make a cycle) stay.
-    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 10, 3,
+    # Groups: {SUB,MUL,MUL,ADD,GELU,ADD}; {LOGISTIC,MUL} and {ADD,RSQRT} are too small
+    # to claim by default; the MEANs and the SQUARED_DIFFERENCE (alone: joining the
+    # swish group would make a cycle) stay.
+    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 6, 1,
                 about="the bundled default model: swish, layer-norm-like ops, GELU, residual")
 
 
@@ -390,10 +393,10 @@ def gemm_specs():
     return [
         Spec("fc_gelu", fc_gelu, [[1, 24, 32]], 0, 0, claimed_all=2, partitions_all=1,
              about="FULLY_CONNECTED (3-D input) + GELU: a GEMM with its epilogue"),
-        Spec("fc_mlp", fc_mlp, [[1, 16, 24]], 2, 1, claimed_all=4, partitions_all=2,
+        Spec("fc_mlp", fc_mlp, [[1, 16, 24]], 0, 0, claimed_all=4, partitions_all=2,
              about="FC+RELU6 alone (an anchor is worth a group of its own; its consumer is a GEMM "
                    "and starts a new group), then FC + residual ADD + TANH"),
-        Spec("fc_nobias", fc_nobias, [[None, 40]], 2, 1, claimed_all=3, partitions_all=1,
+        Spec("fc_nobias", fc_nobias, [[None, 40]], 0, 0, claimed_all=3, partitions_all=1,
              about="FULLY_CONNECTED without bias, dynamic batch: re-bound on resize"),
     ]
 
@@ -501,21 +504,21 @@ def conv_specs():
              about="CONV_2D 13 -> 37 channels + RELU alone (its reader is an anchor), DEPTHWISE_CONV_2D + TANH"),
         Spec("pad_yolo", pad_yolo, [[1, 16, 16, 8]], 0, 0, claimed_all=3, partitions_all=1,
              about="PAD ((1,0),(1,0)) folded into a stride-2 VALID CONV_2D, LEAKY_RELU"),
-        Spec("pad_bottom_right", pad_bottom_right, [[1, 13, 13, 8]], 2, 1, claimed_all=4, partitions_all=1,
+        Spec("pad_bottom_right", pad_bottom_right, [[1, 13, 13, 8]], 0, 0, claimed_all=4, partitions_all=1,
              about="PAD ((0,1),(0,1)) folded into a stride-2 VALID CONV_2D, swish"),
         Spec("padv2_conv", padv2_conv, [[1, 8, 8, 8]], 0, 0, claimed_all=2, partitions_all=1,
              about="PADV2 with 0.75, asymmetric, folded into CONV_2D+RELU6"),
-        Spec("reflect_conv", reflect_conv, [[1, 8, 8, 8]], 2, 1, claimed_all=4, partitions_all=1,
+        Spec("reflect_conv", reflect_conv, [[1, 8, 8, 8]], 0, 0, claimed_all=4, partitions_all=1,
              about="MIRROR_PAD REFLECT folded into CONV_2D, then ABS, ADD"),
         Spec("symmetric_dw", symmetric_dw, [[1, 8, 8, 8]], 0, 0, claimed_all=2, partitions_all=1,
              about="MIRROR_PAD SYMMETRIC, asymmetric, folded into DEPTHWISE_CONV_2D"),
-        Spec("conv_batch2", conv_batch2, [[2, 10, 10, 8]], 2, 1, claimed_all=4, partitions_all=2,
+        Spec("conv_batch2", conv_batch2, [[2, 10, 10, 8]], 0, 0, claimed_all=4, partitions_all=2,
              about="batch 2: CONV_2D stride 2, swish, DEPTHWISE_CONV_2D+RELU6"),
         Spec("pad_is_output", pad_is_output, [[1, 8, 8, 6]], 0, 0, claimed_all=2, partitions_all=1,
              about="a PAD folded into its one reader, a CONV_2D, and also a graph output: still stored"),
-        Spec("pad_two_readers", pad_two_readers, [[1, 8, 8, 6]], 2, 1, claimed_all=3, partitions_all=2,
-             about="a PAD with two readers is not folded: CONV_2D alone, ABS+MUL"),
-        Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 2, 1, claimed_all=5, partitions_all=2,
+        Spec("pad_two_readers", pad_two_readers, [[1, 8, 8, 6]], 0, 0, claimed_all=1, partitions_all=1,
+             about="a PAD with two readers is not folded: CONV_2D alone; ABS+MUL is too small to claim"),
+        Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
     ]
 
@@ -537,7 +540,7 @@ def source_hash():
 # ---------------------------------------------------------------------------
 # Planner replica: what the delegate should claim in a converted model.
 
-def plan(nodes, shapes, min_nodes=2, families=DEFAULT_FAMILIES):
+def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
     """Groups of claimable nodes, in the delegate's greedy way.
 
     nodes: [{"op", "act", "float32", "inputs", "outputs"}] in execution order

@@ -30,6 +30,17 @@ TEST(Planner, LoneOpIsLeftByPolicyUnlessAllowed) {
   EXPECT_EQ(plan_fusion(b.g, one).groups.size(), 1u);
 }
 
+TEST(Planner, PairIsLeftByDefaultTripleIsClaimed) {
+  GraphBuilder b;
+  int t = b.ew(EwOp::Logistic, {b.tensor(kS)}, kS);
+  t = b.ew(EwOp::Mul, {t, 0}, kS);  // swish: two nodes
+  EXPECT_TRUE(plan_fusion(b.g, {}).groups.empty());
+  b.ew(EwOp::Abs, {t}, kS);
+  const Plan p = plan_fusion(b.g, {});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2}));
+}
+
 TEST(Planner, BranchAndJoinStayTogether) {
   GraphBuilder b;
   const int x = b.ew(EwOp::Abs, {b.tensor(kS)}, kS);
@@ -48,7 +59,9 @@ TEST(Planner, BroadcastInputsJoinButShapeChangesSplit) {
   const int small2 = b.ew(EwOp::Neg, {small}, {1, 1, 1, 8});
   const int x = b.ew(EwOp::Mul, {b.tensor(kS), small2}, kS);  // shape grows: new group
   b.ew(EwOp::Tanh, {x}, kS);
-  const Plan p = plan_fusion(b.g, {});
+  PlannerOptions pairs;  // groups of two count here
+  pairs.min_nodes_per_group = 2;
+  const Plan p = plan_fusion(b.g, pairs);
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
   EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3}));
@@ -169,7 +182,9 @@ TEST(Planner, TwoIndependentChainsAreTwoGroups) {
   GraphBuilder b;
   b.ew(EwOp::Exp, {b.ew(EwOp::Abs, {b.tensor(kS)}, kS)}, kS);
   b.ew(EwOp::Exp, {b.ew(EwOp::Abs, {b.tensor(kS)}, kS)}, kS);
-  EXPECT_EQ(plan_fusion(b.g, {}).groups.size(), 2u);
+  PlannerOptions pairs;
+  pairs.min_nodes_per_group = 2;
+  EXPECT_EQ(plan_fusion(b.g, pairs).groups.size(), 2u);
 }
 
 }  // namespace
