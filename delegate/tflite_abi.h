@@ -12,7 +12,9 @@ extern "C" {
 
 typedef enum { kTfLiteOk = 0, kTfLiteError = 1, kTfLiteDelegateError = 2 } TfLiteStatus;
 
-typedef enum {
+// The runtime may hold values this header does not list (newer types): a fixed
+// underlying int keeps every value representable, so range checks stay real.
+typedef enum : int {
   kTfLiteNoType = 0,
   kTfLiteFloat32 = 1,
   kTfLiteInt32 = 2,
@@ -26,7 +28,7 @@ typedef enum {
   kTfLiteFloat16 = 10,
 } TfLiteType;
 
-typedef enum {
+typedef enum : int {
   kTfLiteMemNone = 0,
   kTfLiteMmapRo = 1,
   kTfLiteArenaRw = 2,
@@ -37,7 +39,7 @@ typedef enum {
   kTfLiteVariantObject = 7,
 } TfLiteAllocationType;
 
-typedef enum {
+typedef enum : int {
   kTfLiteActNone = 0,
   kTfLiteActRelu = 1,
   kTfLiteActReluN1To1 = 2,

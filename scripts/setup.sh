@@ -1,24 +1,17 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for fusedelegate and runs the main job:
-# system packages (compilers, aarch64 cross compiler, qemu, googletest), a
+# system packages (compilers, aarch64 cross compiler, qemu, googletest, Bazel
+# for the offline Bazel build, a JDK and JUnit for the Android demo's logic), a
 # Python venv in .venv with the three TFLite runtimes, the package itself
 # (which compiles libfusedelegate.so), then `fusedelegate bench` on the
 # bundled default model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ g++-aarch64-linux-gnu qemu-user googletest python3-venv)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing system packages: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+packages=(g++ g++-aarch64-linux-gnu qemu-user googletest python3-venv
+  bazel-bootstrap openjdk-17-jdk-headless junit4 clang)
+source scripts/packages.sh
+ensure_packages "${packages[@]}"
 
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: C++ unit and kernel tests (native, and aarch64 NEON
-# under qemu), then the Python suite against all three runtimes.
+# under qemu), the same through the offline Bazel build, the Android demo's
+# checks (JVM tests, JNI library for aarch64 and the host), then the Python
+# suite against all three runtimes.
 # Needs scripts/setup.sh once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,12 @@ cmake -S . -B build-aarch64 -G Ninja -DFD_BUILD_TESTS=ON -Wno-deprecated \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" >/dev/null
 cmake --build build-aarch64
 ctest --test-dir build-aarch64 --output-on-failure
+
+echo "== Bazel build and C++ tests (offline; host, then aarch64 under qemu)"
+./scripts/bazel_test.sh
+
+echo "== Android demo (app logic on the JVM, JNI library for aarch64 and the host)"
+./scripts/android_test.sh
 
 echo "== Python tests (the installed package, rebuilt from this tree)"
 python -m pip install -q --disable-pip-version-check .

@@ -138,7 +138,9 @@ TEST(Accuracy, TanhAndGeluStayInRange) {
   ew_table_scalar().fn[static_cast<int>(EwOp::Gelu)](xs.data(), nullptr, nullptr, g.data(), xs.size(), 0.f);
   for (size_t i = 0; i < xs.size(); ++i) {
     ASSERT_LE(std::fabs(t[i]), 1.f) << xs[i];
-    if (xs[i] < 0) ASSERT_LE(g[i], 0.f) << xs[i];
+    if (xs[i] < 0) {
+      ASSERT_LE(g[i], 0.f) << xs[i];
+    }
   }
   const auto near = sweep(8, 9, 100001);
   ew_table_scalar().fn[static_cast<int>(EwOp::Tanh)](near.data(), nullptr, nullptr, t.data(), near.size(), 0.f);

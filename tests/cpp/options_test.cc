@@ -45,7 +45,9 @@ TEST(Options, AnIsaThisCpuLacksIsRefused) {
     const bool have = std::find(isas.begin(), isas.end(), isa) != isas.end();
     const std::string err = parse({{"isa", isa}});
     EXPECT_EQ(err.empty(), have) << isa << ": " << err;
-    if (!have) EXPECT_NE(err.find("available here: scalar"), std::string::npos);
+    if (!have) {
+      EXPECT_NE(err.find("available here: scalar"), std::string::npos);
+    }
   }
 }
 
