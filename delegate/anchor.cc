@@ -188,8 +188,8 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
         }
         rows = expanded_rows.data();
       }
-      s.dw->fn(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out, s.lo,
-               s.hi);
+      s.dw->for_taps(taps)(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out,
+                           s.lo, s.hi);
       break;
     }
     case AnchorOp::kMaxPool2D:

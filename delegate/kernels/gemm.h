@@ -47,6 +47,13 @@ struct DwKernel {
   int cb;            // channels per block
   DwMicroKernel fn;
   PoolMicroKernel pool;
+  DwMicroKernel fn_3x3 = nullptr, fn_5x5 = nullptr;  // weights in registers, where they fit
+
+  DwMicroKernel for_taps(int taps) const {
+    if (taps == 9 && fn_3x3) return fn_3x3;
+    if (taps == 25 && fn_5x5) return fn_5x5;
+    return fn;
+  }
 };
 
 // Defined in gemm_<isa>.cc where that ISA is compiled in.

@@ -80,6 +80,70 @@ void dw_microkernel(int pixels, int channels, int taps, const float* const* in, 
   }
 }
 
+// VG vectors of channels from c on, over all pixels, with their TAPS x VG weights
+// (w: the block's packed weights from c on, cb apart per tap) held in registers,
+// so the pixel loop loads only inputs. kTail: one vector of n < W channels.
+template <class V, int TAPS, int VG, bool kTail>
+void dw_columns(int pixels, int channels, int c, int n, const float* const* in, const float* w, int cb, float* out,
+                V vlo, V vhi) {
+  V wt[TAPS][VG], bias[VG];
+  for (int v = 0; v < VG; ++v) {
+    bias[v] = V::load(w + static_cast<size_t>(TAPS) * cb + v * V::W);
+    for (int t = 0; t < TAPS; ++t) wt[t][v] = V::load(w + t * cb + v * V::W);
+  }
+  for (int p = 0; p < pixels; ++p, in += TAPS, out += channels) {
+    V acc[VG];
+    for (int v = 0; v < VG; ++v) acc[v] = bias[v];
+#pragma GCC unroll 25
+    for (int t = 0; t < TAPS; ++t)
+      for (int v = 0; v < VG; ++v) {
+        const float* x = in[t] + c + v * V::W;
+        acc[v] = fma(kTail ? V::load_tail(x, n) : V::load(x), wt[t][v], acc[v]);
+      }
+    for (int v = 0; v < VG; ++v) {
+      const V y = min(vhi, max(vlo, acc[v]));
+      if (kTail) y.store_tail(out + c, n);
+      else y.store(out + c + v * V::W);
+    }
+  }
+}
+
+// Depthwise for one filter size (3x3: TAPS 9, 5x5: 25) with the weights in
+// registers, VG vectors at a time; the same packing and fma order as
+// dw_microkernel, so the results are identical. Pixels go in chunks small
+// enough that their input rows stay in L1 while every channel group reads them.
+template <class V, int NV, int TAPS, int VG>
+void dw_microkernel_taps(int pixels, int channels, int taps, const float* const* in, const float* packed,
+                         float* out, float lo, float hi) {
+  static_assert(NV % VG == 0, "vector groups tile the channel block");
+  constexpr int kChunk = 8;
+  if (pixels > kChunk) {
+    for (int p = 0; p < pixels; p += kChunk)
+      dw_microkernel_taps<V, NV, TAPS, VG>(pixels - p < kChunk ? pixels - p : kChunk, channels, taps,
+                                           in + static_cast<size_t>(p) * TAPS, packed,
+                                           out + static_cast<size_t>(p) * channels, lo, hi);
+    return;
+  }
+  constexpr int CB = NV * V::W;
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  for (int c0 = 0; c0 < channels; c0 += CB) {
+    const float* w = packed + static_cast<size_t>(c0 / CB) * (TAPS + 1) * CB;
+    for (int v = 0; v < NV; v += VG) {
+      const int c = c0 + v * V::W;
+      if (channels - c >= VG * V::W) {
+        dw_columns<V, TAPS, VG, false>(pixels, channels, c, V::W, in, w + v * V::W, CB, out, vlo, vhi);
+        continue;
+      }
+      for (int u = v; u < NV && c0 + u * V::W < channels; ++u) {  // the last vectors, one at a time
+        const int cu = c0 + u * V::W, left = channels - cu;
+        if (left >= V::W) dw_columns<V, TAPS, 1, false>(pixels, channels, cu, V::W, in, w + u * V::W, CB, out, vlo, vhi);
+        else dw_columns<V, TAPS, 1, true>(pixels, channels, cu, left, in, w + u * V::W, CB, out, vlo, vhi);
+      }
+      break;
+    }
+  }
+}
+
 // Max or average over the taps, in tap order.
 template <class V>
 void pool_microkernel(int pixels, int channels, int taps, const float* const* in, const float* count, float* out,

@@ -14,8 +14,11 @@ const GemmKernel& gemm_kernel_neon() {
 }
 
 const DwKernel& dw_kernel_neon() {
+  // 32 registers: a 3x3 filter for two vectors (18), a 5x5 for one (25).
   static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel<simd::F32x4, 4>,
-                                 &simd::pool_microkernel<simd::F32x4>};
+                               &simd::pool_microkernel<simd::F32x4>,
+                               &simd::dw_microkernel_taps<simd::F32x4, 4, 9, 2>,
+                               &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1>};
   return kernel;
 }
 

@@ -361,18 +361,22 @@ TEST(Program, ConvolutionsWithEpiloguesOnEveryIsa) {
 }
 
 TEST(Program, DepthwiseWithEveryMultiplierOnEveryIsa) {
-  for (int mult : {1, 2, 3}) {
-    for (int stride : {1, 2}) {
-      Case c;
-      const int64_t ic = 13, oc = ic * mult;  // 13, 26, 39 channels: partial blocks everywhere
-      const Shape in_shape = {1, 11, 9, ic};
-      const Shape out = {1, out_size(11, 3, stride, 1, true), out_size(9, 3, stride, 1, true), oc};
-      const int y = c.b.conv(AnchorOp::kDepthwiseConv2D, c.input(in_shape), random_weights(9 * oc, 3),
-                             {1, 3, 3, oc}, random_weights(oc, 4), conv_params(stride, 1, true), out,
-                             Activation::kRelu6);
-      c.check({c.b.ew(EwOp::Mul, {y, c.input({oc})}, out)}, nullptr, 1e-5);
-    }
-  }
+  // 3x3 and 5x5 run the kernels that keep the filter in registers, 4x4 the
+  // general one; 13..39 channels leave partial blocks everywhere, 40..120 also
+  // fill whole blocks and vector groups.
+  for (int k : {3, 4, 5})
+    for (int64_t ic : {13, 40})
+      for (int mult : {1, 2, 3})
+        for (int stride : {1, 2}) {
+          Case c;
+          const int64_t oc = ic * mult;
+          const Shape in_shape = {1, 11, 9, ic};
+          const Shape out = {1, out_size(11, k, stride, 1, true), out_size(9, k, stride, 1, true), oc};
+          const int y = c.b.conv(AnchorOp::kDepthwiseConv2D, c.input(in_shape), random_weights(k * k * oc, 3),
+                                 {1, k, k, oc}, random_weights(oc, 4), conv_params(stride, 1, true), out,
+                                 Activation::kRelu6);
+          c.check({c.b.ew(EwOp::Mul, {y, c.input({oc})}, out)}, nullptr, 1e-5);
+        }
 }
 
 TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
