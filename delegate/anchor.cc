@@ -160,23 +160,34 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
       }
       // Few channels (an RGB stem): copy each pixel's taps into one row, so the
       // micro-kernel runs one long k loop instead of many short ones.
-      thread_local std::vector<float> patches;
-      thread_local std::vector<const float*> patch_rows;
+      thread_local std::vector<float> patch_buffer;
+      thread_local std::vector<const float*> patch_row_buffer;
+      std::vector<float>& patches = patch_buffer;  // one thread-local lookup, not one per use
+      std::vector<const float*>& patch_rows = patch_row_buffer;
       patches.resize(static_cast<size_t>(count) * taps * kc);
       patch_rows.resize(count);
+      float* row = patches.data();
       for (int64_t i = 0; i < count; ++i) {
-        float* row = patches.data() + i * taps * kc;
-        for (int t = 0; t < taps; ++t)
-          for (int64_t c = 0; c < kc; ++c) row[t * kc + c] = rows[i * taps + t][c];
         patch_rows[i] = row;
+        const float* const* tap = rows + i * taps;
+        for (int t = 0; t < taps;) {  // taps next to each other in memory (a filter row) copy as one run
+          int run = 1;
+          while (t + run < taps && tap[t + run] == tap[t] + run * kc) ++run;
+          const int64_t len = run * kc;
+          for (int64_t c = 0; c < len; ++c) row[c] = tap[t][c];
+          row += len;
+          t += run;
+        }
       }
       gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, patch_rows.data(), out, a.n, s.lo, s.hi);
       break;
     }
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;
-      thread_local std::vector<float> expanded;
-      thread_local std::vector<const float*> expanded_rows;
+      thread_local std::vector<float> expanded_buffer;
+      thread_local std::vector<const float*> expanded_row_buffer;
+      std::vector<float>& expanded = expanded_buffer;
+      std::vector<const float*>& expanded_rows = expanded_row_buffer;
       if (m > 1) {  // depth multiplier: output channel j reads input channel j / m
         const size_t n_rows = static_cast<size_t>(count) * taps;
         expanded.resize(n_rows * a.n);
