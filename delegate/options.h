@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops.h"
+#include "planner.h"
 
 namespace fd {
 
@@ -17,7 +18,7 @@ struct Options {
   int num_threads = -1;  // -1: the interpreter's
   std::string isa = "auto";
   uint32_t families = kFamilyDefault;
-  int min_nodes_per_partition = 3;  // see PlannerOptions::min_nodes_per_group
+  int min_nodes_per_partition = PlannerOptions{}.min_nodes_per_group;
   LogLevel log = LogLevel::kQuiet;
   std::string plan_file;     // where to write the fusion plan (JSON) when preparing
   std::string profile_file;  // where to write per-partition invoke times (JSON) at exit

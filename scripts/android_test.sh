@@ -21,7 +21,7 @@ out=$demo/build/host
 
 packages=(openjdk-17-jdk-headless junit4 g++ g++-aarch64-linux-gnu qemu-user clang)
 command -v cmake >/dev/null || packages+=(cmake)
-source scripts/packages.sh
+source scripts/common.sh
 ensure_packages "${packages[@]}"
 
 # Debian's JDK 17 (installed above) unless JAVA_HOME names another JDK.
@@ -45,20 +45,13 @@ run_junit() {
   "$java" "$@" -cp "$cp" org.junit.runner.JUnitCore $tests
 }
 
-# Checks that library $2 (nm tool $1) exports exactly the plugin and JNI entry points.
-check_exports() {
+# Checks that library $2 (nm tool $1) exports exactly the plugin and JNI entry
+# points, and does not link the JVM (Android's runtime provides JNI).
+check_jni_exports() {
   local nm=$1 lib=$2
-  local expected="Java_org_fusedelegate_FuseDelegate_nativeAvailableIsas
-Java_org_fusedelegate_FuseDelegate_nativeCreate
-Java_org_fusedelegate_FuseDelegate_nativeDelete
-tflite_plugin_create_delegate
-tflite_plugin_destroy_delegate"
-  local actual
-  actual=$("$nm" -D --defined-only "$lib" | awk '$2 ~ /^[TW]$/ {print $3}' | sed 's/@.*//' | sort)
-  if [ "$actual" != "$expected" ]; then
-    echo "android_test: $lib exports"; echo "$actual"; echo "android_test: expected"; echo "$expected"
-    return 1
-  fi
+  check_exports "$nm" "$lib" Java_org_fusedelegate_FuseDelegate_nativeAvailableIsas \
+    Java_org_fusedelegate_FuseDelegate_nativeCreate Java_org_fusedelegate_FuseDelegate_nativeDelete \
+    tflite_plugin_create_delegate tflite_plugin_destroy_delegate
   if readelf -d "$lib" | grep -q 'NEEDED.*libjvm'; then
     echo "android_test: $lib must not link libjvm"; return 1
   fi
@@ -113,7 +106,7 @@ echo "== Android demo: JNI library for arm64-v8a (aarch64-linux-gnu-g++, the app
 build_jni "$out/jni-aarch64" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake"
 lib_arm=$out/jni-aarch64/libfusedelegate.so
 readelf -h "$lib_arm" | grep -q 'Machine:.*AArch64' || { echo "android_test: $lib_arm is not aarch64"; exit 1; }
-check_exports aarch64-linux-gnu-nm "$lib_arm"
+check_jni_exports aarch64-linux-gnu-nm "$lib_arm"
 echo "android_test: $lib_arm: aarch64, --no-undefined, exports the plugin and JNI entry points only"
 nice -n 10 aarch64-linux-gnu-g++ -std=c++17 -O1 -Wall -Wextra -o "$out/plugin_smoke-aarch64" \
   "$demo/hosttest/plugin_smoke.cc" -ldl
@@ -161,7 +154,7 @@ nice -n 10 "$javac" --release 8 -Xlint:all -Xlint:-options -Werror -encoding UTF
 check_host_build() {
   local dir=$out/$1
   build_jni "$dir" -DCMAKE_CXX_COMPILER="$2"
-  check_exports nm "$dir/libfusedelegate.so"
+  check_jni_exports nm "$dir/libfusedelegate.so"
   local plan=$dir/plan.json
   rm -f "$plan"
   if [ $have_tflite = 1 ]; then run_model "$dir/libfusedelegate.so" "$plan"; fi

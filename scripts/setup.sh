@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ g++-aarch64-linux-gnu qemu-user googletest python3-venv
   bazel-bootstrap openjdk-17-jdk-headless junit4 clang)
-source scripts/packages.sh
+source scripts/common.sh
 ensure_packages "${packages[@]}"
 
 python=${PYTHON:-python3}
