@@ -1,5 +1,6 @@
 #include "anchor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "shape.h"
@@ -16,6 +17,11 @@ const char* anchor_name(AnchorOp op) {
     case AnchorOp::kAveragePool2D: return "AveragePool2D";
     case AnchorOp::kMean: return "Mean";
     case AnchorOp::kPad: return "Pad";
+    case AnchorOp::kBatchMatMul: return "BatchMatMul";
+    case AnchorOp::kSoftmax: return "Softmax";
+    case AnchorOp::kRowMean: return "RowMean";
+    case AnchorOp::kReshape: return "Reshape";
+    case AnchorOp::kTranspose: return "Transpose";
   }
   return "?";
 }
@@ -39,8 +45,9 @@ std::string AnchorStep::to_string() const {
   if (pad.any())
     s += "pad " + std::to_string(pad.top) + "," + std::to_string(pad.bottom) + "," + std::to_string(pad.left) +
          "," + std::to_string(pad.right) + (op == AnchorOp::kPad ? "" : " folded") + ", ";
-  const bool pool = op == AnchorOp::kMaxPool2D || op == AnchorOp::kAveragePool2D || op == AnchorOp::kMean;
-  s += gemm ? gemm->name : pool ? "pool" : dw ? dw->name : "copy";
+  if (op == AnchorOp::kBatchMatMul) s += std::string(adj_x ? "adj_x, " : "") + (adj_y ? "adj_y, " : "");
+  if (op == AnchorOp::kSoftmax && beta != 1.f) s += "beta " + std::to_string(beta) + ", ";
+  s += gemm ? gemm->name : is_pool(op) ? "pool" : dw ? dw->name : rows ? rows->name : "copy";
   return s + "]";
 }
 
@@ -54,7 +61,13 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
          : node.act == Activation::kReluN1To1                             ? -1.f
                                                                            : -INFINITY;
   a.hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : INFINITY;
-  if (a.op == AnchorOp::kPad) return a;
+  a.beta = node.param;
+  a.adj_x = node.adj_x;
+  a.adj_y = node.adj_y;
+  a.dims = node.dims;
+  if (a.op == AnchorOp::kBatchMatMul) a.gemm = kernels.gemm;  // packs its second operand on every run
+  if (a.op == AnchorOp::kSoftmax || a.op == AnchorOp::kRowMean) a.rows = kernels.rows;
+  if (a.op == AnchorOp::kPad || is_row_op(a.op)) return a;
   if (a.op == AnchorOp::kMaxPool2D || a.op == AnchorOp::kAveragePool2D || a.op == AnchorOp::kMean) {
     a.kh = node.conv.window_h;  // MEAN: 0, the input's size, known when bound
     a.kw = node.conv.window_w;
@@ -83,10 +96,71 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   return a;
 }
 
-std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& input, std::string* error) {
+namespace {
+
+// The row ops: BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE.
+bool bind_row_op(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const AnchorStep& step = b.step;
+  const Shape& in = inputs[0];
+  std::optional<Shape> out;
+  switch (step.op) {
+    case AnchorOp::kBatchMatMul:
+      out = batch_matmul_shape(in, inputs[1], step.adj_x, step.adj_y);
+      if (out) {
+        const size_t r = in.size();
+        b.m = (*out)[r - 2];
+        b.n = (*out)[r - 1];
+        b.k = in[r - (step.adj_x ? 2 : 1)];
+        b.batches = num_elements(*out) / std::max<int64_t>(1, b.m * b.n);
+        b.b_shared = num_elements(inputs[1]) == b.k * b.n;
+        b.packed.resize(b.b_shared ? 1 : b.batches);
+        if (step.adj_x) b.a_transposed.resize(num_elements(in));
+      }
+      break;
+    case AnchorOp::kSoftmax:
+      if (!in.empty()) out = in;
+      break;
+    case AnchorOp::kRowMean:
+      if (!in.empty()) {
+        out = in;
+        b.k = in.back();
+        if (step.keep_num_dims) out->back() = 1;
+        else out->pop_back();
+      }
+      break;
+    case AnchorOp::kReshape: out = reshape_shape(in, step.dims); break;
+    case AnchorOp::kTranspose:
+      out = transpose_shape(in, step.dims);
+      if (out) {
+        const Shape strides = broadcast_strides(in, in);
+        for (int64_t p : step.dims) b.out_strides.push_back(strides[p]);
+      }
+      break;
+    default: break;
+  }
+  if (!out) {
+    *error = std::string(anchor_name(step.op)) + " does not fit its input " + fd::to_string(in) +
+             (inputs.size() > 1 ? " and " + fd::to_string(inputs[1]) : "");
+    return false;
+  }
+  b.output = *out;
+  if (step.op == AnchorOp::kRowMean) b.n = 1;  // one value per input row
+  else if (step.op != AnchorOp::kBatchMatMul) b.n = out->empty() ? 1 : out->back();
+  if (step.op == AnchorOp::kSoftmax) b.k = b.n;
+  return true;
+}
+
+}  // namespace
+
+std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error) {
   BoundAnchor b;
   b.step = step;
   b.n = step.n;
+  if (is_row_op(step.op)) {
+    if (!bind_row_op(b, inputs, error)) return std::nullopt;
+    return b;
+  }
+  const Shape& input = inputs[0];
   if (step.op == AnchorOp::kFullyConnected) {
     const auto out = fully_connected_shape(input, {step.weights->n, step.weights->k}, step.keep_num_dims);
     if (!out) {
@@ -132,7 +206,32 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& inpu
   return b;
 }
 
-void BoundAnchor::point_at(const float* input) const {
+void BoundAnchor::before_run(const float* const* inputs) const {
+  const float* input = inputs[0];
+  switch (step.op) {
+    case AnchorOp::kBatchMatMul: {
+      // a's rows, contiguous (adj_x: transposed here), then b packed per batch.
+      const int64_t rows_total = batches * m;
+      rows.resize(rows_total);
+      if (step.adj_x) {
+        for (int64_t q = 0; q < batches; ++q)
+          for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j < m; ++j) a_transposed[(q * m + j) * k + i] = input[(q * k + i) * m + j];
+        input = a_transposed.data();
+      }
+      for (int64_t r = 0; r < rows_total; ++r) rows[r] = input + r * k;
+      const int64_t b_size = k * n;
+      for (size_t q = 0; q < packed.size(); ++q)  // b [k, n] or (adj_y) [n, k]
+        pack_weights_into(inputs[1] + q * b_size, step.adj_y ? k : 1, step.adj_y ? 1 : n, nullptr,
+                          static_cast<int>(n), static_cast<int>(k), step.gemm->nr, true, &packed[q]);
+      return;
+    }
+    case AnchorOp::kSoftmax:
+    case AnchorOp::kRowMean:
+    case AnchorOp::kReshape:
+    case AnchorOp::kTranspose: src = input; return;
+    default: break;
+  }
   if (rows_for == input && !rows.empty()) return;
   rows_for = input;
   const int64_t pixels = step.op == AnchorOp::kFullyConnected ? num_elements(output) / n : geo.pixels();
@@ -143,6 +242,31 @@ void BoundAnchor::point_at(const float* input) const {
     conv_indirection(geo, offsets, 0, pixels, input, zero_row.data(), pad_row.data(), rows.data());
   }
 }
+
+namespace {
+
+// Output rows [first, first + count) of a TRANSPOSE: each row gathers n floats
+// at its input stride.
+void transpose_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  const int r = static_cast<int>(a.output.size());
+  const int64_t inner_stride = a.out_strides[r - 1];
+  int64_t idx[kMaxRank] = {};
+  for (int d = r - 2; d >= 0; --d) {  // the first row's output coordinates
+    idx[d] = first % a.output[d];
+    first /= a.output[d];
+  }
+  for (int64_t i = 0; i < count; ++i, out += a.n) {
+    int64_t off = 0;
+    for (int d = 0; d + 1 < r; ++d) off += idx[d] * a.out_strides[d];
+    const float* in = a.src + off;
+    if (inner_stride == 1) std::memcpy(out, in, a.n * sizeof(float));
+    else
+      for (int64_t j = 0; j < a.n; ++j) out[j] = in[j * inner_stride];
+    for (int d = r - 2; d >= 0 && ++idx[d] == a.output[d]; --d) idx[d] = 0;
+  }
+}
+
+}  // namespace
 
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   const AnchorStep& s = a.step;
@@ -212,6 +336,22 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
     case AnchorOp::kPad:
       for (int64_t i = 0; i < count; ++i) std::memcpy(out + i * a.n, rows[i], a.n * sizeof(float));
       break;
+    case AnchorOp::kBatchMatMul:
+      for (int64_t r = first; r < first + count;) {  // a batch at a time: each has its own b
+        const int64_t q = r / a.m, end = std::min(first + count, (q + 1) * a.m);
+        gemm(*s.gemm, a.packed[a.b_shared ? 0 : q], static_cast<int>(end - r), 1, a.rows.data() + r,
+             out + (r - first) * a.n, a.n, s.lo, s.hi);
+        r = end;
+      }
+      break;
+    case AnchorOp::kSoftmax:
+      s.rows->softmax(static_cast<int>(count), static_cast<int>(a.n), a.src + first * a.n, out, s.beta);
+      break;
+    case AnchorOp::kRowMean:
+      s.rows->mean(static_cast<int>(count), static_cast<int>(a.k), a.src + first * a.k, out);
+      break;
+    case AnchorOp::kReshape: std::memcpy(out, a.src + first * a.n, count * a.n * sizeof(float)); break;
+    case AnchorOp::kTranspose: transpose_rows(a, first, count, out); break;
   }
 }
 

@@ -1,7 +1,9 @@
 // Heavy anchors inside fused programs: FULLY_CONNECTED, CONV_2D,
-// DEPTHWISE_CONV_2D (and a PAD that must be stored). Weights are packed once
-// when the program is built; binding to an input shape fixes the geometry; a
-// run computes a range of output rows (pixels) from the whole input.
+// DEPTHWISE_CONV_2D, pools (and a PAD that must be stored), and the row ops of
+// family transformer (BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE,
+// TRANSPOSE). Weights are packed once when the program is built; binding to
+// input shapes fixes the geometry; a run computes a range of output rows
+// (pixels) from the whole inputs.
 #pragma once
 
 #include <cmath>
@@ -21,6 +23,7 @@ struct AnchorStep {
   AnchorOp op = AnchorOp::kFullyConnected;
   const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
   const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools
+  const RowKernel* rows = nullptr;   // SOFTMAX, last-axis MEAN
   std::shared_ptr<const PackedWeights> weights;  // none for pools and kPad
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
   bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
@@ -28,33 +31,45 @@ struct AnchorStep {
   ConvParams conv;
   FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp
+  float beta = 1.f;                     // SOFTMAX
+  bool adj_x = false, adj_y = false;    // BATCH_MATMUL
+  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation
+  int inputs() const { return op == AnchorOp::kBatchMatMul ? 2 : 1; }
   std::string to_string() const;
 };
 
 // Packs `node`'s weights for `kernels`; `pad` is a PAD folded into it (if any).
 AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels);
 
-// An anchor bound to its input's shape.
+// An anchor bound to its inputs' shapes.
 struct BoundAnchor {
   AnchorStep step;  // a copy: the weights are shared
   Shape output;
-  int64_t k = 0, n = 0;  // FULLY_CONNECTED: input row length; all: output row length
+  int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
   ConvGeometry geo;      // convolutions and PAD
   std::vector<int32_t> offsets;  // conv_offsets(geo)
   std::vector<float> zero_row, pad_row;
   std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
+  int64_t m = 0, batches = 1;        // BATCH_MATMUL: rows per batch, batches
+  bool b_shared = false;             // BATCH_MATMUL: one b for every batch
+  Shape out_strides;                 // TRANSPOSE: per output axis, its stride in the input
   // Indirection rows of every output pixel (taps each), for the input at `rows_for`.
   mutable std::vector<const float*> rows;
   mutable const float* rows_for = nullptr;
-  // Points the rows at `input` (a no-op if they already do). Not thread-safe:
-  // call before running rows in parallel.
-  void point_at(const float* input) const;
+  mutable const float* src = nullptr;             // row ops: the input of this run
+  mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
+  mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
+  // Points the rows at `inputs` (the anchor's inputs() tensors) and packs a
+  // BATCH_MATMUL's run-time operand. Not thread-safe: call before running
+  // rows in parallel, on every run.
+  void before_run(const float* const* inputs) const;
 };
 
-std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const Shape& input, std::string* error);
+// `inputs`: the shapes of the step's inputs() tensors.
+std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error);
 
 // Output rows [first, first + count) into out (count * n floats), from the
-// input the rows point at.
+// inputs given to before_run.
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out);
 
 }  // namespace fd

@@ -17,6 +17,7 @@ struct Kernels {
   const EwTable* ew;
   const GemmKernel* gemm;
   const DwKernel* dw;
+  const RowKernel* rows;
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

@@ -4,8 +4,12 @@
 
 namespace fd {
 
-PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail) {
-  PackedWeights p{n, k, nr, nr, {}};
+void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+                       bool half_tail, PackedWeights* out) {
+  PackedWeights& p = *out;
+  p.n = n;
+  p.k = k;
+  p.nr = p.last_nr = nr;
   const int panels = p.panels(), left = n - (panels - 1) * nr;
   if (half_tail && nr % 2 == 0 && left <= nr / 2) p.last_nr = nr / 2;
   const size_t panel_size = static_cast<size_t>(k + 1) * nr;
@@ -15,10 +19,16 @@ PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int 
     float* panel = p.data.data() + q * panel_size;
     for (int j = 0; j < width && q * nr + j < n; ++j) {
       const int col = q * nr + j;
-      for (int i = 0; i < k; ++i) panel[static_cast<size_t>(i) * width + j] = w[static_cast<size_t>(col) * k + i];
+      const float* src = w + col * col_stride;
+      for (int i = 0; i < k; ++i) panel[static_cast<size_t>(i) * width + j] = src[i * k_stride];
       panel[static_cast<size_t>(k) * width + j] = bias ? bias[col] : 0.f;
     }
   }
+}
+
+PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail) {
+  PackedWeights p;
+  pack_weights_into(w, k, 1, bias, n, k, nr, half_tail, &p);
   return p;
 }
 

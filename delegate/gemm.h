@@ -19,6 +19,12 @@ struct PackedWeights {
 // columns; with half_tail the last panel may be nr / 2 wide.
 PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail = false);
 
+// The same from any layout: weight (column j, depth i) is w[j * col_stride + i *
+// k_stride]. Reuses out's storage (no allocation once it is large enough): for
+// BATCH_MATMUL operands packed on every run.
+void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+                       bool half_tail, PackedWeights* out);
+
 // Rows [0, m) of C (row stride ldc). Row r of A is the concatenation of the kc =
 // k / taps floats at rows[r * taps + t], t = 0..taps-1.
 void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,

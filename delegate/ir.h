@@ -34,13 +34,16 @@ struct Node {
   EwOp ew = EwOp::kCount;  // for kElementwise
   AnchorOp anchor = AnchorOp::kFullyConnected;  // for kAnchor
   Activation act = Activation::kNone;
-  float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with
+  float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with; kSoftmax: beta
   bool keep_num_dims = false;  // FULLY_CONNECTED, MEAN: output keeps the input's rank
   ConvParams conv;
   PadMode pad_mode = PadMode::kConstant;  // kPad
   std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
+  std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation
+  bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
-  // pools and MEAN). kPad: the input only.
+  // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the
+  // input only). kPad: the input only.
   std::vector<int> inputs;
   std::vector<int> outputs;
 };

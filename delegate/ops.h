@@ -59,11 +59,28 @@ enum class AnchorOp : uint8_t {
   kAveragePool2D,    // NHWC, mean over the window's pixels inside the input
   kMean,             // MEAN over H and W of NHWC: one window covering the image
   kPad,              // a PAD whose output must be stored (else it is folded): copies rows
+  kBatchMatMul,      // [..., m, k] x [..., k, n] (adj_x / adj_y: transposed), both run-time values
+  kSoftmax,          // softmax of each row (the last axis), scaled by beta
+  kRowMean,          // MEAN over the last axis: rows of one value
+  kReshape,          // the same floats under another shape: copies rows
+  kTranspose,        // a permutation of the axes: gathers rows
 };
 
 // Anchors without weights: they reduce windows of their input.
 inline bool is_pool(AnchorOp op) {
   return op == AnchorOp::kMaxPool2D || op == AnchorOp::kAveragePool2D || op == AnchorOp::kMean;
+}
+
+// Anchors of family transformer: no constant weights, work on rows (the last axis).
+inline bool is_row_op(AnchorOp op) {
+  return op == AnchorOp::kBatchMatMul || op == AnchorOp::kSoftmax || op == AnchorOp::kRowMean ||
+         op == AnchorOp::kReshape || op == AnchorOp::kTranspose;
+}
+
+// Anchors that read windows of an NHWC input: a PAD can fold into them.
+inline bool reads_windows(AnchorOp op) {
+  return op == AnchorOp::kConv2D || op == AnchorOp::kDepthwiseConv2D || op == AnchorOp::kMaxPool2D ||
+         op == AnchorOp::kAveragePool2D;
 }
 
 // Activation fused into a binary op or an anchor.
@@ -76,7 +93,8 @@ enum Family : uint32_t {
   kFamilyElementwise = 1u << 0,
   kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
   kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, pools, spatial MEAN, PADs before them
-  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv,
+  kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
+  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
   // On by default: families measured never to make a model slower. FULLY_CONNECTED
   // is at XNNPACK's speed on MLP blocks but still slower on batch-1 GEMV.
   kFamilyDefault = kFamilyElementwise,

@@ -46,7 +46,7 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
                "', which this CPU or build does not support; available here: " + join(available_isas());
       o.isa = value;
     } else if (key == "fusions") {
-      const std::string accepted = "all, none, or a comma list of: elementwise, fully_connected, conv";
+      const std::string accepted = "all, none, or a comma list of: elementwise, fully_connected, conv, transformer";
       o.families = 0;
       if (value == "none") continue;
       size_t start = 0;
@@ -57,6 +57,7 @@ std::string parse_options(const std::vector<std::pair<std::string, std::string>>
         else if (f == "elementwise") o.families |= kFamilyElementwise;
         else if (f == "fully_connected") o.families |= kFamilyFullyConnected;
         else if (f == "conv") o.families |= kFamilyConv;
+        else if (f == "transformer") o.families |= kFamilyTransformer;
         else return bad_value(key, value, accepted);
         if (comma == std::string::npos) break;
         start = comma + 1;

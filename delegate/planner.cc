@@ -49,7 +49,45 @@ std::string weights_legality(const Graph& g, const Node& node) {
   return "";
 }
 
+// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE: run-time inputs of
+// static shape, the output the shape the op gives.
+std::string row_op_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (!(families & kFamilyTransformer)) return "fusion family 'transformer' is disabled";
+  const size_t arity = node.anchor == AnchorOp::kBatchMatMul ? 2 : 1;
+  if (node.inputs.size() != arity || node.outputs.size() != 1)
+    return node.name + " has an unexpected number of inputs or outputs";
+  if (node.act != Activation::kNone) return "fused activation of " + node.name + " is not supported";
+  for (int t : node.inputs) {
+    if (!g.tensors[t].is_float32) return "dtype: input is not float32";
+    if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+  }
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  if (in.empty() || static_cast<int>(in.size()) > kMaxRank) return "input rank is 0 or above " + std::to_string(kMaxRank);
+  if (num_elements(in) == 0) return "empty input";
+  std::optional<Shape> expect;
+  switch (node.anchor) {
+    case AnchorOp::kBatchMatMul:
+      expect = batch_matmul_shape(in, g.tensors[node.inputs[1]].shape, node.adj_x, node.adj_y);
+      break;
+    case AnchorOp::kSoftmax: expect = in; break;
+    case AnchorOp::kRowMean:
+      expect = in;
+      if (node.keep_num_dims) expect->back() = 1;
+      else expect->pop_back();
+      break;
+    case AnchorOp::kReshape: expect = reshape_shape(in, node.dims); break;
+    case AnchorOp::kTranspose: expect = transpose_shape(in, node.dims); break;
+    default: break;
+  }
+  if (!expect) return node.name + " does not fit its input " + to_string(in);
+  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
+  return "";
+}
+
 std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (is_row_op(node.anchor)) return row_op_legality(g, node, families);
   const bool fc = node.anchor == AnchorOp::kFullyConnected;
   if (fc && !(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
   if (!fc && !(families & kFamilyConv)) return "fusion family 'conv' is disabled";
@@ -169,8 +207,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   for (int i = 0; i < n; ++i)
     for (int t : g.nodes[i].inputs) ++readers[t], reader[t] = i;
   auto is_conv = [&](int i) {  // reads windows of its input: a PAD can fold into it
-    const Node& node = g.nodes[i];
-    return node.kind == OpKind::kAnchor && node.anchor != AnchorOp::kFullyConnected && node.anchor != AnchorOp::kMean;
+    return g.nodes[i].kind == OpKind::kAnchor && reads_windows(g.nodes[i].anchor);
   };
   for (int i = 0; i < n; ++i) {
     if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
@@ -222,9 +259,12 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       return p >= 0 && std::find(members.begin(), members.end(), p) != members.end();
     };
     for (int m : members) {
-      if (g.nodes[m].kind != OpKind::kAnchor || !inside(g.nodes[m].inputs[0])) continue;
-      const Node& p = g.nodes[producer[g.nodes[m].inputs[0]]];
-      if (p.kind != OpKind::kPad || inside(p.inputs[0])) return false;
+      if (g.nodes[m].kind != OpKind::kAnchor) continue;
+      for (int t : g.nodes[m].inputs) {
+        if (!inside(t)) continue;
+        const Node& p = g.nodes[producer[t]];
+        if (p.kind != OpKind::kPad || inside(p.inputs[0])) return false;
+      }
     }
     return true;
   };

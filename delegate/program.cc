@@ -108,6 +108,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   auto reads = [&](const Node& node, EwOp op) {
     if (node.kind == OpKind::kElementwise)
       return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
+    if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) return node.inputs;
     auto it = pad_of.find(node.inputs[0]);
     return std::vector<int>{it != pad_of.end() && node.kind == OpKind::kAnchor ? it->second->inputs[0]
                                                                               : node.inputs[0]};
@@ -264,11 +265,15 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   std::vector<Shape> shape(input_shapes);
   for (const Instr& in : p.code) {
     if (in.anchor >= 0) {
-      if (in.src[0] >= ni) {
-        *error = "an anchor's input must come from outside the fused group";
-        return nullptr;
+      std::vector<Shape> anchor_inputs;
+      for (int i = 0; i < in.arity(); ++i) {
+        if (in.src[i] >= ni) {
+          *error = "an anchor's input must come from outside the fused group";
+          return nullptr;
+        }
+        anchor_inputs.push_back(shape[in.src[i]]);
       }
-      auto a = bind_anchor(p.anchors[in.anchor], shape[in.src[0]], error);
+      auto a = bind_anchor(p.anchors[in.anchor], anchor_inputs, error);
       if (!a) return nullptr;
       shape.push_back(a->output);
       b->anchors_.push_back(std::move(*a));
@@ -377,7 +382,8 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   if (row_repeat && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
   for (const BoundAnchor& a : b->anchors_) {  // whole output rows, a multiple of the GEMM's rows
     const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
-    tile = std::max<int64_t>(mr, kAnchorTileFloats / a.n / mr * mr) * a.n;
+    const int64_t n = std::max<int64_t>(1, a.n);
+    tile = std::max<int64_t>(mr, kAnchorTileFloats / n / mr * mr) * n;
   }
   tile = std::max<int64_t>(1, std::min(tile, b->total_));
   b->tile_ = static_cast<int>(tile);
@@ -391,8 +397,11 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
 
 void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
   if (total_ == 0) return;
-  for (const Step& s : steps_)
-    if (s.anchor >= 0) anchors_[s.anchor].point_at(inputs[s.src[0]]);
+  for (const Step& s : steps_) {
+    if (s.anchor < 0) continue;
+    const float* anchor_inputs[2] = {inputs[s.src[0]], s.src[1] >= 0 ? inputs[s.src[1]] : nullptr};
+    anchors_[s.anchor].before_run(anchor_inputs);
+  }
   const int64_t tiles = (total_ + tile_ - 1) / tile_;
   const int workers = pool ? pool->size() : 1;
   if (workers <= 1 || total_ < kParallelMinElements) {

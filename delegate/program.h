@@ -18,13 +18,13 @@ class ThreadPool;
 
 // Values are numbered: program inputs first, then one per instruction.
 // An instruction is an elementwise op, or (anchor >= 0) a heavy anchor that
-// reads a program input whole.
+// reads program inputs whole (src: its inputs, -1 past them).
 struct Instr {
   EwOp op;
   float param = 0.f;
   int src[3] = {-1, -1, -1};
   int anchor = -1;  // index into Program::anchors
-  int arity() const { return anchor >= 0 ? 1 : ew_arity(op); }
+  int arity() const { return anchor >= 0 ? (src[1] >= 0 ? 2 : 1) : ew_arity(op); }
 };
 
 struct Program {
@@ -72,7 +72,7 @@ class BoundProgram {
     float param;
     int src[3];  // slots
     int dst;
-    int anchor;  // >= 0: dst = rows of anchors_[anchor] from input src[0]; tiles are whole rows
+    int anchor;  // >= 0: dst = rows of anchors_[anchor] from inputs src[0..]; tiles are whole rows
   };
   void run_tiles(int64_t first, int64_t last, const float* const* in, float* const* out) const;
 

@@ -194,6 +194,12 @@ typedef enum {
   kTfLiteMirrorPaddingSymmetric = 2,
 } TfLiteMirrorPaddingMode;
 typedef struct { TfLiteMirrorPaddingMode mode; } TfLiteMirrorPaddingParams;
+typedef struct { float beta; } TfLiteSoftmaxParams;
+typedef struct {
+  bool adj_x;
+  bool adj_y;
+  bool asymmetric_quantize_inputs;
+} TfLiteBatchMatMulParams;
 
 }  // extern "C"
 
@@ -244,3 +250,5 @@ static_assert(offsetof(TfLiteDelegate, opaque_delegate_builder) == 48,
               "TfLiteDelegate.opaque_delegate_builder");
 static_assert(sizeof(TfLiteDelegateParams) == 32, "TfLiteDelegateParams");
 static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8, "TfLiteFullyConnectedParams");
+static_assert(sizeof(TfLiteSoftmaxParams) == 4, "TfLiteSoftmaxParams");
+static_assert(offsetof(TfLiteBatchMatMulParams, adj_y) == 1, "TfLiteBatchMatMulParams.adj_y");

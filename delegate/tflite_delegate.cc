@@ -134,6 +134,45 @@ bool read_pad(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
+// The values of a constant int32 or int64 tensor, or false.
+bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
+  const TfLiteTensor& x = ctx->tensors[t];
+  if (x.allocation_type != kTfLiteMmapRo || !x.data || (x.type != kTfLiteInt32 && x.type != kTfLiteInt64))
+    return false;
+  const int64_t count = num_elements(shape_of(x));
+  if (static_cast<size_t>(count) * (x.type == kTfLiteInt32 ? 4 : 8) > x.bytes) return false;
+  out->clear();
+  for (int64_t i = 0; i < count; ++i)
+    out->push_back(x.type == kTfLiteInt32 ? static_cast<const int32_t*>(x.data)[i]
+                                          : static_cast<const int64_t*>(x.data)[i]);
+  return true;
+}
+
+// RESHAPE's new shape (a constant tensor, else the output's static shape) and
+// TRANSPOSE's permutation (a constant tensor) into node.dims; the node then
+// keeps only its data input.
+bool read_dims(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() == 2 && constant_ints(ctx, n->inputs[1], &n->dims)) {
+    n->inputs.resize(1);
+    return true;
+  }
+  if (n->anchor != AnchorOp::kReshape || n->inputs.size() != 1 || n->outputs.size() != 1) return false;
+  n->dims = shape_of(ctx->tensors[n->outputs[0]]);
+  return true;
+}
+
+// MEAN over the last axis only (a constant axis rank - 1, or -1): a row mean.
+bool last_axis_mean(TfLiteContext* ctx, Node* n) {
+  std::vector<int64_t> axes;
+  if (n->inputs.size() != 2 || !constant_ints(ctx, n->inputs[1], &axes) || axes.size() != 1) return false;
+  const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
+  const int rank = x.dims ? x.dims->size : 0;
+  if (rank < 1 || (axes[0] != rank - 1 && axes[0] != -1)) return false;
+  n->anchor = AnchorOp::kRowMean;
+  n->inputs.resize(1);
+  return true;
+}
+
 // MEAN over exactly H and W of a 4-D tensor (constant axes 1, 2, in any order
 // or negative); the node then keeps only its data input.
 bool spatial_mean(TfLiteContext* ctx, Node* n) {
@@ -188,7 +227,11 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       n.outputs.push_back(node->outputs->data[k]);
     }
     if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kMean && !spatial_mean(ctx, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kMean && !last_axis_mean(ctx, &n) &&
+        !spatial_mean(ctx, &n))
+      n.kind = OpKind::kOpaque;
+    const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose;
+    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, &n)) n.kind = OpKind::kOpaque;
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }

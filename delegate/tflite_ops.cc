@@ -50,7 +50,7 @@ constexpr std::pair<int, const char*> kOtherNames[] = {
     {25, "SOFTMAX"}, {32, "CUSTOM"}, {34, "PAD"}, {39, "TRANSPOSE"}, {40, "MEAN"},
     {45, "STRIDED_SLICE"}, {49, "SPLIT"}, {51, "DELEGATE"}, {53, "CAST"}, {60, "PADV2"},
     {74, "SUM"}, {77, "SHAPE"}, {83, "PACK"}, {100, "MIRROR_PAD"}, {114, "QUANTIZE"},
-    {126, "BATCH_MATMUL"},
+    {66, "SIN"}, {126, "BATCH_MATMUL"},
 };
 
 const Entry* find(int code) {
@@ -134,6 +134,25 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     node->conv.window_w = p.filter_width;
     node->conv.same_padding = p.padding == kTfLitePaddingSame;
     node->act = activation(&p.activation);
+    return;
+  }
+  if (code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax || code == kTfLiteBuiltinReshape ||
+      code == kTfLiteBuiltinTranspose) {  // RESHAPE's shape and TRANSPOSE's perm: the front end reads them
+    node->kind = OpKind::kAnchor;
+    node->anchor = code == kTfLiteBuiltinBatchMatMul ? AnchorOp::kBatchMatMul
+                   : code == kTfLiteBuiltinSoftmax   ? AnchorOp::kSoftmax
+                   : code == kTfLiteBuiltinReshape   ? AnchorOp::kReshape
+                                                     : AnchorOp::kTranspose;
+    const bool has_params = code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax;
+    if (has_params && !data) {
+      node->kind = OpKind::kOpaque;
+    } else if (code == kTfLiteBuiltinBatchMatMul) {
+      const auto& p = *static_cast<const TfLiteBatchMatMulParams*>(data);
+      node->adj_x = p.adj_x;
+      node->adj_y = p.adj_y;
+    } else if (code == kTfLiteBuiltinSoftmax) {
+      node->param = static_cast<const TfLiteSoftmaxParams*>(data)->beta;
+    }
     return;
   }
   if (code == kTfLiteBuiltinMean) {  // the axes are a tensor: the front end checks them

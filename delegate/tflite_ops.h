@@ -17,6 +17,10 @@ constexpr int kTfLiteBuiltinDepthwiseConv2D = 4;
 constexpr int kTfLiteBuiltinPad = 34;
 constexpr int kTfLiteBuiltinPadV2 = 60;
 constexpr int kTfLiteBuiltinMirrorPad = 100;
+constexpr int kTfLiteBuiltinReshape = 22;
+constexpr int kTfLiteBuiltinSoftmax = 25;
+constexpr int kTfLiteBuiltinTranspose = 39;
+constexpr int kTfLiteBuiltinBatchMatMul = 126;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);

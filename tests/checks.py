@@ -72,3 +72,47 @@ def cpu_has(flag):
     except OSError:
         return False
     return any(flag in line.split() for line in text.splitlines() if line.startswith("flags"))
+
+
+# Options that run each micro-kernel ISA and the thread split, with the CPU flag each needs.
+KERNEL_VARIANTS = [
+    ("isa-scalar", {"isa": "scalar"}, None),
+    ("isa-avx2", {"isa": "avx2"}, "avx2"),
+    ("isa-avx512", {"isa": "avx512"}, "avx512f"),
+    ("threads-2", {"num_threads": 2}, None),
+]
+
+
+def claimed_nodes(res):
+    """The node indices a worker result's partitions claimed, sorted."""
+    return sorted(n for p in res["partition_nodes"] for n in p)
+
+
+def op_of(label):
+    """The op of a manifest label: "CONV_2D+RELU6 stride=2x2" -> "CONV_2D"."""
+    return label.split()[0].split("+")[0]
+
+
+def check_variant(worker_results, manifest, models, name, options, cpu_flag):
+    """Model `name` of the family `models` (fusions=all plus `options`) on litert."""
+    if cpu_flag and not cpu_has(cpu_flag):
+        pytest.skip(f"this CPU has no {cpu_flag}")
+    entry = manifest[name]
+    res = worker_results.get("litert", {"fusions": "all", **options}, names=models)[name]
+    check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
+
+
+def check_off_by_default(worker_results, manifest, models, runtime, family_ops):
+    """With default options each of `models` claims what its spec states, fewer nodes than
+    with fusions=all, and none of `family_ops` (the opt-in family's ops)."""
+    results = worker_results.get(runtime, names=models)
+    for name in models:
+        entry, res = manifest[name], results[name]
+        if res.get("skipped"):
+            continue
+        assert not res.get("error"), (name, res.get("traceback") or res["error"])
+        assert res["claimed"] == entry["expect_claimed"] < entry["expect_claimed_all"], (name, res["partition_nodes"])
+        claimed = claimed_nodes(res)
+        assert not [i for i in claimed if op_of(entry["ops"][i]) in family_ops], (name, claimed, entry["ops"])
+        check_claims(res, entry, entry["groups"])
+        check_invokes(res["invokes"], tolerance(entry), f"{name}: invoke")

@@ -47,11 +47,14 @@ SUPPORTED_ACTIVATIONS = ("NONE", "RELU", "RELU_N1_TO_1", "RELU6")
 # Anchors (opt-in families) and the pads folded into a convolution or pool (family conv).
 ANCHOR_FAMILY = {"FULLY_CONNECTED": "fully_connected", "CONV_2D": "conv", "DEPTHWISE_CONV_2D": "conv",
                  "MAX_POOL_2D": "conv", "AVERAGE_POOL_2D": "conv", "MEAN": "conv"}
+# Row ops (family transformer): BATCH_MATMUL of two run-time values, SOFTMAX, MEAN
+# over the last axis only (LayerNorm), RESHAPE to a constant shape, TRANSPOSE.
+ROW_OPS = ("BATCH_MATMUL", "SOFTMAX", "MEAN", "RESHAPE", "TRANSPOSE")
 WINDOW_ANCHORS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")  # a PAD can fold in
 WEIGHTLESS_ANCHORS = ("MAX_POOL_2D", "AVERAGE_POOL_2D", "MEAN")  # MEAN: over H and W of a 4-D tensor only
 PAD_OPS = ("PAD", "PADV2", "MIRROR_PAD")
 DEFAULT_FAMILIES = ("elementwise",)
-ALL_FAMILIES = ("elementwise", "conv", "fully_connected")
+ALL_FAMILIES = ("elementwise", "conv", "fully_connected", "transformer")
 # Ops whose math the delegate approximates (polynomials, not libm).
 APPROX_OPS = ("EXP", "LOG", "TANH", "LOGISTIC", "GELU", "ELU", "POW")
 
@@ -279,16 +282,16 @@ def structure_specs():
     def nonconvex(tf, x, y):
         a = tf.tanh(x * 0.5)
         b = a * y
-        s = tf.nn.softmax(a)  # leaves the group and comes back
+        s = tf.sin(a)  # SIN, never claimed: leaves the group and comes back
         return tf.abs(b + s) * 2.0
 
     def split_by_opaque(tf, x, y):
-        a = tf.nn.softmax(tf.tanh(x) * y + x)
+        a = tf.sin(tf.tanh(x) * y + x)
         return tf.abs(tf.exp(a) * y)
 
     def lone_between(tf, x):
-        a = tf.nn.softmax(tf.tanh(x))
-        return tf.nn.softmax(tf.exp(a))
+        a = tf.sin(tf.tanh(x))
+        return tf.sin(tf.exp(a))
 
     def mutual_groups(tf, x, y):
         a = x + y
@@ -311,10 +314,12 @@ def structure_specs():
              about="a chain intermediate is also a graph output"),
         Spec("multi_io", multi_io, [s, s, s], 6, 2, about="3 inputs, 2 outputs, 2 disjoint chains"),
         Spec("nonconvex", nonconvex, [s, s], 6, 2,
-             about="ADD cannot join MUL,TANH,MUL: SOFTMAX between them would make a cycle"),
-        Spec("split_by_opaque", split_by_opaque, [s, s], 6, 2, about="two chains around a SOFTMAX"),
-        Spec("lone_between", lone_between, [s], 0, 0, about="lone elementwise ops between SOFTMAXes"),
-        Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, about="no elementwise op"),
+             about="ADD cannot join MUL,TANH,MUL: SIN between them would make a cycle"),
+        Spec("split_by_opaque", split_by_opaque, [s, s], 6, 2, about="two chains around a SIN"),
+        Spec("lone_between", lone_between, [s], 0, 0, about="lone elementwise ops between SINs"),
+        Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, claimed_all=3, partitions_all=3,
+             about="no elementwise op; with fusions=all the row ops (TRANSPOSE, SOFTMAX, MEAN) around a "
+                   "FULLY_CONNECTED of run-time weights, which is declined"),
         Spec("mutual_groups", mutual_groups, [s, s], 4, 1,
              about="EXP may not join ADD's group: each would read the other's values"),
         Spec("mixed_after_resize", mixed_after_resize, [[None, 8], [1, 8]], 4, 1,
@@ -371,8 +376,10 @@ def default_spec():
     # The converter turns square(s - mu) into SQUARED_DIFFERENCE(s, mu) beside the SUB.
     # Groups: {SUB,MUL,MUL,ADD,GELU,ADD}; {LOGISTIC,MUL} and {ADD,RSQRT} are too small
     # to claim by default; the MEANs and the SQUARED_DIFFERENCE (alone: joining the
-    # swish group would make a cycle) stay.
-    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 6, 1,
+    # swish group would make a cycle) stay. With fusions=all the MEANs (last axis) are
+    # row ops, and every node runs fused: {LOGISTIC,MUL} {MEAN} {SUB,...} {SQUARED_DIFFERENCE}
+    # {MEAN,ADD,RSQRT}, the small groups kept beside the MEAN anchors.
+    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 6, 1, claimed_all=13, partitions_all=5,
                 about="the bundled default model: swish, layer-norm-like ops, GELU, residual")
 
 
@@ -523,9 +530,64 @@ def conv_specs():
     ]
 
 
+# --- row ops of family transformer: attention, LayerNorm, softmax, layout (fusions=all) ---
+def _proj(tf, x, tag, n):
+    return tf.matmul(x, _const(tag + "_w", [int(x.shape[-1]), n], -0.3, 0.3)) + _const(tag + "_b", [n], -0.1, 0.1)
+
+
+def _layer_norm(tf, y, tag):
+    mean = tf.reduce_mean(y, axis=-1, keepdims=True)
+    var = tf.reduce_mean(tf.math.squared_difference(y, mean), axis=-1, keepdims=True)
+    scale = tf.math.rsqrt(var + 1e-5) * _const(tag + "_g", [int(y.shape[-1])])
+    return y * scale + (_const(tag + "_beta", [int(y.shape[-1])], -0.5, 0.5) - mean * scale)
+
+
+def transformer_specs():
+    def attention(tf, x):  # one encoder block's attention: 16 tokens, 2 heads of 16
+        heads = lambda t: tf.transpose(tf.reshape(t, [-1, 16, 2, 16]), [0, 2, 1, 3])
+        q, k, v = (heads(_proj(tf, x, "att_" + n, 32)) for n in "qkv")
+        p = tf.nn.softmax(tf.matmul(q, k, transpose_b=True) * 0.25)
+        o = tf.reshape(tf.transpose(tf.matmul(p, v), [0, 2, 1, 3]), [-1, 16, 32])
+        return _layer_norm(tf, _proj(tf, o, "att_o", 32) + x, "att_ln")
+
+    def layer_norm(tf, x):
+        return _layer_norm(tf, x, "ln")
+
+    def softmax_rows(tf, x):
+        return tf.nn.softmax(x * 3.0) * _const("softmax_s", [45])
+
+    def matmul_adj_x(tf, a, b):
+        return tf.tanh(tf.matmul(a, b, transpose_a=True))
+
+    def matmul_shared_b(tf, a, b):
+        return tf.matmul(a, b) + 1.0
+
+    def transpose_last(tf, x):
+        return tf.abs(tf.transpose(x, [0, 2, 1])) * 2.0
+
+    return [
+        Spec("attention", attention, [[1, 16, 32]], 5, 1, claimed_all=27, partitions_all=19,
+             about="Q, K, V projections, heads by RESHAPE+TRANSPOSE, BATCH_MATMUL, scale, SOFTMAX, "
+                   "BATCH_MATMUL, heads merged, output projection, residual ADD, LayerNorm"),
+        Spec("attention_dynamic_batch", attention, [[None, 16, 32]], 5, 1, claimed_all=27, partitions_all=19,
+             about="the same with batch None: RESHAPE's -1 is inferred again on every resize"),
+        Spec("layer_norm", layer_norm, [[2, 7, 24]], 5, 1, claimed_all=10, partitions_all=4,
+             about="LayerNorm: MEAN over the last axis, SQUARED_DIFFERENCE, MEAN+ADD+RSQRT, then scale and "
+                   "shift (5 elementwise ops: claimed by default too)"),
+        Spec("softmax_rows", softmax_rows, [[3, 5, 45]], 0, 0, claimed_all=3, partitions_all=2,
+             ranges=[(-4.0, 4.0)], about="SOFTMAX of rows of 45 (with its MUL folded into beta or not), MUL"),
+        Spec("matmul_adj_x", matmul_adj_x, [[2, 21, 13], [2, 21, 17]], 0, 0, claimed_all=2, partitions_all=1,
+             about="BATCH_MATMUL with adj_x of two inputs, TANH"),
+        Spec("matmul_shared_b", matmul_shared_b, [[3, 13, 20], [1, 20, 37]], 0, 0, claimed_all=2,
+             partitions_all=1, about="BATCH_MATMUL with one b for every batch, ADD"),
+        Spec("transpose_last", transpose_last, [[2, 6, 9]], 0, 0, claimed_all=3, partitions_all=1,
+             about="TRANSPOSE that moves the last axis (a strided gather), ABS, MUL"),
+    ]
+
+
 def all_specs():
     return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
-            + special_specs() + gemm_specs() + conv_specs() + [default_spec()])
+            + special_specs() + gemm_specs() + conv_specs() + transformer_specs() + [default_spec()])
 
 
 def model_names():
@@ -640,10 +702,33 @@ def _claimable(nd):
             and len(nd["outputs"]) == 1)
 
 
+def _row_op_fits(nd, shapes):
+    """Whether nd is the row-op form of its op (MEAN: over the last axis only)."""
+    if nd["op"] != "MEAN":
+        return True
+    axes, rank = nd.get("axes"), len(shapes[nd["inputs"][0]])
+    return axes is not None and len(axes) == 1 and axes[0] in (rank - 1, -1) and rank >= 1
+
+
+def _row_op_legal(nd, const):
+    op, n_in = nd["op"], len(nd["inputs"])
+    if not nd.get("f32_data") or nd["act"] != "NONE" or len(nd["outputs"]) != 1:
+        return False
+    if op == "BATCH_MATMUL":
+        return nd["float32"] and n_in == 2  # the shapes always fit in a converted model
+    if op == "SOFTMAX":
+        return n_in == 1
+    if op == "RESHAPE":  # to a constant shape (from the shape tensor, else the output's)
+        return n_in == 1 or (n_in == 2 and const[1])
+    return n_in == 2 and const[1]  # TRANSPOSE's perm, MEAN's axis
+
+
 def _kind(nd, shapes, families):
     """"ew", "anchor" or "pad" for a node the delegate may claim (before PAD folding), else None."""
     op = nd["op"]
     const = nd.get("const", [True] * len(nd["inputs"]))
+    if op in ROW_OPS and _row_op_fits(nd, shapes):
+        return "anchor" if "transformer" in families and _row_op_legal(nd, const) else None
     if op in WEIGHTLESS_ANCHORS:
         legal = (ANCHOR_FAMILY[op] in families and nd.get("f32_data") and nd["act"] in SUPPORTED_ACTIVATIONS
                  and len(nd["outputs"]) == 1 and len(shapes[nd["inputs"][0]]) == 4)

@@ -105,9 +105,13 @@ def test_plan_reports_policy_and_unsupported_ops(tmp_path, manifest, model_dir):
     proc = cli("plan", model_dir / "default_block.tflite", "--runtime", "litert", "--json", out)
     assert proc.returncode == 0, proc.stderr
     reasons = [n["reason"] for n in json.loads(out.read_text())["nodes"] if n["reason"]]
-    assert any(r.startswith("unsupported op MEAN") for r in reasons)
+    assert any(r.startswith("fusion family 'transformer' is disabled") for r in reasons)  # the MEANs
     assert any(r.startswith("policy:") for r in reasons)
     assert "left to the interpreter:" in proc.stdout
+    proc = cli("plan", model_dir / "lone_between.tflite", "--runtime", "litert", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    reasons = [n["reason"] for n in json.loads(out.read_text())["nodes"] if n["reason"]]
+    assert any(r.startswith("unsupported op SIN") for r in reasons), reasons
 
 
 def test_bad_input_gives_one_line_and_nonzero_exit(tmp_path, chain):

@@ -1,4 +1,4 @@
-// f32 GEMM, depthwise and pool micro-kernels (pools need no weights).
+// f32 GEMM, depthwise, pool and row (softmax, mean) micro-kernels.
 //
 // GEMM: C[m x n] = clamp(A[m x k] * W^T + bias, lo, hi), W given as [n x k]
 // rows: the layout of TFLite's FULLY_CONNECTED weights and CONV_2D filters
@@ -56,6 +56,19 @@ struct DwKernel {
   }
 };
 
+// Row kernels over `rows` contiguous rows of n floats (the last axis):
+// softmax (out[i] = exp(beta (x[i] - max x)) / sum, in place allowed) and the
+// mean of each row (one float per row). Lanes are summed in a different order
+// per ISA, so results agree to rounding, not bit for bit.
+using SoftmaxRowsKernel = void (*)(int rows, int n, const float* in, float* out, float beta);
+using MeanRowsKernel = void (*)(int rows, int n, const float* in, float* out);
+
+struct RowKernel {
+  const char* name;  // e.g. f32_rows_avx512
+  SoftmaxRowsKernel softmax;
+  MeanRowsKernel mean;
+};
+
 // Defined in gemm_<isa>.cc where that ISA is compiled in.
 const GemmKernel& gemm_kernel_scalar();
 const GemmKernel& gemm_kernel_avx2();
@@ -65,5 +78,9 @@ const DwKernel& dw_kernel_scalar();
 const DwKernel& dw_kernel_avx2();
 const DwKernel& dw_kernel_avx512();
 const DwKernel& dw_kernel_neon();
+const RowKernel& row_kernel_scalar();
+const RowKernel& row_kernel_avx2();
+const RowKernel& row_kernel_avx512();
+const RowKernel& row_kernel_neon();
 
 }  // namespace fd

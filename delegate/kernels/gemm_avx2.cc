@@ -1,6 +1,7 @@
-// Micro-kernels for avx2: GEMM 6 rows x 16 columns, depthwise 16 channels per block, pools.
+// Micro-kernels for avx2: GEMM 6 rows x 16 columns, depthwise 16 channels per block, pools, rows.
 #include "vec_avx2.h"
 #include "gemm_microkernel.h"
+#include "row_microkernel.h"
 
 namespace fd {
 
@@ -18,6 +19,11 @@ const DwKernel& dw_kernel_avx2() {
   static const DwKernel kernel{"f32_dwconv_16c_avx2", 16, &simd::dw_microkernel<simd::F32x8, 2>,
                                &simd::pool_microkernel<simd::F32x8>,
                                &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1>};
+  return kernel;
+}
+
+const RowKernel& row_kernel_avx2() {
+  static const RowKernel kernel{"f32_rows_avx2", &simd::softmax_rows<simd::F32x8>, &simd::mean_rows<simd::F32x8>};
   return kernel;
 }
 

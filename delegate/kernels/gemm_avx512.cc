@@ -1,6 +1,7 @@
-// Micro-kernels for avx512: GEMM 12 rows x 32 columns, depthwise 32 channels per block, pools.
+// Micro-kernels for avx512: GEMM 12 rows x 32 columns, depthwise 32 channels per block, pools, rows.
 #include "vec_avx512.h"
 #include "gemm_microkernel.h"
+#include "row_microkernel.h"
 
 namespace fd {
 
@@ -19,6 +20,11 @@ const DwKernel& dw_kernel_avx512() {
                                &simd::pool_microkernel<simd::F32x16>,
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 9, 2>,
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 25, 1>};
+  return kernel;
+}
+
+const RowKernel& row_kernel_avx512() {
+  static const RowKernel kernel{"f32_rows_avx512", &simd::softmax_rows<simd::F32x16>, &simd::mean_rows<simd::F32x16>};
   return kernel;
 }
 

@@ -1,6 +1,7 @@
-// Micro-kernels for neon: GEMM 8 rows x 8 columns, depthwise 16 channels per block, pools.
+// Micro-kernels for neon: GEMM 8 rows x 8 columns, depthwise 16 channels per block, pools, rows.
 #include "vec_neon.h"
 #include "gemm_microkernel.h"
+#include "row_microkernel.h"
 
 namespace fd {
 
@@ -19,6 +20,11 @@ const DwKernel& dw_kernel_neon() {
                                &simd::pool_microkernel<simd::F32x4>,
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 9, 2>,
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1>};
+  return kernel;
+}
+
+const RowKernel& row_kernel_neon() {
+  static const RowKernel kernel{"f32_rows_neon", &simd::softmax_rows<simd::F32x4>, &simd::mean_rows<simd::F32x4>};
   return kernel;
 }
 

@@ -1,6 +1,7 @@
-// Micro-kernels for scalar: GEMM 4 rows x 4 columns, depthwise 4 channels per block, pools.
+// Micro-kernels for scalar: GEMM 4 rows x 4 columns, depthwise 4 channels per block, pools, rows.
 #include "vec_scalar.h"
 #include "gemm_microkernel.h"
+#include "row_microkernel.h"
 
 namespace fd {
 
@@ -16,6 +17,11 @@ const GemmKernel& gemm_kernel_scalar() {
 const DwKernel& dw_kernel_scalar() {
   static const DwKernel kernel{"f32_dwconv_4c_scalar", 4, &simd::dw_microkernel<simd::F32x1, 4>,
                                  &simd::pool_microkernel<simd::F32x1>};
+  return kernel;
+}
+
+const RowKernel& row_kernel_scalar() {
+  static const RowKernel kernel{"f32_rows_scalar", &simd::softmax_rows<simd::F32x1>, &simd::mean_rows<simd::F32x1>};
   return kernel;
 }
 

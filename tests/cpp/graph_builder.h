@@ -76,6 +76,23 @@ class GraphBuilder {
     node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }
+  // Family transformer: BATCH_MATMUL (two inputs, adj flags), SOFTMAX (beta),
+  // last-axis MEAN (keep_dims), RESHAPE (dims: new shape), TRANSPOSE (dims: perm).
+  int row_op(AnchorOp op, std::vector<int> inputs, Shape out_shape, std::vector<int64_t> dims = {},
+             bool adj_x = false, bool adj_y = false, float beta = 1.f, bool keep_dims = true) {
+    Node node;
+    node.name = op == AnchorOp::kBatchMatMul ? "BATCH_MATMUL" : op == AnchorOp::kSoftmax ? "SOFTMAX"
+                : op == AnchorOp::kRowMean   ? "MEAN" : op == AnchorOp::kReshape ? "RESHAPE" : "TRANSPOSE";
+    node.kind = OpKind::kAnchor;
+    node.anchor = op;
+    node.inputs = std::move(inputs);
+    node.dims = std::move(dims);
+    node.adj_x = adj_x;
+    node.adj_y = adj_y;
+    node.param = beta;
+    node.keep_num_dims = keep_dims;
+    return add(std::move(node), std::move(out_shape));
+  }
   int opaque(const char* name, std::vector<int> inputs, Shape out_shape) {
     Node n;
     n.name = name;

@@ -250,4 +250,43 @@ TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
 }
 
 }  // namespace
+TEST(Planner, AttentionRunsAsRowOpsWithTheirEpilogues) {
+  // q, k: [1, 2, 8, 4]; scores = softmax(q k^T * s); out = scores v, transposed back and reshaped.
+  GraphBuilder b;
+  const int q = b.tensor({1, 2, 8, 4}), k = b.tensor({1, 2, 8, 4}), v = b.tensor({1, 2, 8, 4});
+  const int s = b.row_op(AnchorOp::kBatchMatMul, {q, k}, {1, 2, 8, 8}, {}, false, true);
+  const int scaled = b.ew(EwOp::Mul, {s, b.tensor({})}, {1, 2, 8, 8});
+  const int p = b.row_op(AnchorOp::kSoftmax, {scaled}, {1, 2, 8, 8});
+  const int o = b.row_op(AnchorOp::kBatchMatMul, {p, v}, {1, 2, 8, 4});
+  const int t = b.row_op(AnchorOp::kTranspose, {o}, {1, 8, 2, 4}, {0, 2, 1, 3});
+  const int r = b.row_op(AnchorOp::kReshape, {t}, {8, 8}, {8, -1});
+  b.row_op(AnchorOp::kRowMean, {r}, {8, 1});
+  Plan plan = plan_fusion(b.g, {});
+  EXPECT_TRUE(plan.groups.empty());
+  EXPECT_NE(plan.reason[0].find("'transformer' is disabled"), std::string::npos) << plan.reason[0];
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  plan = plan_fusion(b.g, all);
+  // Each row op starts a group (it reads whole rows of its input); MUL joins the first.
+  ASSERT_EQ(plan.groups.size(), 6u);
+  EXPECT_EQ(plan.groups[0], (std::vector<int>{0, 1}));
+  for (int i = 2; i < 7; ++i) EXPECT_TRUE(plan.reason[i].empty()) << i << ": " << plan.reason[i];
+}
+
+TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {
+  GraphBuilder b;
+  b.row_op(AnchorOp::kBatchMatMul, {b.tensor({2, 4, 3}), b.tensor({2, 5, 6})}, {2, 4, 6});  // k 3 vs 5
+  b.row_op(AnchorOp::kBatchMatMul, {b.tensor({2, 4, 5}), b.tensor({3, 5, 6})}, {2, 4, 6});  // batches 2 vs 3
+  b.row_op(AnchorOp::kReshape, {b.tensor({2, 6})}, {5, 2}, {5, 2});                        // 12 vs 10 elements
+  b.row_op(AnchorOp::kTranspose, {b.tensor({2, 6})}, {6, 2}, {1, 1});                      // not a permutation
+  b.row_op(AnchorOp::kSoftmax, {b.tensor({2, 6}, false)}, {2, 6});                         // not float32
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  const Plan plan = plan_fusion(b.g, all);
+  EXPECT_TRUE(plan.groups.empty());
+  for (int i = 0; i < 4; ++i) EXPECT_NE(plan.reason[i].find("does not fit"), std::string::npos) << plan.reason[i];
+  EXPECT_NE(plan.reason[4].find("dtype"), std::string::npos) << plan.reason[4];
+}
+
 }  // namespace fd

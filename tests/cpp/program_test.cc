@@ -120,6 +120,65 @@ std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<f
   return y;
 }
 
+// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE in double, from their definitions.
+std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<int, std::vector<float>>& values) {
+  const Shape& s = g.tensors[n.inputs[0]].shape;
+  const Shape& out = g.tensors[n.outputs[0]].shape;
+  const auto& x = values.at(n.inputs[0]);
+  std::vector<float> y(num_elements(out));
+  const int64_t last = s.back(), rows = num_elements(s) / last;
+  switch (n.anchor) {
+    case AnchorOp::kBatchMatMul: {
+      const Shape& bs = g.tensors[n.inputs[1]].shape;
+      const auto& bv = values.at(n.inputs[1]);
+      const size_t r = s.size();
+      const int64_t m = out[r - 2], nn = out[r - 1], k = n.adj_x ? s[r - 2] : s[r - 1];
+      const int64_t batches = num_elements(out) / (m * nn), b_batches = num_elements(bs) / (k * nn);
+      for (int64_t q = 0; q < batches; ++q)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < nn; ++j) {
+            double acc = 0;
+            const float* a = x.data() + q * m * k;
+            const float* b = bv.data() + (b_batches == 1 ? 0 : q) * k * nn;
+            for (int64_t p = 0; p < k; ++p)
+              acc += static_cast<double>(n.adj_x ? a[p * m + i] : a[i * k + p]) * (n.adj_y ? b[j * k + p] : b[p * nn + j]);
+            y[(q * m + i) * nn + j] = static_cast<float>(acc);
+          }
+      break;
+    }
+    case AnchorOp::kSoftmax:
+      for (int64_t i = 0; i < rows; ++i) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < last; ++j) mx = std::max<double>(mx, x[i * last + j]);
+        for (int64_t j = 0; j < last; ++j) sum += std::exp(n.param * (x[i * last + j] - mx));
+        for (int64_t j = 0; j < last; ++j) y[i * last + j] = static_cast<float>(std::exp(n.param * (x[i * last + j] - mx)) / sum);
+      }
+      break;
+    case AnchorOp::kRowMean:
+      for (int64_t i = 0; i < rows; ++i) {
+        double sum = 0;
+        for (int64_t j = 0; j < last; ++j) sum += x[i * last + j];
+        y[i] = static_cast<float>(sum / last);
+      }
+      break;
+    case AnchorOp::kReshape: y = x; break;
+    case AnchorOp::kTranspose: {
+      const Shape in_strides = broadcast_strides(s, s);
+      for (int64_t i = 0; i < num_elements(out); ++i) {
+        int64_t rem = i, off = 0;
+        for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
+          off += rem % out[d] * in_strides[n.dims[d]];
+          rem /= out[d];
+        }
+        y[i] = x[off];
+      }
+      break;
+    }
+    default: ADD_FAILURE() << "not a row op";
+  }
+  return y;
+}
+
 // Evaluates every node one by one, materialising each tensor.
 std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vector<float>> values) {
   for (const Node& n : g.nodes) {
@@ -127,6 +186,10 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
     const Shape& out_shape = g.tensors[n.outputs[0]].shape;
     if (n.kind == OpKind::kPad) {
       values[n.outputs[0]] = naive_pad(n, in_shape, values.at(n.inputs[0]), out_shape);
+      continue;
+    }
+    if (n.kind == OpKind::kAnchor && is_row_op(n.anchor)) {
+      values[n.outputs[0]] = naive_row_op(g, n, values);
       continue;
     }
     if (n.kind == OpKind::kAnchor && is_pool(n.anchor)) {
@@ -414,6 +477,71 @@ TEST(Program, PoolsAndSpatialMeanOnEveryIsa) {
     const int m = c.b.pool(AnchorOp::kMean, c.input({2, 7, 6, 19}), ConvParams{}, out, keep);
     c.check({c.b.ew(EwOp::Tanh, {m}, out)});
   }
+}
+
+TEST(Program, BatchMatMulOfEveryLayoutOnEveryIsa) {
+  // 3 batches of 37 x 21 times 21 x 45: rows and columns fit no micro-kernel evenly.
+  for (bool adj_x : {false, true})
+    for (bool adj_y : {false, true})
+      for (bool shared_b : {false, true}) {
+        Case c;
+        const int64_t q = 3, m = 37, k = 21, n = 45;
+        const int a = c.input(adj_x ? Shape{q, k, m} : Shape{q, m, k});
+        const int64_t qb = shared_b ? 1 : q;
+        const int b = c.input(adj_y ? Shape{qb, n, k} : Shape{qb, k, n});
+        const Shape out = {q, m, n};
+        const int y = c.b.row_op(AnchorOp::kBatchMatMul, {a, b}, out, {}, adj_x, adj_y);
+        ThreadPool pool(2);
+        c.check({c.b.ew(EwOp::Mul, {y, c.input({})}, out)}, &pool, 1e-5);
+      }
+}
+
+TEST(Program, SoftmaxAndRowMeanOnEveryIsa) {
+  for (int64_t n : {1, 7, 16, 45, 128}) {  // below, at and past every vector width
+    for (float beta : {1.f, 0.125f}) {
+      Case c;
+      const Shape s = {3, 5, n};
+      const int y = c.b.row_op(AnchorOp::kSoftmax, {c.input(s, -8.f, 8.f)}, s, {}, false, false, beta);
+      ThreadPool pool(2);
+      c.check({c.b.ew(EwOp::Mul, {y, c.input({n})}, s)}, &pool, 1e-5);
+    }
+    for (bool keep : {true, false}) {
+      Case c;
+      const Shape out = keep ? Shape{3, 5, 1} : Shape{3, 5};
+      const int m = c.b.row_op(AnchorOp::kRowMean, {c.input({3, 5, n})}, out, {}, false, false, 1.f, keep);
+      c.check({c.b.ew(EwOp::Add, {m, c.input({})}, out)}, nullptr, 1e-5);
+    }
+  }
+}
+
+TEST(Program, ReshapeAndTransposeMoveEveryElement) {
+  {
+    Case c;
+    const int y = c.b.row_op(AnchorOp::kReshape, {c.input({2, 6, 10})}, {4, 3, 10}, {-1, 3, 10});
+    c.check({c.b.ew(EwOp::Tanh, {y}, {4, 3, 10})});
+  }
+  const std::vector<std::vector<int64_t>> perms = {{0, 2, 1, 3}, {3, 1, 0, 2}, {0, 1, 2, 3}, {2, 3, 0, 1}};
+  for (const auto& perm : perms) {
+    Case c;
+    const Shape in = {2, 3, 5, 7};
+    Shape out;
+    for (int64_t p : perm) out.push_back(in[p]);
+    const int y = c.b.row_op(AnchorOp::kTranspose, {c.input(in)}, out, perm);
+    ThreadPool pool(2);
+    c.check({c.b.ew(EwOp::Abs, {y}, out)}, &pool);
+  }
+}
+
+TEST(Program, RowOpsReportInputsThatDoNotFit) {
+  Case c;
+  const int a = c.input({2, 4, 3}), b = c.input({2, 5, 6});
+  c.b.row_op(AnchorOp::kBatchMatMul, {a, b}, {2, 4, 6});
+  std::vector<bool> written(c.b.g.tensors.size(), true);
+  const Program p = build_program(c.b.g, {0}, written, *kernels_for("scalar"));
+  std::string error;
+  EXPECT_FALSE(BoundProgram::bind(p, {{2, 4, 3}, {2, 5, 6}}, *kernels_for("scalar")->ew, &error));
+  EXPECT_NE(error.find("BatchMatMul does not fit"), std::string::npos) << error;
+  EXPECT_TRUE(BoundProgram::bind(p, {{2, 4, 5}, {2, 5, 6}}, *kernels_for("scalar")->ew, &error)) << error;
 }
 
 TEST(Program, APadFoldsIntoAMaxPool) {

@@ -1,0 +1,72 @@
+// Softmax and mean over rows (the last axis), written once over the vector API
+// and instantiated per ISA. Include only from a gemm_<isa>.cc.
+#pragma once
+
+#include <cmath>
+
+#include "ew_math.h"
+#include "gemm.h"
+
+namespace fd::simd {
+
+template <class V> inline float lanes_sum(V v) {
+  float l[V::W];
+  v.store(l);
+  float s = 0.f;
+  for (int i = 0; i < V::W; ++i) s += l[i];
+  return s;
+}
+
+template <class V> inline float lanes_max(V v) {
+  float l[V::W];
+  v.store(l);
+  float m = l[0];
+  for (int i = 1; i < V::W; ++i) m = l[i] > m ? l[i] : m;
+  return m;
+}
+
+// Three passes over a row that stays in L1: max, exp and sum, scale.
+template <class V>
+void softmax_rows(int rows, int n, const float* in, float* out, float beta) {
+  for (int r = 0; r < rows; ++r, in += n, out += n) {
+    V vmax = V::splat(-INFINITY);
+    int i = 0;
+    for (; i + V::W <= n; i += V::W) vmax = max(V::load(in + i), vmax);
+    float row_max = lanes_max(vmax);
+    for (; i < n; ++i) row_max = in[i] > row_max ? in[i] : row_max;
+    const V vm = V::splat(row_max), vb = V::splat(beta);
+    V vsum = V::splat(0.f);
+    for (i = 0; i + V::W <= n; i += V::W) {
+      const V e = exp_((V::load(in + i) - vm) * vb);
+      e.store(out + i);
+      vsum = vsum + e;
+    }
+    float sum = lanes_sum(vsum);
+    if (i < n) {
+      exp_((V::load_tail(in + i, n - i) - vm) * vb).store_tail(out + i, n - i);
+      for (int j = i; j < n; ++j) sum += out[j];
+    }
+    const V scale = V::splat(1.f / sum);
+    for (i = 0; i + V::W <= n; i += V::W) (V::load(out + i) * scale).store(out + i);
+    if (i < n) (V::load_tail(out + i, n - i) * scale).store_tail(out + i, n - i);
+  }
+}
+
+// Two accumulators, then the lanes; the sum is divided by n (as TFLite's MEAN).
+template <class V>
+void mean_rows(int rows, int n, const float* in, float* out) {
+  for (int r = 0; r < rows; ++r, in += n) {
+    V a0 = V::splat(0.f), a1 = V::splat(0.f);
+    int i = 0;
+    for (; i + 2 * V::W <= n; i += 2 * V::W) {
+      a0 = a0 + V::load(in + i);
+      a1 = a1 + V::load(in + i + V::W);
+    }
+    for (; i + V::W <= n; i += V::W) a0 = a0 + V::load(in + i);
+    float sum = lanes_sum(a0 + a1);
+    for (; i < n; ++i) sum += in[i];
+    out[r] = sum / static_cast<float>(n);
+  }
+}
+
+}  // namespace fd::simd

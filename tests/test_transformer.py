@@ -1,0 +1,48 @@
+"""Row ops of family transformer (opt-in: fusions=all): BATCH_MATMUL of run-time
+values (adj_x, one b shared by every batch), SOFTMAX, MEAN over the last axis
+(LayerNorm), RESHAPE and TRANSPOSE, with their elementwise epilogues: claimed as
+planned in every runtime, outputs match the runtime's own kernels, a dynamic
+batch re-infers RESHAPE's -1; with default options no row op is claimed."""
+import pytest
+
+import models
+from checks import (KERNEL_VARIANTS, check_invokes, check_off_by_default, check_result, check_variant,
+                    claimed_nodes, op_of, tolerance)
+
+MODELS = [s.name for s in models.transformer_specs()]
+RUNTIMES = ["tf", "tflite", "litert"]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("name", MODELS)
+def test_row_ops_with_epilogues(worker_results, manifest, runtime, name):
+    entry = manifest[name]
+    res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
+    if not res.get("skipped") and not res.get("error"):
+        claimed = claimed_nodes(res)
+        for i, label in enumerate(entry["ops"]):
+            if op_of(label) in models.ROW_OPS:
+                assert i in claimed, f"{i}:{label} not claimed; claimed {claimed} of {entry['ops']}"
+    check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
+
+
+@pytest.mark.parametrize("variant,options,cpu_flag", KERNEL_VARIANTS, ids=[v[0] for v in KERNEL_VARIANTS])
+@pytest.mark.parametrize("name", MODELS)
+def test_row_ops_option_variant(worker_results, manifest, name, variant, options, cpu_flag):
+    check_variant(worker_results, manifest, MODELS, name, options, cpu_flag)
+
+
+def test_only_the_transformer_family_claims_row_ops(worker_results, manifest):
+    """fusions=elementwise,fully_connected,conv: the same models, no row op claimed."""
+    results = worker_results.get("litert", {"fusions": "elementwise,fully_connected,conv"}, names=MODELS)
+    for name in MODELS:
+        entry, res = manifest[name], results[name]
+        assert not res.get("error"), (name, res.get("traceback") or res["error"])
+        claimed = claimed_nodes(res)
+        assert not [i for i in claimed if op_of(entry["ops"][i]) in models.ROW_OPS], (name, claimed, entry["ops"])
+        check_invokes(res["invokes"], tolerance(entry), f"{name}: invoke")
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_row_ops_are_off_by_default(worker_results, manifest, runtime):
+    check_off_by_default(worker_results, manifest, MODELS, runtime, models.ROW_OPS)
