@@ -13,16 +13,16 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
   const int panels = p.panels(), left = n - (panels - 1) * nr;
   if (half_tail && nr % 2 == 0 && left <= nr / 2) p.last_nr = nr / 2;
   const size_t panel_size = static_cast<size_t>(k + 1) * nr;
-  p.data.assign((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr, 0.f);
-  for (int q = 0; q < panels; ++q) {
-    const int width = q + 1 < panels ? nr : p.last_nr;
+  p.data.resize((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr);
+  for (int q = 0; q < panels; ++q) {  // panels written in order; columns past n are zeros
+    const int width = q + 1 < panels ? nr : p.last_nr, cols = std::min(width, n - q * nr);
     float* panel = p.data.data() + q * panel_size;
-    for (int j = 0; j < width && q * nr + j < n; ++j) {
-      const int col = q * nr + j;
-      const float* src = w + col * col_stride;
-      for (int i = 0; i < k; ++i) panel[static_cast<size_t>(i) * width + j] = src[i * k_stride];
-      panel[static_cast<size_t>(k) * width + j] = bias ? bias[col] : 0.f;
+    const float* src = w + static_cast<size_t>(q) * nr * col_stride;
+    for (int i = 0; i < k; ++i, panel += width) {
+      for (int j = 0; j < cols; ++j) panel[j] = src[j * col_stride + i * k_stride];
+      std::fill(panel + cols, panel + width, 0.f);
     }
+    for (int j = 0; j < width; ++j) panel[j] = bias && j < cols ? bias[q * nr + j] : 0.f;
   }
 }
 

@@ -255,6 +255,8 @@ struct Partition {
   std::map<int, Shape> owned_shape;
   std::map<int, int> owned;  // tensor -> index into buffers
   std::vector<std::vector<float>> buffers;
+  std::vector<const float*> in;  // one program's input and output pointers, reused every invoke
+  std::vector<float*> out;
   int threads = 1;
   int report = -1;  // index into Delegate::reports
 };
@@ -446,8 +448,8 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   const std::shared_ptr<ThreadPool> pool = pool_for(*d, part->threads);
   const bool profile = !d->opts.profile_file.empty();
   const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  std::vector<const float*> in;
-  std::vector<float*> out;
+  std::vector<const float*>& in = part->in;
+  std::vector<float*>& out = part->out;
   for (size_t k = 0; k < part->programs.size(); ++k) {
     const Program& p = part->programs[k];
     in.clear();
