@@ -146,7 +146,6 @@ bool bind_row_op(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* 
   b.output = *out;
   if (step.op == AnchorOp::kRowMean) b.n = 1;  // one value per input row
   else if (step.op != AnchorOp::kBatchMatMul) b.n = out->empty() ? 1 : out->back();
-  if (step.op == AnchorOp::kSoftmax) b.k = b.n;
   return true;
 }
 

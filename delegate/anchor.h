@@ -34,7 +34,6 @@ struct AnchorStep {
   float beta = 1.f;                     // SOFTMAX
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
   std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation
-  int inputs() const { return op == AnchorOp::kBatchMatMul ? 2 : 1; }
   std::string to_string() const;
 };
 
@@ -59,13 +58,13 @@ struct BoundAnchor {
   mutable const float* src = nullptr;             // row ops: the input of this run
   mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
   mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
-  // Points the rows at `inputs` (the anchor's inputs() tensors) and packs a
-  // BATCH_MATMUL's run-time operand. Not thread-safe: call before running
-  // rows in parallel, on every run.
+  // Points the rows at `inputs` (the anchor's input tensors: two for
+  // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
+  // thread-safe: call on every run, before running rows in parallel.
   void before_run(const float* const* inputs) const;
 };
 
-// `inputs`: the shapes of the step's inputs() tensors.
+// `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL).
 std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error);
 
 // Output rows [first, first + count) into out (count * n floats), from the
