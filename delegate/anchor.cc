@@ -121,12 +121,8 @@ bool bind_row_op(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* 
       if (!in.empty()) out = in;
       break;
     case AnchorOp::kRowMean:
-      if (!in.empty()) {
-        out = in;
-        b.k = in.back();
-        if (step.keep_num_dims) out->back() = 1;
-        else out->pop_back();
-      }
+      out = row_mean_shape(in, step.keep_num_dims);
+      if (out) b.k = in.back();
       break;
     case AnchorOp::kReshape: out = reshape_shape(in, step.dims); break;
     case AnchorOp::kTranspose:

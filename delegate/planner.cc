@@ -72,11 +72,7 @@ std::string row_op_legality(const Graph& g, const Node& node, uint32_t families)
       expect = batch_matmul_shape(in, g.tensors[node.inputs[1]].shape, node.adj_x, node.adj_y);
       break;
     case AnchorOp::kSoftmax: expect = in; break;
-    case AnchorOp::kRowMean:
-      expect = in;
-      if (node.keep_num_dims) expect->back() = 1;
-      else expect->pop_back();
-      break;
+    case AnchorOp::kRowMean: expect = row_mean_shape(in, node.keep_num_dims); break;
     case AnchorOp::kReshape: expect = reshape_shape(in, node.dims); break;
     case AnchorOp::kTranspose: expect = transpose_shape(in, node.dims); break;
     default: break;

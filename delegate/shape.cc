@@ -58,6 +58,14 @@ std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj
   return out;
 }
 
+std::optional<Shape> row_mean_shape(const Shape& input, bool keep_dims) {
+  if (input.empty()) return std::nullopt;
+  Shape out = input;
+  if (keep_dims) out.back() = 1;
+  else out.pop_back();
+  return out;
+}
+
 std::optional<Shape> reshape_shape(const Shape& input, const std::vector<int64_t>& dims) {
   int64_t known = 1;
   int inferred = -1;

@@ -25,6 +25,10 @@ std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weig
 // equal a's or all 1 (one b for every batch). Nothing if they do not fit.
 std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj_x, bool adj_y);
 
+// MEAN over the last axis: that axis becomes 1 (keep_dims) or goes; nothing
+// for a rank-0 input.
+std::optional<Shape> row_mean_shape(const Shape& input, bool keep_dims);
+
 // RESHAPE to `dims`, one of which may be -1 (inferred); nothing if the element
 // counts differ.
 std::optional<Shape> reshape_shape(const Shape& input, const std::vector<int64_t>& dims);

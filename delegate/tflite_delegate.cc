@@ -113,27 +113,6 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
   return "";
 }
 
-// A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
-// value into the node, which then keeps only its data input.
-bool read_pad(TfLiteContext* ctx, Node* n) {
-  if (n->inputs.size() < 2 || n->inputs.size() > 3) return false;
-  const TfLiteTensor& p = ctx->tensors[n->inputs[1]];
-  const Shape ps = shape_of(p);
-  if (p.allocation_type != kTfLiteMmapRo || !p.data || ps.size() != 2 || ps[1] != 2) return false;
-  if (p.type != kTfLiteInt32 && p.type != kTfLiteInt64) return false;
-  for (int64_t i = 0; i < 2 * ps[0]; ++i)
-    n->pads.push_back(p.type == kTfLiteInt32 ? static_cast<const int32_t*>(p.data)[i]
-                                             : static_cast<const int64_t*>(p.data)[i]);
-  if (n->inputs.size() == 3) {  // PADV2
-    const TfLiteTensor& v = ctx->tensors[n->inputs[2]];
-    if (v.type != kTfLiteFloat32 || v.allocation_type != kTfLiteMmapRo || !v.data || v.bytes != sizeof(float))
-      return false;
-    n->param = *static_cast<const float*>(v.data);
-  }
-  n->inputs.resize(1);
-  return true;
-}
-
 // The values of a constant int32 or int64 tensor, or false.
 bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
   const TfLiteTensor& x = ctx->tensors[t];
@@ -145,6 +124,22 @@ bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
   for (int64_t i = 0; i < count; ++i)
     out->push_back(x.type == kTfLiteInt32 ? static_cast<const int32_t*>(x.data)[i]
                                           : static_cast<const int64_t*>(x.data)[i]);
+  return true;
+}
+
+// A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
+// value into the node, which then keeps only its data input.
+bool read_pad(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() < 2 || n->inputs.size() > 3) return false;
+  const Shape ps = shape_of(ctx->tensors[n->inputs[1]]);
+  if (ps.size() != 2 || ps[1] != 2 || !constant_ints(ctx, n->inputs[1], &n->pads)) return false;
+  if (n->inputs.size() == 3) {  // PADV2
+    const TfLiteTensor& v = ctx->tensors[n->inputs[2]];
+    if (v.type != kTfLiteFloat32 || v.allocation_type != kTfLiteMmapRo || !v.data || v.bytes != sizeof(float))
+      return false;
+    n->param = *static_cast<const float*>(v.data);
+  }
+  n->inputs.resize(1);
   return true;
 }
 
@@ -161,10 +156,16 @@ bool read_dims(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
+// MEAN's axes: a constant int32 tensor (the type TFLite's MEAN takes), or false.
+bool mean_axes(TfLiteContext* ctx, const Node& n, std::vector<int64_t>* axes) {
+  return n.inputs.size() == 2 && ctx->tensors[n.inputs[1]].type == kTfLiteInt32 &&
+         constant_ints(ctx, n.inputs[1], axes);
+}
+
 // MEAN over the last axis only (a constant axis rank - 1, or -1): a row mean.
 bool last_axis_mean(TfLiteContext* ctx, Node* n) {
   std::vector<int64_t> axes;
-  if (n->inputs.size() != 2 || !constant_ints(ctx, n->inputs[1], &axes) || axes.size() != 1) return false;
+  if (!mean_axes(ctx, *n, &axes) || axes.size() != 1) return false;
   const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
   const int rank = x.dims ? x.dims->size : 0;
   if (rank < 1 || (axes[0] != rank - 1 && axes[0] != -1)) return false;
@@ -176,15 +177,13 @@ bool last_axis_mean(TfLiteContext* ctx, Node* n) {
 // MEAN over exactly H and W of a 4-D tensor (constant axes 1, 2, in any order
 // or negative); the node then keeps only its data input.
 bool spatial_mean(TfLiteContext* ctx, Node* n) {
-  if (n->inputs.size() != 2) return false;
+  std::vector<int64_t> axes;
+  if (!mean_axes(ctx, *n, &axes)) return false;
   const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
-  const TfLiteTensor& a = ctx->tensors[n->inputs[1]];
-  if (!x.dims || x.dims->size != 4 || a.type != kTfLiteInt32 || a.allocation_type != kTfLiteMmapRo || !a.data)
-    return false;
-  const int count = static_cast<int>(num_elements(shape_of(a)));
+  if (!x.dims || x.dims->size != 4) return false;
   bool h = false, w = false;
-  for (int i = 0; i < count; ++i) {
-    const int axis = (static_cast<const int32_t*>(a.data)[i] + 4) % 4;
+  for (int64_t a : axes) {
+    const int64_t axis = (a + 4) % 4;
     if (axis == 1) h = true;
     else if (axis == 2) w = true;
     else return false;
