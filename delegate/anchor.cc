@@ -26,7 +26,7 @@ const char* anchor_name(AnchorOp op) {
   return "?";
 }
 
-// Below this many input channels a convolution copies its patches (im2col).
+// Below this many input channels a convolution reads whole filter rows, not taps.
 constexpr int64_t kMinChannelsInPlace = 16;
 
 }  // namespace
@@ -190,6 +190,7 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
   b.output = {geo->batch, geo->out_h, geo->out_w, b.n};
   if (mean && !step.keep_num_dims) b.output = {geo->batch, b.n};
   b.offsets = conv_offsets(b.geo);
+  b.filter_rows = step.op == AnchorOp::kConv2D && geo->taps() > 1 && c < kMinChannelsInPlace;
   // A max pool never takes a padding tap; an average counts only real pixels.
   b.zero_row.assign(c, step.op == AnchorOp::kMaxPool2D ? -INFINITY : 0.f);
   if (step.op == AnchorOp::kAveragePool2D || mean) {
@@ -227,8 +228,15 @@ void BoundAnchor::before_run(const float* const* inputs) const {
     case AnchorOp::kTranspose: src = input; return;
     default: break;
   }
-  if (rows_for == input && !rows.empty()) return;
-  rows_for = input;
+  if (rows_for != input || rows.empty()) {
+    rows_for = input;
+    point_rows(input);
+  }
+  for (size_t r = 0; r < patch_taps.size(); ++r)  // filter rows cut by padding, copied afresh
+    std::memcpy(patches.data() + r * geo.channels, patch_taps[r], geo.channels * sizeof(float));
+}
+
+void BoundAnchor::point_rows(const float* input) const {
   const int64_t pixels = step.op == AnchorOp::kFullyConnected ? num_elements(output) / n : geo.pixels();
   rows.resize(static_cast<size_t>(pixels) * geo.taps());
   if (step.op == AnchorOp::kFullyConnected) {
@@ -236,6 +244,32 @@ void BoundAnchor::before_run(const float* const* inputs) const {
   } else {
     conv_indirection(geo, offsets, 0, pixels, input, zero_row.data(), pad_row.data(), rows.data());
   }
+  if (filter_rows) to_filter_rows(pixels);
+}
+
+// A filter row (kw taps of kc floats) lying inside the input is one run of kw *
+// kc floats: point at it in place. One cut by padding (or dilated) points at a
+// patch that before_run refills on every run.
+void BoundAnchor::to_filter_rows(int64_t pixels) const {
+  const int kw = geo.kw;
+  const int64_t kc = geo.channels, n_rows = pixels * geo.kh;
+  patch_taps.clear();
+  std::vector<int64_t> patched;  // filter rows pointing at a patch
+  for (int64_t i = 0; i < n_rows; ++i) {
+    const float* const* tap = rows.data() + i * kw;
+    bool in_place = true;
+    for (int j = 1; j < kw && in_place; ++j) in_place = tap[j] == tap[0] + j * kc;
+    if (in_place) {
+      rows[i] = tap[0];  // i <= i * kw: never overwrites a tap still to be read
+      continue;
+    }
+    patched.push_back(i);
+    patch_taps.insert(patch_taps.end(), tap, tap + kw);
+    rows[i] = nullptr;
+  }
+  patches.resize(patch_taps.size() * kc);
+  for (size_t r = 0; r < patched.size(); ++r) rows[patched[r]] = patches.data() + r * kw * kc;
+  rows.resize(n_rows);
 }
 
 namespace {
@@ -266,41 +300,15 @@ void transpose_rows(const BoundAnchor& a, int64_t first, int64_t count, float* o
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   const AnchorStep& s = a.step;
   const int taps = a.geo.taps();
-  const float* const* rows = a.rows.data() + first * taps;
+  const float* const* rows = a.rows.data() + first * taps;  // not for filter_rows
   switch (s.op) {
     case AnchorOp::kFullyConnected:
       gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows, out, a.n, s.lo, s.hi);
       break;
-    case AnchorOp::kConv2D: {
-      const int64_t kc = a.geo.channels;
-      if (taps == 1 || kc >= kMinChannelsInPlace) {
-        gemm(*s.gemm, *s.weights, static_cast<int>(count), taps, rows, out, a.n, s.lo, s.hi);
-        break;
-      }
-      // Few channels (an RGB stem): copy each pixel's taps into one row, so the
-      // micro-kernel runs one long k loop instead of many short ones.
-      thread_local std::vector<float> patch_buffer;
-      thread_local std::vector<const float*> patch_row_buffer;
-      std::vector<float>& patches = patch_buffer;  // one thread-local lookup, not one per use
-      std::vector<const float*>& patch_rows = patch_row_buffer;
-      patches.resize(static_cast<size_t>(count) * taps * kc);
-      patch_rows.resize(count);
-      float* row = patches.data();
-      for (int64_t i = 0; i < count; ++i) {
-        patch_rows[i] = row;
-        const float* const* tap = rows + i * taps;
-        for (int t = 0; t < taps;) {  // taps next to each other in memory (a filter row) copy as one run
-          int run = 1;
-          while (t + run < taps && tap[t + run] == tap[t] + run * kc) ++run;
-          const int64_t len = run * kc;
-          for (int64_t c = 0; c < len; ++c) row[c] = tap[t][c];
-          row += len;
-          t += run;
-        }
-      }
-      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, patch_rows.data(), out, a.n, s.lo, s.hi);
+    case AnchorOp::kConv2D:  // filter_rows: each pixel reads kh filter rows, not its taps
+      gemm(*s.gemm, *s.weights, static_cast<int>(count), a.filter_rows ? a.geo.kh : taps,
+           a.rows.data() + first * (a.filter_rows ? a.geo.kh : taps), out, a.n, s.lo, s.hi);
       break;
-    }
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;
       thread_local std::vector<float> expanded_buffer;

@@ -52,9 +52,13 @@ struct BoundAnchor {
   int64_t m = 0, batches = 1;        // BATCH_MATMUL: rows per batch, batches
   bool b_shared = false;             // BATCH_MATMUL: one b for every batch
   Shape out_strides;                 // TRANSPOSE: per output axis, its stride in the input
-  // Indirection rows of every output pixel (taps each), for the input at `rows_for`.
+  // Indirection rows of every output pixel (taps each; filter_rows: kh each),
+  // for the input at `rows_for`.
+  bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
   mutable std::vector<const float*> rows;
   mutable const float* rows_for = nullptr;
+  mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
+  mutable std::vector<float> patches;            // ... copied here on every run
   mutable const float* src = nullptr;             // row ops: the input of this run
   mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
   mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
@@ -62,6 +66,10 @@ struct BoundAnchor {
   // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
   // thread-safe: call on every run, before running rows in parallel.
   void before_run(const float* const* inputs) const;
+
+ private:
+  void point_rows(const float* input) const;
+  void to_filter_rows(int64_t pixels) const;
 };
 
 // `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL).

@@ -17,31 +17,43 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
   constexpr int NR = NV * V::W;
   const float* bias = panel + static_cast<size_t>(taps) * kc * NR;
   V acc[MR][NV];
+#pragma GCC unroll 16
   for (int v = 0; v < NV; ++v) {
     const V b = V::load(bias + v * V::W);
+#pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) acc[r][v] = b;
   }
   for (int t = 0; t < taps; ++t) {
     const float* row[MR];
+#pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) row[r] = a[(r < mr ? r : mr - 1) * taps + t];  // extra rows reread the last
     const float* w = panel + static_cast<size_t>(t) * kc * NR;
 #pragma GCC unroll 4
     for (int i = 0; i < kc; ++i) {
       V wv[NV];
+#pragma GCC unroll 16
       for (int v = 0; v < NV; ++v) wv[v] = V::load(w + static_cast<size_t>(i) * NR + v * V::W);
+#pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) {
         const V x = V::splat(row[r][i]);
+#pragma GCC unroll 16
         for (int v = 0; v < NV; ++v) acc[r][v] = fma(x, wv[v], acc[r][v]);
       }
     }
   }
+  // Stores with compile-time bounds, so the accumulators stay in registers;
+  // a partial tile tests its row and column counts per store.
   const V vlo = V::splat(lo), vhi = V::splat(hi);
-  for (int r = 0; r < mr; ++r) {
+  const bool full = mr == MR && nc == NR;
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (!full && r >= mr) continue;
     float* out = c + r * ldc;
+#pragma GCC unroll 16
     for (int v = 0; v < NV; ++v) {
       const V y = min(vhi, max(vlo, acc[r][v]));
       const int left = nc - v * V::W;
-      if (left >= V::W) y.store(out + v * V::W);
+      if (full || left >= V::W) y.store(out + v * V::W);
       else if (left > 0) y.store_tail(out + v * V::W, left);
     }
   }
