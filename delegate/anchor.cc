@@ -236,6 +236,13 @@ void BoundAnchor::before_run(const float* const* inputs) const {
     std::memcpy(patches.data() + r * geo.channels, patch_taps[r], geo.channels * sizeof(float));
 }
 
+void BoundAnchor::read_ring(int64_t ring) {
+  geo.ring_rows = ring;
+  offsets = conv_offsets(geo);
+  rows.clear();
+  rows_for = nullptr;
+}
+
 void BoundAnchor::point_rows(const float* input) const {
   const int64_t pixels = step.op == AnchorOp::kFullyConnected ? num_elements(output) / n : geo.pixels();
   rows.resize(static_cast<size_t>(pixels) * geo.taps());

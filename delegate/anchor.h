@@ -66,6 +66,8 @@ struct BoundAnchor {
   // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
   // thread-safe: call on every run, before running rows in parallel.
   void before_run(const float* const* inputs) const;
+  // From now on the input holds only `ring` rows, row y at y % ring (ConvGeometry::ring_rows).
+  void read_ring(int64_t ring);
 
  private:
   void point_rows(const float* input) const;

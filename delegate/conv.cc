@@ -74,7 +74,15 @@ std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, co
 }
 
 bool ConvGeometry::dense() const {
-  return kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 && out_h == in_h && out_w == in_w && !fold.any();
+  return kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 && out_h == in_h && out_w == in_w && !fold.any() &&
+         !ring_rows;
+}
+
+RowRange input_rows(const ConvGeometry& g, int64_t y0, int64_t y1) {
+  const int64_t top = g.pad_top + g.fold.top;
+  const int64_t first = std::clamp<int64_t>(y0 * g.p.stride_h - top, 0, g.in_h);
+  const int64_t last = std::clamp<int64_t>((y1 - 1) * g.p.stride_h + (g.kh - 1) * g.p.dilation_h - top + 1, 0, g.in_h);
+  return {first, std::max(first, last)};
 }
 
 std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
@@ -92,7 +100,8 @@ std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
                                      g.fold.right, g.fold.mode);
             *o++ = y == kZero || x == kZero           ? kZeroRow
                    : y == kPadValue || x == kPadValue ? kPadRow
-                                                      : static_cast<int32_t>(((b * g.in_h + y) * g.in_w + x) * g.channels);
+                   : static_cast<int32_t>(((b * g.in_h + (g.ring_rows ? y % g.ring_rows : y)) * g.in_w + x) *
+                                                      g.channels);
           }
         }
   return offsets;

@@ -29,6 +29,9 @@ struct ConvGeometry {
   ConvParams p;
   int64_t pad_top = 0, pad_left = 0;  // the convolution's own (SAME) zero padding
   FoldedPad fold;
+  // Non-zero: the input holds only this many rows, input row y at row y % ring_rows
+  // (a ring buffer refilled as a depth-first chain moves down the image; batch 1).
+  int64_t ring_rows = 0;
   int64_t pixels() const { return batch * out_h * out_w; }
   int taps() const { return kh * kw; }
   bool dense() const;
@@ -38,6 +41,13 @@ struct ConvGeometry {
 // *error) if it does not fit.
 std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,
                                           const FoldedPad& fold, std::string* error);
+
+// The input rows [first, last) that output rows [y0, y1) read (clipped to the
+// input; empty where only padding is read). Batch 1, constant padding.
+struct RowRange {
+  int64_t first, last;
+};
+RowRange input_rows(const ConvGeometry& g, int64_t y0, int64_t y1);
 
 // Where tap t of output pixel p reads, for every pixel: offsets[p * taps + t]
 // is an input offset in floats, or kZeroRow / kPadRow. Computed once per shape.

@@ -395,27 +395,33 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   return b;
 }
 
-void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
-  if (total_ == 0) return;
+void BoundProgram::before_run(const float* const* inputs) const {
   for (const Step& s : steps_) {
     if (s.anchor < 0) continue;
     const float* anchor_inputs[2] = {inputs[s.src[0]], s.src[1] >= 0 ? inputs[s.src[1]] : nullptr};
     anchors_[s.anchor].before_run(anchor_inputs);
   }
+}
+
+void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
+  if (total_ == 0) return;
+  before_run(inputs);
   const int64_t tiles = (total_ + tile_ - 1) / tile_;
   const int workers = pool ? pool->size() : 1;
   if (workers <= 1 || total_ < kParallelMinElements) {
-    run_tiles(0, tiles, inputs, outputs);
+    run_range(0, total_, inputs, outputs, 0);
     return;
   }
   const int chunks = static_cast<int>(std::min<int64_t>(workers, tiles));
   pool->parallel_for(chunks, [&](int c) {
-    run_tiles(tiles * c / chunks, tiles * (c + 1) / chunks, inputs, outputs);
+    run_range(std::min(total_, tiles * c / chunks * tile_), std::min(total_, tiles * (c + 1) / chunks * tile_),
+              inputs, outputs, 0);
   });
 }
 
-void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in,
-                             float* const* out) const {
+void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in, float* const* out,
+                             int64_t origin) const {
+  if (first >= last) return;
   const size_t ni = in_.size(), no = outputs_;
   const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
   thread_local std::vector<float> scratch_buffer;
@@ -428,17 +434,21 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
   for (int k = 0; k < buffers_; ++k) slots[ni + no + k] = base + k * stride;
   auto buffer = [&](int k) { return slots[ni + no + k]; };
 
+  // An invariant input repeats with the inner dimension, which divides the
+  // tile: gathered once if the range starts at a multiple of it, else per tile.
+  const bool once = first % domain_.back() == 0;
   for (size_t i = 0; i < ni; ++i)
-    if (in_[i].mode == Mode::kInvariant)
-      gather_tile(domain_, in_[i].strides, first * tile_, std::min<int64_t>(tile_, total_ - first * tile_), in[i],
-                  buffer(in_[i].buffer));
-  for (int64_t t = first; t < last; ++t) {
-    const int64_t t0 = t * tile_;
-    const int64_t n = std::min<int64_t>(tile_, total_ - t0);
+    if (in_[i].mode == Mode::kInvariant && once)
+      gather_tile(domain_, in_[i].strides, first, std::min<int64_t>(tile_, last - first), in[i], buffer(in_[i].buffer));
+  for (int64_t t0 = first; t0 < last; t0 += tile_) {
+    const int64_t n = std::min<int64_t>(tile_, last - t0);
     for (size_t i = 0; i < ni; ++i) {
       switch (in_[i].mode) {
         case Mode::kDense: slots[i] = const_cast<float*>(in[i]) + t0; break;
-        case Mode::kInvariant: slots[i] = buffer(in_[i].buffer); break;
+        case Mode::kInvariant:
+          slots[i] = buffer(in_[i].buffer);
+          if (!once) gather_tile(domain_, in_[i].strides, t0, n, in[i], slots[i]);
+          break;
         case Mode::kGathered:
           slots[i] = buffer(in_[i].buffer);
           gather_tile(domain_, in_[i].strides, t0, n, in[i], slots[i]);
@@ -446,7 +456,7 @@ void BoundProgram::run_tiles(int64_t first, int64_t last, const float* const* in
         case Mode::kWhole: break;
       }
     }
-    for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + t0;
+    for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + (t0 - origin);
     for (const Step& s : steps_) {
       if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
         const BoundAnchor& a = anchors_[s.anchor];

@@ -59,6 +59,18 @@ class BoundProgram {
   // inputs/outputs in Program order.
   void run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const;
 
+  // The same in pieces, on the calling thread: before_run once per run, then
+  // ranges [first, last) of the domain's elements (whole rows of the anchor's
+  // output), element e written to outputs[o] + (e - origin).
+  void before_run(const float* const* inputs) const;
+  void run_range(int64_t first, int64_t last, const float* const* inputs, float* const* outputs,
+                 int64_t origin) const;
+  int64_t size() const { return total_; }
+  // The program's one anchor (null if it has none or several); its input is
+  // read only by the anchor when reads_whole(input).
+  BoundAnchor* anchor() { return anchors_.size() == 1 ? &anchors_[0] : nullptr; }
+  bool reads_whole(int input) const { return in_[input].mode == Mode::kWhole; }
+
  private:
   // kWhole: read whole by GEMM steps only, never tiled.
   enum class Mode { kDense, kInvariant, kGathered, kWhole };
@@ -74,7 +86,6 @@ class BoundProgram {
     int dst;
     int anchor;  // >= 0: dst = rows of anchors_[anchor] from inputs src[0..]; tiles are whole rows
   };
-  void run_tiles(int64_t first, int64_t last, const float* const* in, float* const* out) const;
 
   Shape domain_;  // coalesced
   int64_t total_ = 0;

@@ -111,7 +111,11 @@ std::string profile_json(const Graph& g, const std::vector<PartitionReport>& par
     std::string programs = "[";
     for (size_t i = 0; i < r.program_ops.size(); ++i)
       programs += std::string(i ? ", " : "") + "{\"ops\": " + quote(r.program_ops[i]) +
-                  ", \"seconds\": " + number(r.program_seconds[i]) + "}";
+                  ", \"seconds\": " + number(r.program_seconds[i]) +
+                  (i < r.program_strip_rows.size() && r.program_strip_rows[i]
+                       ? ", \"depth_first_strip_rows\": " + std::to_string(r.program_strip_rows[i])
+                       : std::string()) +
+                  "}";
     s += " {\"nodes\": " + list(ids(g, r.nodes)) + ", \"ops\": " + ops + "], \"invokes\": " +
          std::to_string(r.invokes) + ", \"seconds\": " + number(r.seconds) + ", \"programs\": " + programs + "]}" +
          (k + 1 < parts.size() ? ",\n" : "\n");

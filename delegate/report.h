@@ -22,6 +22,7 @@ struct PartitionReport {
   // node): its ops joined by '+', and its time over all invokes.
   std::vector<std::string> program_ops;
   std::vector<double> program_seconds;
+  std::vector<int64_t> program_strip_rows;  // run depth-first in strips of this many rows; 0: whole
 };
 
 // Memory traffic a fused program avoids: every intermediate it keeps in tiles

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "cpu.h"
+#include "depth_first.h"
 #include "options.h"
 #include "planner.h"
 #include "program.h"
@@ -254,6 +256,7 @@ struct Partition {
   std::map<int, Shape> owned_shape;
   std::map<int, int> owned;  // tensor -> index into buffers
   std::vector<std::vector<float>> buffers;
+  std::vector<DepthFirstChain> chains;  // runs of programs executed depth-first (one thread)
   std::vector<const float*> in;  // one program's input and output pointers, reused every invoke
   std::vector<float*> out;
   int threads = 1;
@@ -345,11 +348,16 @@ void* kernel_init(TfLiteContext* ctx, const char* buffer, size_t) {
 void kernel_free(TfLiteContext*, void* buffer) { delete static_cast<Partition*>(buffer); }
 
 // Gives each owned tensor a buffer, reusing the buffers of tensors no later
-// program reads (a program's outputs never share with its inputs).
+// program reads (a program's outputs never share with its inputs). A chain runs
+// its programs interleaved: what any of them reads stays live to its end.
 void assign_buffers(Partition* part) {
+  std::vector<size_t> end(part->programs.size());
+  for (size_t k = 0; k < end.size(); ++k) end[k] = k;
+  for (const DepthFirstChain& c : part->chains)
+    for (int k = c.first(); k < c.first() + c.size(); ++k) end[k] = c.first() + c.size() - 1;
   std::map<int, size_t> last_read;
   for (size_t k = 0; k < part->programs.size(); ++k)
-    for (int t : part->programs[k].inputs) last_read[t] = k;
+    for (int t : part->programs[k].inputs) last_read[t] = std::max(last_read[t], end[k]);
   std::vector<int> free;  // buffer indices
   part->owned.clear();
   for (size_t k = 0; k < part->programs.size(); ++k) {
@@ -430,13 +438,26 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
       if (!add(build_program(g, {pos}, written, *part->delegate->kernels), {pos}, nullptr)) return kTfLiteError;
     }
   }
-  assign_buffers(part);
   const Options& o = part->delegate->opts;
   part->threads = thread_count(o, ctx);
+  part->chains.clear();
+  if (part->threads == 1) {
+    part->chains = DepthFirstChain::find(part->programs, part->bound, part->outputs, kDepthFirstMinBytes,
+                                         kDepthFirstBudgetBytes);
+    for (const DepthFirstChain& c : part->chains)
+      log(*part->delegate, LogLevel::kVerbose, "depth-first chain: programs %d..%d, strips of %lld rows", c.first(),
+          c.first() + c.size() - 1, static_cast<long long>(c.strip_rows()));
+    for (const DepthFirstChain& c : part->chains)  // the tensors between links live in the chain's rings
+      for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) part->owned_shape.erase(part->programs[k].outputs[0]);
+  }
+  assign_buffers(part);
   if (part->report < static_cast<int>(part->delegate->reports.size())) {
     PartitionReport& r = part->delegate->reports[part->report];
     r.program_ops = part->labels;
     r.program_seconds.assign(part->labels.size(), 0.0);
+    r.program_strip_rows.assign(part->labels.size(), 0);
+    for (const DepthFirstChain& c : part->chains)
+      for (int k = c.first(); k < c.first() + c.size(); ++k) r.program_strip_rows[k] = c.strip_rows();
   }
   return kTfLiteOk;
 }
@@ -449,19 +470,28 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   std::vector<const float*>& in = part->in;
   std::vector<float*>& out = part->out;
+  const bool reporting = profile && part->report < static_cast<int>(d->reports.size());
+  std::function<float*(int)> data = [&](int t) {
+    auto it = part->owned.find(t);
+    return it != part->owned.end() ? part->buffers[it->second].data() : static_cast<float*>(ctx->tensors[t].data);
+  };
+  size_t next_chain = 0;
   for (size_t k = 0; k < part->programs.size(); ++k) {
+    if (next_chain < part->chains.size() && part->chains[next_chain].first() == static_cast<int>(k)) {
+      const DepthFirstChain& c = part->chains[next_chain++];
+      c.run(part->programs, part->bound, data,
+            reporting ? d->reports[part->report].program_seconds.data() + k : nullptr);
+      k += c.size() - 1;
+      continue;
+    }
     const Program& p = part->programs[k];
     in.clear();
     out.clear();
-    auto data = [&](int t) {
-      auto it = part->owned.find(t);
-      return it != part->owned.end() ? part->buffers[it->second].data() : static_cast<float*>(ctx->tensors[t].data);
-    };
     for (int t : p.inputs) in.push_back(data(t));
     for (int t : p.outputs) out.push_back(data(t));
     const auto t0 = profile ? std::chrono::steady_clock::now() : start;
     part->bound[k]->run(in.data(), out.data(), pool.get());
-    if (profile && part->report < static_cast<int>(d->reports.size()))
+    if (reporting)
       d->reports[part->report].program_seconds[k] +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }

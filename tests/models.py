@@ -488,6 +488,13 @@ def conv_specs():
         p = _pad(tf, x, 1, 0, 1, 0)
         return _conv(tf, p, "pad_two", 3, 3, 8, stride=2, padding="VALID"), tf.abs(p) * 2.0
 
+    def inverted_residual(tf, x):  # expanded tensors of 1.8 MB: run depth-first at one thread
+        y = tf.nn.relu6(_dwconv(tf, tf.nn.relu6(_conv(tf, x, "ir_expand", 1, 1, 144)), "ir_dw", 3, 3))
+        y = _conv(tf, y, "ir_project", 1, 1, 24, padding="VALID") + x
+        z = tf.nn.relu6(_conv(tf, y, "ir2_expand", 1, 1, 144))
+        z = tf.nn.relu6(_dwconv(tf, _pad(tf, z, 1, 0, 1, 0), "ir2_dw", 3, 3, stride=2, padding="VALID"))
+        return _conv(tf, z, "ir2_project", 1, 1, 32, padding="VALID")
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -525,6 +532,10 @@ def conv_specs():
              about="a PAD folded into its one reader, a CONV_2D, and also a graph output: still stored"),
         Spec("pad_two_readers", pad_two_readers, [[1, 8, 8, 6]], 0, 0, claimed_all=1, partitions_all=1,
              about="a PAD with two readers is not folded: CONV_2D alone; ABS+MUL is too small to claim"),
+        Spec("inverted_residual", inverted_residual, [[1, 56, 56, 24]], 0, 0, claimed_all=8, partitions_all=6,
+             ranges=[(-1.0, 1.0)],
+             about="two MobileNetV2 blocks (1x1 expand, depthwise, 1x1 project, residual ADD; then a padded "
+                   "stride-2 one): one thread runs them depth-first through ring buffers"),
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
     ]

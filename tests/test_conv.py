@@ -3,9 +3,12 @@ PAD / PADV2 / MIRROR_PAD folded into them (opt-in family conv: fusions=all):
 claimed as planned in every runtime, outputs match the runtime's own kernels,
 batch resizes re-bind the convolution; with default options no convolution
 or pad is claimed."""
+import json
+
 import pytest
 
 import models
+from procs import require_runtime, run_python
 from checks import KERNEL_VARIANTS, check_off_by_default, check_result, check_variant, claimed_nodes, op_of
 
 MODELS = [s.name for s in models.conv_specs()]
@@ -48,3 +51,27 @@ def test_conv_is_off_by_default(worker_results, manifest, runtime):
 def test_every_conv_model_has_a_convolution(manifest):
     for name in MODELS:
         assert any(op_of(o) in ("CONV_2D", "DEPTHWISE_CONV_2D") for o in manifest[name]["ops"]), name
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_inverted_residual_runs_depth_first_at_one_thread(tmp_path, model_dir, threads):
+    """At one thread the blocks' programs run in strips (the profile says how tall); at two, whole."""
+    require_runtime("litert")
+    profile = tmp_path / "profile.json"
+    script = f"""
+import numpy as np, fusedelegate
+from ai_edge_litert.interpreter import Interpreter
+d = fusedelegate.load(fusions="all", num_threads={threads}, profile_file={str(profile)!r})
+it = Interpreter(model_path={str(model_dir / "inverted_residual.tflite")!r}, num_threads={threads},
+                 experimental_delegates=[d])
+it.allocate_tensors()
+it.invoke()
+"""
+    proc = run_python(["-c", script], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    programs = [p for part in json.loads(profile.read_text())["partitions"] for p in part["programs"]]
+    strips = [p.get("depth_first_strip_rows", 0) for p in programs]
+    if threads == 1:  # both blocks: expand, depthwise, project (and the next expand) in strips
+        assert sum(s > 0 for s in strips) >= 5 and all(0 < s < 56 for s in strips if s), programs
+    else:
+        assert not any(strips), programs
