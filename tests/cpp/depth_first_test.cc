@@ -15,15 +15,7 @@ namespace fd {
 namespace {
 
 using test::GraphBuilder;
-
-const float* weights(size_t n, uint32_t seed) {
-  static std::vector<std::vector<float>> keep;
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  keep.emplace_back(n);
-  for (float& v : keep.back()) v = u(rng);
-  return keep.back().data();
-}
+const auto weights = test::random_weights;
 
 ConvParams params(int stride, bool same) {
   ConvParams p;
@@ -84,29 +76,37 @@ struct Chained {
   }
 };
 
-// Runs the block's programs whole (chain_budget 0) or depth-first; returns the output.
-std::vector<float> run(const Chained& c, const Kernels& kernels, size_t chain_budget, int* chained_programs) {
+// One program per group, bound; shape_of gains every output's shape.
+void build(const Chained& c, const Kernels& kernels, std::vector<Program>* programs,
+           std::vector<std::unique_ptr<BoundProgram>>* bound, std::map<int, Shape>* shape_of) {
   const Graph& g = c.b.g;
   std::vector<bool> written(g.tensors.size(), false);
   for (const auto& group : c.groups) written[g.nodes[group.back()].outputs[0]] = true;
+  (*shape_of)[c.input] = g.tensors[c.input].shape;
+  for (const auto& group : c.groups) {
+    programs->push_back(build_program(g, group, written, kernels));
+    std::vector<Shape> shapes;
+    for (int t : programs->back().inputs) shapes.push_back(shape_of->at(t));
+    std::string error;
+    bound->push_back(BoundProgram::bind(programs->back(), shapes, *kernels.ew, &error));
+    ASSERT_TRUE(bound->back()) << error;
+    for (size_t o = 0; o < programs->back().outputs.size(); ++o)
+      (*shape_of)[programs->back().outputs[o]] = bound->back()->output_shapes()[o];
+  }
+}
+
+// Runs the block's programs whole (chain_budget 0) or depth-first; returns the output.
+std::vector<float> run(const Chained& c, const Kernels& kernels, size_t chain_budget, int* chained_programs) {
+  const Graph& g = c.b.g;
   std::vector<Program> programs;
   std::vector<std::unique_ptr<BoundProgram>> bound;
+  std::map<int, Shape> shape_of;
+  build(c, kernels, &programs, &bound, &shape_of);
   std::map<int, std::vector<float>> memory;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-2.f, 2.f);
   memory[c.input].resize(num_elements(g.tensors[c.input].shape));
   for (float& v : memory[c.input]) v = u(rng);
-  std::map<int, Shape> shape_of = {{c.input, g.tensors[c.input].shape}};
-  for (const auto& group : c.groups) {
-    programs.push_back(build_program(g, group, written, kernels));
-    std::vector<Shape> shapes;
-    for (int t : programs.back().inputs) shapes.push_back(shape_of.at(t));
-    std::string error;
-    bound.push_back(BoundProgram::bind(programs.back(), shapes, *kernels.ew, &error));
-    EXPECT_TRUE(bound.back()) << error;
-    for (size_t o = 0; o < programs.back().outputs.size(); ++o)
-      shape_of[programs.back().outputs[o]] = bound.back()->output_shapes()[o];
-  }
   std::vector<DepthFirstChain> chains;
   if (chain_budget) chains = DepthFirstChain::find(programs, bound, {c.output}, 0, chain_budget);
   *chained_programs = 0;
@@ -167,21 +167,10 @@ TEST(DepthFirst, ChainsMatchProgramsRunWholeBitForBit) {
 
 TEST(DepthFirst, TensorsReadElsewhereOrExportedAreNotChained) {
   const Chained c(Block{20, 17, 8, 40, 8, 3, 1, false, false});
-  const Kernels& kernels = *kernels_for("scalar");
-  const Graph& g = c.b.g;
-  std::vector<bool> written(g.tensors.size(), false);
-  for (const auto& group : c.groups) written[g.nodes[group.back()].outputs[0]] = true;
   std::vector<Program> programs;
   std::vector<std::unique_ptr<BoundProgram>> bound;
-  std::map<int, Shape> shape_of = {{c.input, g.tensors[c.input].shape}};
-  for (const auto& group : c.groups) {
-    programs.push_back(build_program(g, group, written, kernels));
-    std::vector<Shape> shapes;
-    for (int t : programs.back().inputs) shapes.push_back(shape_of.at(t));
-    std::string error;
-    bound.push_back(BoundProgram::bind(programs.back(), shapes, *kernels.ew, &error));
-    shape_of[programs.back().outputs[0]] = bound.back()->output_shapes()[0];
-  }
+  std::map<int, Shape> shape_of;
+  build(c, *kernels_for("scalar"), &programs, &bound, &shape_of);
   // The expanded tensor exported: only depthwise -> project chain.
   auto chains = DepthFirstChain::find(programs, bound, {c.output, programs[0].outputs[0]}, 0, size_t{1} << 20);
   ASSERT_EQ(chains.size(), 1u);

@@ -1,9 +1,22 @@
 // Builds small IR graphs by hand for planner and program tests.
 #pragma once
 
+#include <random>
+#include <vector>
+
 #include "ir.h"
 
 namespace fd::test {
+
+// Constant weights in [-0.5, 0.5) for hand-built anchors; kept alive for the whole test.
+inline const float* random_weights(size_t n, uint32_t seed) {
+  static std::vector<std::vector<float>> keep;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  keep.emplace_back(n);
+  for (float& v : keep.back()) v = u(rng);
+  return keep.back().data();
+}
 
 class GraphBuilder {
  public:

@@ -383,15 +383,7 @@ TEST(Program, FullyConnectedWithAnEpilogueOnEveryIsa) {
   }
 }
 
-// Constant weights for hand-built anchors; kept alive for the whole test.
-const float* random_weights(size_t n, uint32_t seed) {
-  static std::vector<std::vector<float>> keep;
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  keep.emplace_back(n);
-  for (float& v : keep.back()) v = u(rng);
-  return keep.back().data();
-}
+using test::random_weights;
 
 ConvParams conv_params(int stride, int dilation, bool same) {
   ConvParams p;
