@@ -87,21 +87,30 @@ RowRange input_rows(const ConvGeometry& g, int64_t y0, int64_t y1) {
 
 std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
   if (g.dense()) return {};
+  // Where each (output row, filter row) and (output column, filter column) reads, once.
+  std::vector<int64_t> ys(g.out_h * g.kh), xs(g.out_w * g.kw);
+  for (int64_t oy = 0; oy < g.out_h; ++oy)
+    for (int ky = 0; ky < g.kh; ++ky) {
+      const int64_t y = source(oy * g.p.stride_h + ky * g.p.dilation_h - g.pad_top, g.in_h, g.fold.top, g.fold.bottom,
+                               g.fold.mode);
+      ys[oy * g.kh + ky] = y >= 0 && g.ring_rows ? y % g.ring_rows : y;
+    }
+  for (int64_t ox = 0; ox < g.out_w; ++ox)
+    for (int kx = 0; kx < g.kw; ++kx)
+      xs[ox * g.kw + kx] = source(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left,
+                                  g.fold.right, g.fold.mode);
   std::vector<int32_t> offsets(static_cast<size_t>(g.pixels()) * g.taps());
   int32_t* o = offsets.data();
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t oy = 0; oy < g.out_h; ++oy)
       for (int64_t ox = 0; ox < g.out_w; ++ox)
         for (int ky = 0; ky < g.kh; ++ky) {
-          const int64_t y = source(oy * g.p.stride_h + ky * g.p.dilation_h - g.pad_top, g.in_h, g.fold.top,
-                                   g.fold.bottom, g.fold.mode);
+          const int64_t y = ys[oy * g.kh + ky];
           for (int kx = 0; kx < g.kw; ++kx) {
-            const int64_t x = source(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left,
-                                     g.fold.right, g.fold.mode);
+            const int64_t x = xs[ox * g.kw + kx];
             *o++ = y == kZero || x == kZero           ? kZeroRow
                    : y == kPadValue || x == kPadValue ? kPadRow
-                   : static_cast<int32_t>(((b * g.in_h + (g.ring_rows ? y % g.ring_rows : y)) * g.in_w + x) *
-                                                      g.channels);
+                                                      : static_cast<int32_t>(((b * g.in_h + y) * g.in_w + x) * g.channels);
           }
         }
   return offsets;

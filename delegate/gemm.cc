@@ -18,10 +18,16 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
     const int width = q + 1 < panels ? nr : p.last_nr, cols = std::min(width, n - q * nr);
     float* panel = p.data.data() + q * panel_size;
     const float* src = w + static_cast<size_t>(q) * nr * col_stride;
-    for (int i = 0; i < k; ++i, panel += width) {
-      for (int j = 0; j < cols; ++j) panel[j] = src[j * col_stride + i * k_stride];
-      std::fill(panel + cols, panel + width, 0.f);
+    // Blocks of kBlock depths: each column's run of depths is read at once and
+    // the block's panel rows stay in L1 while the columns fill them.
+    constexpr int kBlock = 16;
+    for (int i0 = 0; i0 < k; i0 += kBlock) {
+      const int i1 = std::min(k, i0 + kBlock);
+      for (int j = 0; j < cols; ++j)
+        for (int i = i0; i < i1; ++i) panel[i * width + j] = src[j * col_stride + i * k_stride];
+      for (int i = i0; i < i1; ++i) std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
     }
+    panel += static_cast<size_t>(k) * width;
     for (int j = 0; j < width; ++j) panel[j] = bias && j < cols ? bias[q * nr + j] : 0.f;
   }
 }
