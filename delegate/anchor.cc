@@ -306,15 +306,14 @@ void transpose_rows(const BoundAnchor& a, int64_t first, int64_t count, float* o
 
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   const AnchorStep& s = a.step;
-  const int taps = a.geo.taps();
-  const float* const* rows = a.rows.data() + first * taps;  // not for filter_rows
+  const int taps = a.row_taps();
+  const float* const* rows = a.rows.data() + first * taps;
   switch (s.op) {
     case AnchorOp::kFullyConnected:
       gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows, out, a.n, s.lo, s.hi);
       break;
-    case AnchorOp::kConv2D:  // filter_rows: each pixel reads kh filter rows, not its taps
-      gemm(*s.gemm, *s.weights, static_cast<int>(count), a.filter_rows ? a.geo.kh : taps,
-           a.rows.data() + first * (a.filter_rows ? a.geo.kh : taps), out, a.n, s.lo, s.hi);
+    case AnchorOp::kConv2D:
+      gemm(*s.gemm, *s.weights, static_cast<int>(count), taps, rows, out, a.n, s.lo, s.hi);
       break;
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;

@@ -55,6 +55,7 @@ struct BoundAnchor {
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
   // for the input at `rows_for`.
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
+  int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
   mutable std::vector<const float*> rows;
   mutable const float* rows_for = nullptr;
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
