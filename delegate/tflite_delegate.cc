@@ -444,11 +444,12 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
   if (part->threads == 1) {
     part->chains = DepthFirstChain::find(part->programs, part->bound, part->outputs, kDepthFirstMinBytes,
                                          kDepthFirstBudgetBytes);
-    for (const DepthFirstChain& c : part->chains)
+    for (const DepthFirstChain& c : part->chains) {
       log(*part->delegate, LogLevel::kVerbose, "depth-first chain: programs %d..%d, strips of %lld rows", c.first(),
           c.first() + c.size() - 1, static_cast<long long>(c.strip_rows()));
-    for (const DepthFirstChain& c : part->chains)  // the tensors between links live in the chain's rings
+      // The tensors between links live in the chain's rings: no buffer.
       for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) part->owned_shape.erase(part->programs[k].outputs[0]);
+    }
   }
   assign_buffers(part);
   if (part->report < static_cast<int>(part->delegate->reports.size())) {
