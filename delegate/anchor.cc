@@ -45,6 +45,7 @@ std::string AnchorStep::to_string() const {
   if (pad.any())
     s += "pad " + std::to_string(pad.top) + "," + std::to_string(pad.bottom) + "," + std::to_string(pad.left) +
          "," + std::to_string(pad.right) + (op == AnchorOp::kPad ? "" : " folded") + ", ";
+  if (scale_input) s += "input scaled per channel, ";
   if (op == AnchorOp::kBatchMatMul) s += std::string(adj_x ? "adj_x, " : "") + (adj_y ? "adj_y, " : "");
   if (op == AnchorOp::kSoftmax && beta != 1.f) s += "beta " + std::to_string(beta) + ", ";
   s += gemm ? gemm->name : is_pool(op) ? "pool" : dw ? dw->name : rows ? rows->name : "copy";
@@ -156,6 +157,16 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
     return b;
   }
   const Shape& input = inputs[0];
+  if (step.scale_input) {  // one scale per input channel, the same for every row
+    const Shape* s = inputs.size() == 2 ? &inputs[1] : nullptr;
+    const bool fc_rows = step.op != AnchorOp::kFullyConnected || input.back() == step.weights->k;
+    if (!s || input.empty() || s->empty() || s->back() != input.back() || num_elements(*s) != input.back() ||
+        !fc_rows) {
+      *error = "the input's scale must hold one value per channel of " + fd::to_string(input);
+      return std::nullopt;
+    }
+    b.scaled = *step.weights;  // sized once; refilled on every run
+  }
   if (step.op == AnchorOp::kFullyConnected) {
     const auto out = fully_connected_shape(input, {step.weights->n, step.weights->k}, step.keep_num_dims);
     if (!out) {
@@ -204,6 +215,10 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
 
 void BoundAnchor::before_run(const float* const* inputs) const {
   const float* input = inputs[0];
+  if (step.scale_input) {
+    const int64_t kc = step.op == AnchorOp::kFullyConnected ? k : geo.channels;
+    scale_weights_into(*step.weights, inputs[1], static_cast<int>(kc), &scaled);
+  }
   switch (step.op) {
     case AnchorOp::kBatchMatMul: {
       // a's rows, contiguous (adj_x: transposed here), then b packed per batch.
@@ -310,10 +325,10 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
   const float* const* rows = a.rows.data() + first * taps;
   switch (s.op) {
     case AnchorOp::kFullyConnected:
-      gemm(*s.gemm, *s.weights, static_cast<int>(count), 1, rows, out, a.n, s.lo, s.hi);
+      gemm(*s.gemm, a.weights(), static_cast<int>(count), 1, rows, out, a.n, s.lo, s.hi);
       break;
     case AnchorOp::kConv2D:
-      gemm(*s.gemm, *s.weights, static_cast<int>(count), taps, rows, out, a.n, s.lo, s.hi);
+      gemm(*s.gemm, a.weights(), static_cast<int>(count), taps, rows, out, a.n, s.lo, s.hi);
       break;
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;

@@ -34,6 +34,9 @@ struct AnchorStep {
   float beta = 1.f;                     // SOFTMAX
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
   std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation
+  // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
+  // input), folded into a copy of the weights on each run.
+  bool scale_input = false;
   std::string to_string() const;
 };
 
@@ -63,6 +66,8 @@ struct BoundAnchor {
   mutable const float* src = nullptr;             // row ops: the input of this run
   mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
   mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
+  mutable PackedWeights scaled;                   // scale_input: the weights times this run's scale
+  const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
   // Points the rows at `inputs` (the anchor's input tensors: two for
   // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
   // thread-safe: call on every run, before running rows in parallel.
@@ -75,7 +80,8 @@ struct BoundAnchor {
   void to_filter_rows(int64_t pixels) const;
 };
 
-// `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL).
+// `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL and
+// scale_input).
 std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error);
 
 // Output rows [first, first + count) into out (count * n floats), from the

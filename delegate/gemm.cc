@@ -38,6 +38,19 @@ PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int 
   return p;
 }
 
+void scale_weights_into(const PackedWeights& w, const float* scale, int kc, PackedWeights* out) {
+  const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
+  for (int q = 0; q < w.panels(); ++q) {
+    const int width = q + 1 < w.panels() ? w.nr : w.last_nr;
+    const float* src = w.data.data() + q * panel_size;
+    float* dst = out->data.data() + q * panel_size;
+    for (int i = 0, c = 0; i < w.k; ++i, c = c + 1 == kc ? 0 : c + 1)
+      for (int j = 0; j < width; ++j) dst[i * width + j] = src[i * width + j] * scale[c];
+    std::copy(src + static_cast<size_t>(w.k) * width, src + static_cast<size_t>(w.k + 1) * width,
+              dst + static_cast<size_t>(w.k) * width);
+  }
+}
+
 // Rows per block: a block of A stays in L2 while every panel passes over it.
 constexpr int kRowBlock = 96;
 

@@ -25,6 +25,11 @@ PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int 
 void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
                        bool half_tail, PackedWeights* out);
 
+// out = w with depth i scaled by scale[i % kc] (kc: the input channels; a
+// convolution's depths run over taps, then channels). The biases are copied.
+// out must already have w's size: no allocation.
+void scale_weights_into(const PackedWeights& w, const float* scale, int kc, PackedWeights* out);
+
 // Rows [0, m) of C (row stride ldc). Row r of A is the concatenation of the kc =
 // k / taps floats at rows[r * taps + t], t = 0..taps-1.
 void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,

@@ -145,6 +145,20 @@ std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
 
 }  // namespace
 
+int channel_scale_side(const Graph& g, const Node& mul) {
+  if (mul.kind != OpKind::kElementwise || mul.ew != EwOp::Mul || mul.act != Activation::kNone ||
+      mul.inputs.size() != 2 || mul.outputs.size() != 1)
+    return -1;
+  const Shape& out = g.tensors[mul.outputs[0]].shape;
+  for (int side = 0; side < 2; ++side) {
+    const Shape& x = g.tensors[mul.inputs[1 - side]].shape;
+    const Shape& v = g.tensors[mul.inputs[side]].shape;
+    if (x != out || x.size() < 2 || v.empty() || v.size() > x.size()) continue;
+    if (v.back() == x.back() && num_elements(v) == v.back() && num_elements(x) > num_elements(v)) return side;
+  }
+  return -1;
+}
+
 std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
   if (node.kind == OpKind::kAnchor) return anchor_legality(g, node, families);
   if (node.kind == OpKind::kPad) return pad_legality(g, node, families);
@@ -214,6 +228,25 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     }
   }
 
+  // A squeeze-excite MUL folds into the CONV_2D or FULLY_CONNECTED that is its
+  // one reader when scaling the weights on each run costs no more than a pass
+  // over the MUL's output would.
+  std::vector<int> scale_of(n, -1);  // per anchor: the MUL folded into it
+  std::vector<bool> folded(n, false);
+  for (int i = 0; i < n; ++i) {
+    const Node& r = g.nodes[i];
+    if (!legal[i] || r.kind != OpKind::kAnchor ||
+        (r.anchor != AnchorOp::kConv2D && r.anchor != AnchorOp::kFullyConnected))
+      continue;
+    const int t = r.inputs[0], p = producer[t];
+    if (p < 0 || !legal[p] || readers[t] != 1 || channel_scale_side(g, g.nodes[p]) < 0) continue;
+    const Shape& w = g.tensors[r.inputs[1]].shape;
+    if (r.anchor == AnchorOp::kFullyConnected && g.tensors[t].shape.back() != w.back()) continue;
+    if (num_elements(w) > num_elements(g.tensors[t].shape)) continue;
+    scale_of[i] = p;
+    folded[p] = true;
+  }
+
   // A group is convex when no path leaves it and comes back: no outside
   // producer of a member depends on a member.
   auto convex = [&](const std::vector<int>& members) {
@@ -259,20 +292,23 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       for (int t : g.nodes[m].inputs) {
         if (!inside(t)) continue;
         const Node& p = g.nodes[producer[t]];
-        if (p.kind != OpKind::kPad || inside(p.inputs[0])) return false;
+        if (p.kind != OpKind::kPad && !folded[producer[t]]) return false;
+        for (int s : p.inputs)
+          if (inside(s)) return false;
       }
     }
     return true;
   };
 
   for (int i = 0; i < n; ++i) {
-    if (!legal[i] || g.nodes[i].kind == OpKind::kPad) continue;  // a PAD joins its convolution
+    if (!legal[i] || g.nodes[i].kind == OpKind::kPad || folded[i]) continue;  // they join their anchor
     const Shape& shape = g.tensors[g.nodes[i].outputs[0]].shape;
     std::vector<int> members = {i};
     std::vector<int> merged;
     if (is_conv(i))
       if (int p = producer[g.nodes[i].inputs[0]]; p >= 0 && g.nodes[p].kind == OpKind::kPad && legal[p])
         members = {p, i};
+    if (scale_of[i] >= 0) members = {scale_of[i], i};
     for (int t : g.nodes[i].kind == OpKind::kAnchor ? std::vector<int>{} : g.nodes[i].inputs) {
       const int p = producer[t];
       if (p < 0 || group_of[p] < 0) continue;

@@ -24,6 +24,12 @@ struct Plan {
   std::vector<std::string> reason;  // per node: why it is not claimed ("" if claimed)
 };
 
+// A MUL of an NHWC (or [rows, k]) tensor by a per-channel vector (the gate of a
+// squeeze-excite block), feeding a CONV_2D or FULLY_CONNECTED: which of its
+// inputs is the vector (0 or 1), or -1. Such a MUL folds into the weights
+// when they are no larger than the input it saves a pass over.
+int channel_scale_side(const Graph& g, const Node& mul);
+
 // Why `node` cannot join any group ("" if it can).
 std::string node_legality(const Graph& g, const Node& node, uint32_t families);
 

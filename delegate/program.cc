@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "planner.h"
 #include "thread_pool.h"
 
 #include <cmath>
@@ -99,22 +100,40 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   std::map<int, const Node*> pad_of;  // a PAD's output -> the PAD, folded into its reader
   std::vector<EwOp> ops;
   std::vector<bool> produced(g.tensors.size(), false);
+  std::map<int, const Node*> scale_of;  // a squeeze-excite MUL's output -> the MUL, folded into its reader
   for (int pos : group) {
     const Node& node = g.nodes[pos];
     if (node.kind == OpKind::kPad) pad_of[node.outputs[0]] = &node;
     else produced[node.outputs[0]] = true;
   }
-  // The tensors a node takes as values; an anchor reads through a folded PAD.
+  for (int pos : group) {
+    const Node& node = g.nodes[pos];
+    if (node.kind != OpKind::kAnchor || (node.anchor != AnchorOp::kConv2D && node.anchor != AnchorOp::kFullyConnected))
+      continue;
+    for (int q : group)
+      if (g.nodes[q].outputs[0] == node.inputs[0] && channel_scale_side(g, g.nodes[q]) >= 0)
+        scale_of[node.inputs[0]] = &g.nodes[q];
+  }
+  // The tensors a node takes as values; an anchor reads through a folded PAD
+  // or MUL (the MUL's tensor, then its per-channel scale).
   auto reads = [&](const Node& node, EwOp op) {
     if (node.kind == OpKind::kElementwise)
       return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
     if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) return node.inputs;
+    if (auto s = scale_of.find(node.inputs[0]); s != scale_of.end() && node.kind == OpKind::kAnchor) {
+      const Node& mul = *s->second;
+      const int side = channel_scale_side(g, mul);
+      return std::vector<int>{mul.inputs[1 - side], mul.inputs[side]};
+    }
     auto it = pad_of.find(node.inputs[0]);
     return std::vector<int>{it != pad_of.end() && node.kind == OpKind::kAnchor ? it->second->inputs[0]
                                                                               : node.inputs[0]};
   };
-  // A folded PAD runs only if its output must be stored.
-  auto runs = [&](const Node& node) { return node.kind != OpKind::kPad || written[node.outputs[0]]; };
+  // A folded PAD or MUL runs only if its output must be stored.
+  auto runs = [&](const Node& node) {
+    const bool folds = node.kind == OpKind::kPad || scale_of.count(node.outputs[0]);
+    return !folds || written[node.outputs[0]];
+  };
   for (int pos : group) {
     const Node& node = g.nodes[pos];
     const EwOp op = node.kind != OpKind::kElementwise ? EwOp::kCount
@@ -143,6 +162,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
                                                                                  : FoldedPad{};
       in.anchor = static_cast<int>(p.anchors.size());
       p.anchors.push_back(make_anchor(g, node, pad, kernels));
+      p.anchors.back().scale_input = scale_of.count(node.inputs[0]) > 0;
       p.code.push_back(in);
     } else {
       p.code.push_back(in);

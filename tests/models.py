@@ -495,6 +495,13 @@ def conv_specs():
         z = tf.nn.relu6(_dwconv(tf, _pad(tf, z, 1, 0, 1, 0), "ir2_dw", 3, 3, stride=2, padding="VALID"))
         return _conv(tf, z, "ir2_project", 1, 1, 32, padding="VALID")
 
+    def squeeze_excite(tf, x):  # EfficientNet: the gate's MUL folds into the project conv's weights
+        y = _dwconv(tf, x, "se_dw", 3, 3)
+        y = y * tf.sigmoid(y)
+        g = _conv(tf, tf.reduce_mean(y, axis=[1, 2], keepdims=True), "se_reduce", 1, 1, 8, padding="VALID")
+        g = tf.sigmoid(_conv(tf, g * tf.sigmoid(g), "se_expand", 1, 1, 32, padding="VALID"))
+        return _conv(tf, y * g, "se_project", 1, 1, 32, padding="VALID") + x
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -536,6 +543,9 @@ def conv_specs():
              ranges=[(-1.0, 1.0)],
              about="two MobileNetV2 blocks (1x1 expand, depthwise, 1x1 project, residual ADD; then a padded "
                    "stride-2 one): one thread runs them depth-first through ring buffers"),
+        Spec("squeeze_excite", squeeze_excite, [[1, 14, 14, 32]], 0, 0, claimed_all=12, partitions_all=5,
+             about="EfficientNet block: depthwise, swish, squeeze-excite (MEAN, two 1x1 convs, gate MUL "
+                   "folded into the weights of the 1x1 project conv), residual ADD"),
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
     ]
@@ -624,8 +634,10 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
     no other group both feeds it and reads from it. An anchor (in an enabled
     family) joins no producer's group: it starts one, with the PAD folded into it
     when it is a convolution or pool whose input is a legal PAD's output that
-    nothing else reads; a group may not compute an anchor's input, except such a
-    PAD (reading from outside). Returns the groups of >= min_nodes nodes, every
+    nothing else reads, or (CONV_2D, FULLY_CONNECTED) with the per-channel MUL that
+    is its input's one writer folded into its weights when they are no larger than
+    that input; a group may not compute an anchor's input, except such a PAD or
+    MUL (reading from outside). Returns the groups of >= min_nodes nodes, every
     group with an anchor, and every smaller group that reads from or feeds a
     group with an anchor.
     """
@@ -643,6 +655,18 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
         if not (readers.get(t) == 1 and kind[r[0]] == "anchor" and nodes[r[0]]["op"] in WINDOW_ANCHORS
                 and nodes[r[0]]["inputs"][0] == t):
             kind[i] = None
+    folded, scale_of = set(), {}  # a squeeze-excite MUL folds into the weights of its one reader
+    for i, nd in enumerate(nodes):
+        if kind[i] != "anchor" or nd["op"] not in ("CONV_2D", "FULLY_CONNECTED"):
+            continue
+        t = nd["inputs"][0]
+        p, w = producer.get(t), shapes[nd["inputs"][1]]
+        if p is None or kind[p] != "ew" or readers.get(t) != 1 or channel_scale_side(nodes[p], shapes) < 0:
+            continue
+        if (nd["op"] == "FULLY_CONNECTED" and shapes[t][-1] != w[-1]) or np.prod(w) > np.prod(shapes[t]):
+            continue
+        scale_of[i] = p
+        folded.add(p)
     ancestors = []
     for nd in nodes:
         a = set()
@@ -667,18 +691,21 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
         for m in members:
             p = producer.get(nodes[m]["inputs"][0])
             if kind[m] == "anchor" and p in members:
-                if kind[p] != "pad" or producer.get(nodes[p]["inputs"][0]) in members:
+                if (kind[p] != "pad" and p not in folded) or any(producer.get(t) in members
+                                                                 for t in nodes[p]["inputs"]):
                     return False
         return True
 
     for i, nd in enumerate(nodes):
-        if kind[i] is None or kind[i] == "pad":  # a PAD joins its convolution
+        if kind[i] is None or kind[i] == "pad" or i in folded:  # they join their anchor
             continue
         members, merged = {i}, []
         if kind[i] == "anchor":
             p = producer.get(nd["inputs"][0])
             if p is not None and kind[p] == "pad":
                 members = {p, i}
+            if i in scale_of:
+                members = {scale_of[i], i}
         for t in [] if kind[i] == "anchor" else nd["inputs"]:
             p = producer.get(t)
             if p is None or p not in group_of or group_of[p] in merged:
@@ -706,6 +733,19 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
 
     return [sorted(g) for k, g in enumerate(groups)
             if g and (len(g) >= min_nodes or anchored[k] or touches_anchored(g))]
+
+
+def channel_scale_side(nd, shapes):
+    """Which input of a MUL is a per-channel vector scaling the other (0 or 1), else -1."""
+    if nd["op"] != "MUL" or nd["act"] != "NONE" or len(nd["inputs"]) != 2:
+        return -1
+    out = shapes[nd["outputs"][0]]
+    for side in (0, 1):
+        x, v = shapes[nd["inputs"][1 - side]], shapes[nd["inputs"][side]]
+        if x == out and len(x) >= 2 and 0 < len(v) <= len(x) and v[-1] == x[-1] and np.prod(v) == v[-1] \
+                and np.prod(x) > np.prod(v):
+            return side
+    return -1
 
 
 def _claimable(nd):

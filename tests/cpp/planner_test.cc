@@ -249,6 +249,45 @@ TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
   EXPECT_TRUE(plan_fusion(b.g, ew_only).groups.empty());
 }
 
+// Squeeze-excite: x * gate(mean(x)) feeding a 1x1 convolution.
+TEST(Planner, AChannelScaleFoldsIntoTheConvolutionWhenItsWeightsAreSmaller) {
+  for (int64_t oc : {16, 200}) {  // 16x32 weights < 8x8x32 input; 200x32 > it
+    GraphBuilder b;
+    static const float w[200 * 32] = {};
+    const Shape s = {1, 8, 8, 32};
+    const int x = b.tensor(s);
+    const int gate = b.pool(AnchorOp::kMean, x, ConvParams{}, {1, 1, 1, 32});
+    const int scaled = b.ew(EwOp::Mul, {gate, x}, s);  // the scale on either side
+    b.conv(AnchorOp::kConv2D, scaled, w, {oc, 1, 1, 32}, nullptr, valid_stride(1), {1, 8, 8, oc});
+    PlannerOptions all;
+    all.families = kFamilyAll;
+    const Plan p = plan_fusion(b.g, all);
+    if (oc == 16) {
+      EXPECT_EQ(p.group_of[1], p.group_of[2]);
+      EXPECT_NE(p.group_of[0], p.group_of[1]);
+    } else {
+      EXPECT_NE(p.group_of[1], p.group_of[2]);
+    }
+  }
+}
+
+TEST(Planner, AChannelScaleWithAnotherReaderIsNotFolded) {
+  GraphBuilder b;
+  static const float w[8 * 8] = {};
+  const Shape s = {1, 8, 8, 8};
+  const int scaled = b.ew(EwOp::Mul, {b.tensor(s), b.tensor({8})}, s);
+  b.conv(AnchorOp::kConv2D, scaled, w, {8, 1, 1, 8}, nullptr, valid_stride(1), s);
+  b.ew(EwOp::Abs, {scaled}, s);
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  const Plan p = plan_fusion(b.g, all);
+  EXPECT_EQ(p.group_of[0], p.group_of[2]);  // an elementwise group
+  EXPECT_NE(p.group_of[0], p.group_of[1]);
+  EXPECT_EQ(channel_scale_side(b.g, b.g.nodes[0]), 1);
+  EXPECT_EQ(channel_scale_side(b.g, b.g.nodes[2]), -1);
+}
+
 }  // namespace
 TEST(Planner, AttentionRunsAsRowOpsWithTheirEpilogues) {
   // q, k: [1, 2, 8, 4]; scores = softmax(q k^T * s); out = scores v, transposed back and reshaped.

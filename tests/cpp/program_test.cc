@@ -441,6 +441,36 @@ TEST(Program, DepthwiseWithEveryMultiplierOnEveryIsa) {
         }
 }
 
+// A squeeze-excite MUL folds into the weights of the convolution or fully
+// connected layer it feeds; check() changes the scale between runs.
+TEST(Program, AChannelScaleFoldsIntoTheWeightsOfItsReader) {
+  struct C {
+    int64_t ic, k;
+  };
+  for (const C& t : {C{24, 1}, C{5, 3}, C{40, 3}}) {  // 1x1, filter rows, taps
+    Case c;
+    const Shape in_shape = {1, 9, 8, t.ic}, out = {1, 9, 8, 19};
+    const int x = c.input(in_shape), gate = c.input({1, 1, 1, t.ic}, 0.f, 1.f);
+    const int scaled = c.b.ew(EwOp::Mul, t.k == 1 ? std::vector<int>{x, gate} : std::vector<int>{gate, x}, in_shape);
+    const int y = c.b.conv(AnchorOp::kConv2D, scaled, random_weights(19 * t.k * t.k * t.ic, 6),
+                           {19, t.k, t.k, t.ic}, random_weights(19, 7), conv_params(1, 1, true), out,
+                           Activation::kRelu6);
+    const int z = c.b.ew(EwOp::Add, {y, c.input(out)}, out);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[z] = true;
+    const Program p = build_program(c.b.g, {0, 1, 2}, written, *kernels_for("scalar"));
+    ASSERT_EQ(p.anchors.size(), 1u);
+    EXPECT_TRUE(p.anchors[0].scale_input);
+    EXPECT_EQ(p.code.size(), 2u) << p.to_string();  // the anchor, the ADD: no MUL
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
+  Case c;
+  const int scaled = c.b.ew(EwOp::Mul, {c.input({20}), c.input({7, 20})}, {7, 20});
+  c.b.fc(scaled, random_weights(11 * 20, 8), nullptr, 11, 20, {7, 11}, Activation::kNone, false);
+  c.check({c.b.g.nodes[1].outputs[0]}, nullptr, 1e-5);
+}
+
 TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
   for (PadMode mode : {PadMode::kConstant, PadMode::kReflect, PadMode::kSymmetric}) {
     for (AnchorOp op : {AnchorOp::kConv2D, AnchorOp::kDepthwiseConv2D}) {
