@@ -1,10 +1,12 @@
 // Heavy-op throughput against this core's FMA peak (issue 4 target: >= 80% of
 // peak on large layers), measured through the same fused programs the delegate
 // runs: indirection, packing, micro-kernels. A benchmark, not a test:
-//   cmake -B build-bench -DFD_BUILD_BENCHMARKS=ON && cmake --build build-bench && build-bench/anchor_bench [isa]
+//   cmake -B build-bench -DFD_BUILD_BENCHMARKS=ON && cmake --build build-bench &&
+//   build-bench/benchmarks/anchor_bench [isa [layer name substring]]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -68,12 +70,17 @@ int main(int argc, char** argv) {
       {"mnv2 14x14 1x1 64->384", fd::AnchorOp::kConv2D, 14, 14, 64, 384, 1, 1},
       {"mnv2 112x112 dw3x3 96 s2", fd::AnchorOp::kDepthwiseConv2D, 112, 112, 96, 96, 3, 2},
       {"mnv2 56x56 dw3x3 144", fd::AnchorOp::kDepthwiseConv2D, 56, 56, 144, 144, 3, 1},
+      {"mnv2 28x28 dw3x3 144 (in L2)", fd::AnchorOp::kDepthwiseConv2D, 28, 28, 144, 144, 3, 1},
+      {"effb0 14x14 dw5x5 480 (in L2)", fd::AnchorOp::kDepthwiseConv2D, 14, 14, 480, 480, 5, 1},
       {"mnv2 224x224 3x3 3->32 s2", fd::AnchorOp::kConv2D, 224, 224, 3, 32, 3, 2},
       {"r50 56x56 1x1 64->256", fd::AnchorOp::kConv2D, 56, 56, 64, 256, 1, 1},
       {"r50 28x28 3x3 128->128", fd::AnchorOp::kConv2D, 28, 28, 128, 128, 3, 1},
       {"r50 14x14 3x3 256->256", fd::AnchorOp::kConv2D, 14, 14, 256, 256, 3, 1},
       {"r50 7x7 1x1 512->2048", fd::AnchorOp::kConv2D, 7, 7, 512, 2048, 1, 1},
       {"FC 2048->1000 batch 1", fd::AnchorOp::kFullyConnected, 1, 1, 2048, 1000, 1, 1},
+      {"bert FC 128 rows 256->256", fd::AnchorOp::kFullyConnected, 1, 128, 256, 256, 1, 1},
+      {"bert FC 128 rows 256->1024", fd::AnchorOp::kFullyConnected, 1, 128, 256, 1024, 1, 1},
+      {"bert FC 128 rows 1024->256", fd::AnchorOp::kFullyConnected, 1, 128, 1024, 256, 1, 1},
   };
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
@@ -83,6 +90,7 @@ int main(int argc, char** argv) {
     const double peak = fma_peak_gflops(isa);
     std::printf("%s: FMA peak %.1f GFLOP/s (one core)\n", isa.c_str(), peak);
     for (const auto& l : layers) {
+      if (argc > 2 && !std::strstr(l.name, argv[2])) continue;
       const int64_t wsize = l.op == fd::AnchorOp::kDepthwiseConv2D ? l.k * l.k * l.oc : l.k * l.k * l.ic * l.oc;
       std::vector<float> w(wsize), bias(l.oc), x(l.h * l.w * l.ic);
       for (float& v : w) v = u(rng);

@@ -347,6 +347,18 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
         }
         rows = expanded_rows.data();
       }
+      const DwRowKernel by_row = a.geo.kh == a.geo.kw && a.geo.p.stride_w == 1 && a.geo.p.dilation_w == 1 && m == 1
+                                     ? s.dw->row_for_taps(taps)
+                                     : nullptr;
+      if (by_row) {  // pieces of output rows
+        for (int64_t p = first, end = first + count; p < end;) {
+          const int64_t width = std::min(end - p, a.geo.out_w - p % a.geo.out_w);
+          by_row(static_cast<int>(width), static_cast<int>(a.n), rows + (p - first) * taps, s.weights->data.data(),
+                 out + (p - first) * a.n, s.lo, s.hi);
+          p += width;
+        }
+        break;
+      }
       s.dw->for_taps(taps)(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out,
                            s.lo, s.hi);
       break;

@@ -42,18 +42,26 @@ using DwMicroKernel = void (*)(int pixels, int channels, int taps, const float* 
 using PoolMicroKernel = void (*)(int pixels, int channels, int taps, const float* const* in, const float* count,
                                  float* out, float lo, float hi);
 
+// Depthwise KxK at stride 1, no dilation, over `width` consecutive pixels of
+// one output row (rows and packing as for DwMicroKernel): each input vector is
+// loaded once per kernel row, not once per tap. Results identical to fn's.
+using DwRowKernel = void (*)(int width, int channels, const float* const* rows, const float* packed, float* out,
+                             float lo, float hi);
+
 struct DwKernel {
   const char* name;  // e.g. f32_dwconv_32c_avx512
   int cb;            // channels per block
   DwMicroKernel fn;
   PoolMicroKernel pool;
   DwMicroKernel fn_3x3 = nullptr, fn_5x5 = nullptr;  // weights in registers, where they fit
+  DwRowKernel row_3x3 = nullptr, row_5x5 = nullptr;  // the same along a stride-1 row
 
   DwMicroKernel for_taps(int taps) const {
     if (taps == 9 && fn_3x3) return fn_3x3;
     if (taps == 25 && fn_5x5) return fn_5x5;
     return fn;
   }
+  DwRowKernel row_for_taps(int taps) const { return taps == 9 ? row_3x3 : taps == 25 ? row_5x5 : nullptr; }
 };
 
 // Row kernels over `rows` contiguous rows of n floats (the last axis):

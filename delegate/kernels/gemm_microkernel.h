@@ -156,6 +156,76 @@ void dw_microkernel_taps(int pixels, int channels, int taps, const float* const*
   }
 }
 
+// Depthwise KxK at stride 1 along one output row: pixel x's tap (r, kx) reads
+// the input that pixel x+1's tap (r, kx-1) reads, so each input vector is
+// loaded once per kernel row and feeds up to K of P outputs in registers (the
+// tap kernels load it K times). Per output the taps still come in tap order
+// from the bias: results identical to dw_microkernel.
+template <class V, int K, int P, bool kTail>
+inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, int n, const V* wt, V bias,
+                          float* out, int channels, V vlo, V vhi) {
+  V acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = bias;
+#pragma GCC unroll 8
+  for (int r = 0; r < K; ++r) {
+    const float* const* cr = col + r * stride + x0;
+#pragma GCC unroll 16
+    for (int j = 0; j < P + K - 1; ++j) {
+      const V x = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
+#pragma GCC unroll 8
+      for (int kx = 0; kx < K; ++kx)
+        if (j - kx >= 0 && j - kx < P) acc[j - kx] = fma(x, wt[r * K + kx], acc[j - kx]);
+    }
+  }
+  for (int p = 0; p < P; ++p) {
+    const V y = min(vhi, max(vlo, acc[p]));
+    if (kTail) y.store_tail(out + (x0 + p) * channels + c, n);
+    else y.store(out + (x0 + p) * channels + c);
+  }
+}
+
+// One vector of channels from c on (kTail: n < W of them) for pixels [x0, x1).
+template <class V, int K, int P, bool kTail>
+void dw_row_vector(int x0, int x1, int channels, int c, int n, const float* const* col, int stride, const float* w,
+                   int cb, float* out, V vlo, V vhi) {
+  V wt[K * K];
+  for (int t = 0; t < K * K; ++t) wt[t] = V::load(w + t * cb);
+  const V bias = V::load(w + K * K * cb);
+  for (; x0 + P <= x1; x0 += P) dw_row_pixels<V, K, P, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+  for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+}
+
+// `width` consecutive output pixels of one row of a KxK stride-1 undilated
+// depthwise convolution, rows as for dw_microkernel (K*K per pixel). Chunks
+// of 16 pixels, every channel vector over a chunk before the next: the
+// chunk's inputs are read while they are in L1.
+template <class V, int CB, int K, int P>
+void dw_row(int width, int channels, const float* const* rows, const float* packed, float* out, float lo,
+            float hi) {
+  constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
+  for (; width > kMaxWidth; width -= kMaxWidth, rows += kMaxWidth * T, out += kMaxWidth * channels)
+    dw_row<V, CB, K, P>(kMaxWidth, channels, rows, packed, out, lo, hi);
+  // Input column j of kernel row r: pixel j's first tap in that row; past the
+  // last pixel, that pixel's later taps.
+  constexpr int stride = kMaxWidth + K - 1;
+  const float* col[K * stride];
+  for (int r = 0; r < K; ++r) {
+    for (int j = 0; j < width; ++j) col[r * stride + j] = rows[j * T + r * K];
+    for (int kx = 1; kx < K; ++kx) col[r * stride + width - 1 + kx] = rows[(width - 1) * T + r * K + kx];
+  }
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  for (int x0 = 0; x0 < width; x0 += kChunk) {
+    const int x1 = x0 + kChunk < width ? x0 + kChunk : width;
+    for (int c = 0; c < channels; c += V::W) {
+      const float* w = packed + static_cast<size_t>(c / CB) * (T + 1) * CB + c % CB;
+      if (channels - c >= V::W)
+        dw_row_vector<V, K, P, false>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
+      else
+        dw_row_vector<V, K, P, true>(x0, x1, channels, c, channels - c, col, stride, w, CB, out, vlo, vhi);
+    }
+  }
+}
+
 // Max or average over the taps, in tap order.
 template <class V>
 void pool_microkernel(int pixels, int channels, int taps, const float* const* in, const float* count, float* out,
