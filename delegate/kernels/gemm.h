@@ -25,9 +25,13 @@ using GemmMicroKernel = void (*)(int mr, int nc, int taps, int kc, const float* 
 struct GemmKernel {
   const char* name;  // e.g. f32_gemm_12x32_avx512
   int mr, nr;
-  GemmMicroKernel fn;      // up to mr rows
-  GemmMicroKernel fn_row;  // one row, same panels: for a few leftover rows (batch-1 FC)
-  GemmMicroKernel fn_half, fn_row_half;  // the same on a panel nr/2 wide
+  GemmMicroKernel fn;  // up to mr rows
+  // Up to few_mr rows, same panels: leftover rows (and batch-1 FC) take fewer
+  // such calls than idle rows of fn would cost, with enough accumulators
+  // that the fma latency stays hidden.
+  int few_mr;
+  GemmMicroKernel fn_few;
+  GemmMicroKernel fn_half, fn_few_half;  // the same on a panel nr/2 wide
 };
 
 // Depthwise: `pixels` output pixels of `channels` channels each, pixel p at

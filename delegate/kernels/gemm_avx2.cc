@@ -1,4 +1,4 @@
-// Micro-kernels for avx2: GEMM 6 rows x 16 columns, depthwise 16 channels per block, pools, rows.
+// Micro-kernels for avx2: GEMM 6 rows x 16 columns (leftovers 3 rows), depthwise 16 channels per block, pools, rows.
 #include "vec_avx2.h"
 #include "gemm_microkernel.h"
 #include "row_microkernel.h"
@@ -7,10 +7,10 @@ namespace fd {
 
 const GemmKernel& gemm_kernel_avx2() {
   static const GemmKernel kernel{"f32_gemm_6x16_avx2", 6, 16,
-                                 &simd::gemm_microkernel<simd::F32x8, 6, 2>,
-                                 &simd::gemm_microkernel<simd::F32x8, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x8, 6, 2>, 3,
+                                 &simd::gemm_microkernel<simd::F32x8, 3, 2>,
                                  &simd::gemm_microkernel<simd::F32x8, 6, 1>,
-                                 &simd::gemm_microkernel<simd::F32x8, 1, 1>};
+                                 &simd::gemm_microkernel<simd::F32x8, 3, 1>};
   return kernel;
 }
 

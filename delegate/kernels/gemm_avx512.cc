@@ -1,4 +1,4 @@
-// Micro-kernels for avx512: GEMM 12 rows x 32 columns, depthwise 32 channels per block, pools, rows.
+// Micro-kernels for avx512: GEMM 12 rows x 32 columns (leftovers 4 rows), depthwise 32 channels per block, pools, rows.
 #include "vec_avx512.h"
 #include "gemm_microkernel.h"
 #include "row_microkernel.h"
@@ -7,10 +7,10 @@ namespace fd {
 
 const GemmKernel& gemm_kernel_avx512() {
   static const GemmKernel kernel{"f32_gemm_12x32_avx512", 12, 32,
-                                 &simd::gemm_microkernel<simd::F32x16, 12, 2>,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x16, 12, 2>, 4,
+                                 &simd::gemm_microkernel<simd::F32x16, 4, 2>,
                                  &simd::gemm_microkernel<simd::F32x16, 12, 1>,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 1>};
+                                 &simd::gemm_microkernel<simd::F32x16, 4, 1>};
   return kernel;
 }
 

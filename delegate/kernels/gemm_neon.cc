@@ -1,4 +1,4 @@
-// Micro-kernels for neon: GEMM 8 rows x 8 columns, depthwise 16 channels per block, pools, rows.
+// Micro-kernels for neon: GEMM 8 rows x 8 columns (leftovers 4 rows), depthwise 16 channels per block, pools, rows.
 #include "vec_neon.h"
 #include "gemm_microkernel.h"
 #include "row_microkernel.h"
@@ -7,10 +7,10 @@ namespace fd {
 
 const GemmKernel& gemm_kernel_neon() {
   static const GemmKernel kernel{"f32_gemm_8x8_neon", 8, 8,
-                                 &simd::gemm_microkernel<simd::F32x4, 8, 2>,
-                                 &simd::gemm_microkernel<simd::F32x4, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x4, 8, 2>, 4,
+                                 &simd::gemm_microkernel<simd::F32x4, 4, 2>,
                                  &simd::gemm_microkernel<simd::F32x4, 8, 1>,
-                                 &simd::gemm_microkernel<simd::F32x4, 1, 1>};
+                                 &simd::gemm_microkernel<simd::F32x4, 4, 1>};
   return kernel;
 }
 

@@ -7,7 +7,7 @@ namespace fd {
 
 const GemmKernel& gemm_kernel_scalar() {
   static const GemmKernel kernel{"f32_gemm_4x4_scalar", 4, 4,
-                                 &simd::gemm_microkernel<simd::F32x1, 4, 4>,
+                                 &simd::gemm_microkernel<simd::F32x1, 4, 4>, 1,
                                  &simd::gemm_microkernel<simd::F32x1, 1, 4>,
                                  &simd::gemm_microkernel<simd::F32x1, 4, 2>,
                                  &simd::gemm_microkernel<simd::F32x1, 1, 2>};
