@@ -660,9 +660,10 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
         if kind[i] != "anchor" or nd["op"] not in ("CONV_2D", "FULLY_CONNECTED"):
             continue
         t = nd["inputs"][0]
-        p, w = producer.get(t), shapes[nd["inputs"][1]]
+        p = producer.get(t)
         if p is None or kind[p] != "ew" or readers.get(t) != 1 or channel_scale_side(nodes[p], shapes) < 0:
             continue
+        w = shapes[nd["inputs"][1]]
         if (nd["op"] == "FULLY_CONNECTED" and shapes[t][-1] != w[-1]) or np.prod(w) > np.prod(shapes[t]):
             continue
         scale_of[i] = p

@@ -137,6 +137,14 @@ def test_plan_anchor_input_stays_outside_its_group():
     assert plan(nodes, shapes) == []  # TANH, ADD: one group would not be convex
 
 
+def test_plan_folds_a_channel_scale_into_the_convolution_it_feeds():
+    # MUL by a per-channel vector, then a 1x1 conv: one group when the weights are smaller
+    nodes = [_node("MUL", [5, 0], [1]), _conv(1, 2)]
+    for w, groups in (((4, 1, 1, 4), [[0, 1]]), ((300, 1, 1, 4), [[0], [1]])):  # alone, it feeds an anchor
+        shapes = {0: X4, 5: (4,), 1: X4, 2: X4[:3] + (w[0],), 91: w, 92: (w[0],)}
+        assert plan(nodes, shapes, families=ALL) == groups
+
+
 def test_plan_anchor_needs_constant_weights_and_its_family():
     nodes = [_conv(0, 1, const=False), _node("EXP", [1], [2])]
     shapes = {0: X4, 1: X4, 2: X4}
