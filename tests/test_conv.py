@@ -53,41 +53,33 @@ def test_every_conv_model_has_a_convolution(manifest):
         assert any(op_of(o) in ("CONV_2D", "DEPTHWISE_CONV_2D") for o in manifest[name]["ops"]), name
 
 
-def test_squeeze_excite_gate_folds_into_the_project_conv(tmp_path, model_dir):
-    """The gate's MUL runs inside the 1x1 project conv's program (its weights scaled), not as a pass."""
-    require_runtime("litert")
-    profile = tmp_path / "profile.json"
-    script = f"""
-import numpy as np, fusedelegate
-from ai_edge_litert.interpreter import Interpreter
-d = fusedelegate.load(fusions="all", profile_file={str(profile)!r})
-it = Interpreter(model_path={str(model_dir / "squeeze_excite.tflite")!r}, experimental_delegates=[d])
-it.allocate_tensors()
-it.invoke()
-"""
-    proc = run_python(["-c", script], timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    ops = [p["ops"] for part in json.loads(profile.read_text())["partitions"] for p in part["programs"]]
-    assert "MUL+CONV_2D+ADD" in ops and "MUL" not in ops, ops
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-def test_inverted_residual_runs_depth_first_at_one_thread(tmp_path, model_dir, threads):
-    """At one thread the blocks' programs run in strips (the profile says how tall); at two, whole."""
+def profiled_programs(tmp_path, model, threads):
+    """The delegate's programs (profile_file entries) after one invoke of `model` in LiteRT."""
     require_runtime("litert")
     profile = tmp_path / "profile.json"
     script = f"""
 import numpy as np, fusedelegate
 from ai_edge_litert.interpreter import Interpreter
 d = fusedelegate.load(fusions="all", num_threads={threads}, profile_file={str(profile)!r})
-it = Interpreter(model_path={str(model_dir / "inverted_residual.tflite")!r}, num_threads={threads},
-                 experimental_delegates=[d])
+it = Interpreter(model_path={str(model)!r}, num_threads={threads}, experimental_delegates=[d])
 it.allocate_tensors()
 it.invoke()
 """
     proc = run_python(["-c", script], timeout=120)
     assert proc.returncode == 0, proc.stderr
-    programs = [p for part in json.loads(profile.read_text())["partitions"] for p in part["programs"]]
+    return [p for part in json.loads(profile.read_text())["partitions"] for p in part["programs"]]
+
+
+def test_squeeze_excite_gate_folds_into_the_project_conv(tmp_path, model_dir):
+    """The gate's MUL runs inside the 1x1 project conv's program (its weights scaled), not as a pass."""
+    ops = [p["ops"] for p in profiled_programs(tmp_path, model_dir / "squeeze_excite.tflite", 1)]
+    assert "MUL+CONV_2D+ADD" in ops and "MUL" not in ops, ops
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_inverted_residual_runs_depth_first_at_one_thread(tmp_path, model_dir, threads):
+    """At one thread the blocks' programs run in strips (the profile says how tall); at two, whole."""
+    programs = profiled_programs(tmp_path, model_dir / "inverted_residual.tflite", threads)
     strips = [p.get("depth_first_strip_rows", 0) for p in programs]
     if threads == 1:  # both blocks: expand, depthwise, project (and the next expand) in strips
         assert sum(s > 0 for s in strips) >= 5 and all(0 < s < 56 for s in strips if s), programs
