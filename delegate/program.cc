@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "planner.h"
 #include "thread_pool.h"
@@ -100,38 +101,38 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   std::map<int, const Node*> pad_of;  // a PAD's output -> the PAD, folded into its reader
   std::vector<EwOp> ops;
   std::vector<bool> produced(g.tensors.size(), false);
-  std::map<int, const Node*> scale_of;  // a squeeze-excite MUL's output -> the MUL, folded into its reader
+  // A channel-scale MUL's output -> its tensor and its per-channel scale. The
+  // MUL folds into a CONV_2D or FULLY_CONNECTED of the group that reads it.
+  std::map<int, std::vector<int>> scale_of;
   for (int pos : group) {
     const Node& node = g.nodes[pos];
     if (node.kind == OpKind::kPad) pad_of[node.outputs[0]] = &node;
     else produced[node.outputs[0]] = true;
+    if (const int side = channel_scale_side(g, node); side >= 0)
+      scale_of[node.outputs[0]] = {node.inputs[1 - side], node.inputs[side]};
   }
-  for (int pos : group) {
-    const Node& node = g.nodes[pos];
-    if (node.kind != OpKind::kAnchor || (node.anchor != AnchorOp::kConv2D && node.anchor != AnchorOp::kFullyConnected))
-      continue;
-    for (int q : group)
-      if (g.nodes[q].outputs[0] == node.inputs[0] && channel_scale_side(g, g.nodes[q]) >= 0)
-        scale_of[node.inputs[0]] = &g.nodes[q];
-  }
+  auto scales_into = [&](const Node& node) {  // an anchor reading a MUL it folds
+    return node.kind == OpKind::kAnchor &&
+           (node.anchor == AnchorOp::kConv2D || node.anchor == AnchorOp::kFullyConnected) &&
+           scale_of.count(node.inputs[0]);
+  };
+  std::set<int> folded_muls;  // their outputs
+  for (int pos : group)
+    if (scales_into(g.nodes[pos])) folded_muls.insert(g.nodes[pos].inputs[0]);
   // The tensors a node takes as values; an anchor reads through a folded PAD
   // or MUL (the MUL's tensor, then its per-channel scale).
   auto reads = [&](const Node& node, EwOp op) {
     if (node.kind == OpKind::kElementwise)
       return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
     if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) return node.inputs;
-    if (auto s = scale_of.find(node.inputs[0]); s != scale_of.end() && node.kind == OpKind::kAnchor) {
-      const Node& mul = *s->second;
-      const int side = channel_scale_side(g, mul);
-      return std::vector<int>{mul.inputs[1 - side], mul.inputs[side]};
-    }
+    if (scales_into(node)) return scale_of.at(node.inputs[0]);
     auto it = pad_of.find(node.inputs[0]);
     return std::vector<int>{it != pad_of.end() && node.kind == OpKind::kAnchor ? it->second->inputs[0]
                                                                               : node.inputs[0]};
   };
   // A folded PAD or MUL runs only if its output must be stored.
   auto runs = [&](const Node& node) {
-    const bool folds = node.kind == OpKind::kPad || scale_of.count(node.outputs[0]);
+    const bool folds = node.kind == OpKind::kPad || folded_muls.count(node.outputs[0]);
     return !folds || written[node.outputs[0]];
   };
   for (int pos : group) {
@@ -162,7 +163,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
                                                                                  : FoldedPad{};
       in.anchor = static_cast<int>(p.anchors.size());
       p.anchors.push_back(make_anchor(g, node, pad, kernels));
-      p.anchors.back().scale_input = scale_of.count(node.inputs[0]) > 0;
+      p.anchors.back().scale_input = scales_into(node);
       p.code.push_back(in);
     } else {
       p.code.push_back(in);
