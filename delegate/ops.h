@@ -1,6 +1,8 @@
 // The one list of elementwise operations the runtime knows. Each entry names an
 // op and its arity; its math lives in kernels/ew_math.h (struct <Name>Op), and
-// each ISA instantiates every entry from that single definition.
+// each ISA instantiates every entry from that single definition. Fma, Fms, Fnma
+// and Swish have no TFLite op: the program builder makes them from MUL+ADD and
+// x * LOGISTIC(x).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,8 @@ namespace fd {
   X(Fma, 3) X(Fms, 3) X(Fnma, 3)                                                  \
   X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)           \
   X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \
-  X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)
+  X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)     \
+  X(Swish, 1)
 
 enum class EwOp : uint8_t {
 #define FD_ENUM(name, arity) name,

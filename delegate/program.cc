@@ -32,40 +32,33 @@ EwOp activation_op(Activation a) {
   }
 }
 
-// MUL feeding only an ADD or SUB becomes one FMA; returns the number rewritten.
-int fuse_multiply_add(Program& p) {
-  const int ni = static_cast<int>(p.inputs.size());
+// How many instructions read each value; a value written out counts twice, so
+// it is never folded into its reader.
+std::vector<int> value_uses(const Program& p) {
   std::vector<int> uses(p.value_count(), 0);
   for (const Instr& in : p.code)
     for (int i = 0; i < in.arity(); ++i) ++uses[in.src[i]];
-  for (int v : p.output_values) uses[v] += 2;  // never fold a value that is written out
-  int fused = 0;
-  for (Instr& in : p.code) {
-    if (in.anchor >= 0 || (in.op != EwOp::Add && in.op != EwOp::Sub)) continue;
-    for (int side = 0; side < 2; ++side) {
-      const int v = in.src[side];
-      if (v < ni || uses[v] != 1 || p.code[v - ni].anchor >= 0 || p.code[v - ni].op != EwOp::Mul) continue;
-      const Instr& mul = p.code[v - ni];
-      const int other = in.src[1 - side];
-      in.op = in.op == EwOp::Add ? EwOp::Fma : side == 0 ? EwOp::Fms : EwOp::Fnma;
-      in.src[0] = mul.src[0];
-      in.src[1] = mul.src[1];
-      in.src[2] = other;
-      ++uses[mul.src[0]];
-      ++uses[mul.src[1]];
-      uses[v] = 0;
-      ++fused;
-      break;
-    }
-  }
-  if (!fused) return 0;
-  // Drop the folded MULs and renumber.
+  for (int v : p.output_values) uses[v] += 2;
+  return uses;
+}
+
+// The instruction making value v if it is the elementwise `op` and v has exactly one reader.
+const Instr* sole_use_of(const Program& p, const std::vector<int>& uses, int v, EwOp op) {
+  const int ni = static_cast<int>(p.inputs.size());
+  if (v < ni || uses[v] != 1) return nullptr;
+  const Instr& in = p.code[v - ni];
+  return in.anchor < 0 && in.op == op ? &in : nullptr;
+}
+
+// Drops the instructions whose values were folded into their reader, and renumbers.
+void drop_folded(Program& p, const std::vector<bool>& folded) {
+  const int ni = static_cast<int>(p.inputs.size());
   std::vector<int> remap(p.value_count(), -1);
   for (int i = 0; i < ni; ++i) remap[i] = i;
   std::vector<Instr> code;
   for (size_t k = 0; k < p.code.size(); ++k) {
     const int v = ni + static_cast<int>(k);
-    if (uses[v] == 0) continue;
+    if (folded[v]) continue;
     remap[v] = ni + static_cast<int>(code.size());
     code.push_back(p.code[k]);
   }
@@ -74,6 +67,54 @@ int fuse_multiply_add(Program& p) {
       if (s >= 0) s = remap[s];
   for (int& v : p.output_values) v = remap[v];
   p.code = std::move(code);
+}
+
+// x * LOGISTIC(x), the logistic read nowhere else, becomes one SWISH(x): one
+// pass instead of two. Returns the number rewritten.
+int fuse_swish(Program& p) {
+  std::vector<int> uses = value_uses(p);
+  std::vector<bool> folded(p.value_count(), false);
+  int fused = 0;
+  for (Instr& in : p.code) {
+    if (in.anchor >= 0 || in.op != EwOp::Mul) continue;
+    for (int side = 0; side < 2; ++side) {
+      const Instr* sig = sole_use_of(p, uses, in.src[side], EwOp::Logistic);
+      if (!sig || sig->src[0] != in.src[1 - side]) continue;
+      folded[in.src[side]] = true;
+      in = Instr{EwOp::Swish, 0.f, {in.src[1 - side], -1, -1}};
+      ++fused;
+      break;
+    }
+  }
+  if (fused) drop_folded(p, folded);
+  return fused;
+}
+
+// MUL feeding only an ADD or SUB becomes one FMA; returns the number rewritten.
+int fuse_multiply_add(Program& p) {
+  std::vector<int> uses = value_uses(p);
+  std::vector<bool> folded(p.value_count(), false);
+  int fused = 0;
+  for (Instr& in : p.code) {
+    if (in.anchor >= 0 || (in.op != EwOp::Add && in.op != EwOp::Sub)) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int v = in.src[side];
+      const Instr* mul = sole_use_of(p, uses, v, EwOp::Mul);
+      if (!mul) continue;
+      const int other = in.src[1 - side];
+      in.op = in.op == EwOp::Add ? EwOp::Fma : side == 0 ? EwOp::Fms : EwOp::Fnma;
+      in.src[0] = mul->src[0];
+      in.src[1] = mul->src[1];
+      in.src[2] = other;
+      ++uses[mul->src[0]];
+      ++uses[mul->src[1]];
+      uses[v] = 0;
+      folded[v] = true;
+      ++fused;
+      break;
+    }
+  }
+  if (fused) drop_folded(p, folded);
   return fused;
 }
 
@@ -178,6 +219,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
       p.output_values.push_back(value_of[out]);
     }
   }
+  fuse_swish(p);
   fuse_multiply_add(p);
   return p;
 }

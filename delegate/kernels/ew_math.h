@@ -160,6 +160,7 @@ FD_OP(Rsqrt, V::splat(1.f) / sqrt(a))
 FD_OP(Square, a * a)
 FD_OP(Neg, -a)
 FD_OP(Abs, abs(a))
+FD_OP(Swish, a * logistic_(a))
 #undef FD_OP
 
 }  // namespace fd::simd

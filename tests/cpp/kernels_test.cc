@@ -86,6 +86,7 @@ TEST(Accuracy, ApproximatedFunctionsMeetTheirStatedBounds) {
   EXPECT_LT(worst_error(EwOp::Log, sweep(0.5, 2), none, [](double x, double) { return std::log(x); }), 4e-7);
   EXPECT_LT(worst_error(EwOp::Tanh, sweep(-12, 12), none, [](double x, double) { return std::tanh(x); }), 4e-7);
   EXPECT_LT(worst_error(EwOp::Logistic, sweep(-80, 20), none, [](double x, double) { return 1 / (1 + std::exp(-x)); }), 3e-7);
+  EXPECT_LT(worst_error(EwOp::Swish, sweep(-80, 20), none, [](double x, double) { return x / (1 + std::exp(-x)); }), 4e-7);
   EXPECT_LT(worst_error(EwOp::Elu, sweep(-20, 3), none, [](double x, double) { return x > 0 ? x : std::expm1(x); }), 3e-7);
   // GELU, erf form: 0.5 x (1 + erf(x/sqrt2)) cancels for x << 0 as the reference
   // formula does, so its error is bounded absolutely, relative to max(1, |x|).

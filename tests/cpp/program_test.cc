@@ -24,6 +24,7 @@ double ref_op(EwOp op, double a, double b) {
     case EwOp::Div: return a / b;
     case EwOp::Maximum: return std::max(a, b);
     case EwOp::Tanh: return std::tanh(a);
+    case EwOp::Logistic: return 1 / (1 + std::exp(-a));
     case EwOp::Exp: return std::exp(a);
     case EwOp::Abs: return std::fabs(a);
     case EwOp::Relu6: return std::min(6.0, std::max(0.0, a));
@@ -614,6 +615,36 @@ TEST(Program, MultiplyAddBecomesOneFmaUnlessTheProductIsShared) {
   p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
   ASSERT_EQ(p.code.size(), 2u);
   EXPECT_EQ(p.code[0].op, EwOp::Mul);
+}
+
+TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
+  for (int side = 0; side < 2; ++side) {
+    Case c;
+    const Shape s = {1000};
+    const int x = c.b.ew(EwOp::Tanh, {c.input(s, -12.f, 12.f)}, s);
+    const int sig = c.b.ew(EwOp::Logistic, {x}, s);
+    const int out = c.b.ew(EwOp::Mul, {side ? sig : x, side ? x : sig}, s);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[out] = true;
+    Program p = build_program(c.b.g, {0, 1, 2}, written, *kernels_for("scalar"));
+    ASSERT_EQ(p.code.size(), 2u) << p.to_string();
+    EXPECT_EQ(p.code[1].op, EwOp::Swish);
+    EXPECT_EQ(p.code[1].src[0], static_cast<int>(p.inputs.size()));  // reads x, the TANH
+    c.check({out});
+    written[sig] = true;  // the logistic is needed outside: keep it
+    p = build_program(c.b.g, {0, 1, 2}, written, *kernels_for("scalar"));
+    ASSERT_EQ(p.code.size(), 3u) << p.to_string();
+    EXPECT_EQ(p.code[2].op, EwOp::Mul);
+    c.check({sig, out});
+  }
+  Case c;  // the logistic of another value: a plain MUL
+  const Shape s = {64};
+  const int out = c.b.ew(EwOp::Mul, {c.input(s), c.b.ew(EwOp::Logistic, {c.input(s)}, s)}, s);
+  std::vector<bool> written(c.b.g.tensors.size(), false);
+  written[out] = true;
+  const Program p = build_program(c.b.g, {0, 1}, written, *kernels_for("scalar"));
+  ASSERT_EQ(p.code.size(), 2u);
+  EXPECT_EQ(p.code[1].op, EwOp::Mul);
 }
 
 TEST(Program, PowByConstantTwoOrHalfIsExact) {
