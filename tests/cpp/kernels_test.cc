@@ -148,6 +148,25 @@ TEST(Accuracy, TanhAndGeluStayInRange) {
   for (size_t i = 0; i < near.size(); ++i) ASSERT_LE(t[i], 1.f) << near[i];
 }
 
+// HardSwish divides by 6 without a division: the same floats as TFLite's
+// in * min(6, max(0, in + 3)) / 6 wherever the result is not subnormal.
+TEST(Accuracy, HardSwishIsTheReferenceFormulaBitForBit) {
+  std::vector<float> xs;
+  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 997) {  // every exponent, both signs
+    float x;
+    std::memcpy(&x, &bits, 4);
+    if (std::fabs(x) >= 1e-37f) xs.push_back(x), xs.push_back(-x);
+  }
+  xs.insert(xs.end(), {INFINITY, -INFINITY, 0.f, -0.f, 3.f, -3.f, 3e38f});
+  std::vector<float> out(xs.size());
+  ew_table_scalar().fn[static_cast<int>(EwOp::HardSwish)](xs.data(), nullptr, nullptr, out.data(), xs.size(), 0.f);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float x = xs[i], want = x * std::min(6.f, std::max(0.f, x + 3.f)) / 6.f;
+    ASSERT_TRUE(std::memcmp(&want, &out[i], 4) == 0 || (std::isnan(want) && std::isnan(out[i])))
+        << x << ": " << out[i] << " vs " << want;
+  }
+}
+
 TEST(Accuracy, LogisticKeepsSubnormalResults) {
   const std::vector<float> x = {-90.f, -100.f, -103.f, 90.f};
   std::vector<float> out(x.size());
