@@ -57,8 +57,12 @@ class Worker:
                "--model", args.model, "--config", config, "--num_threads", str(args.num_threads),
                "--delegate_options", json.dumps(options),
                "--ranges", json.dumps({k: list(v) for k, v in ranges.items()})]
+        # numpy's OpenBLAS would start a helper thread per core that spins
+        # (sched_yield) beside the interpreter's threads; the workers do no BLAS.
+        env = dict(os.environ)
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env)
         self.info = self._read()
         if "error" in self.info:
             raise BenchError(f"{config}: {self.info['error']}")

@@ -154,8 +154,12 @@ TEST(DepthFirst, ChainsMatchProgramsRunWholeBitForBit) {
       for (size_t budget : {size_t{1}, size_t{16} << 10, size_t{32} << 10, size_t{64} << 20}) {
         int chained = 0;
         const std::vector<float> got = run(c, kernels, budget, &chained);
-        if (budget == 1) EXPECT_EQ(chained, 0) << isa;
-        if (budget >= (size_t{32} << 10)) EXPECT_EQ(chained, static_cast<int>(c.groups.size())) << isa << " " << budget;
+        if (budget == 1) {
+          EXPECT_EQ(chained, 0) << isa;
+        }
+        if (budget >= (size_t{32} << 10)) {
+          EXPECT_EQ(chained, static_cast<int>(c.groups.size())) << isa << " " << budget;
+        }
         ASSERT_EQ(got.size(), want.size());
         for (size_t i = 0; i < want.size(); ++i)
           ASSERT_EQ(got[i], want[i]) << isa << " block " << t.h << "x" << t.w << " k" << t.k << " s" << t.stride
