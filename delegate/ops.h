@@ -1,8 +1,8 @@
 // The one list of elementwise operations the runtime knows. Each entry names an
 // op and its arity; its math lives in kernels/ew_math.h (struct <Name>Op), and
 // each ISA instantiates every entry from that single definition. Fma, Fms, Fnma
-// and Swish have no TFLite op: the program builder makes them from MUL+ADD and
-// x * LOGISTIC(x).
+// and Swish have no TFLite op: the program builder makes them from MUL+ADD/SUB
+// and x * LOGISTIC(x).
 #pragma once
 
 #include <cstdint>

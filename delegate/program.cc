@@ -32,8 +32,8 @@ EwOp activation_op(Activation a) {
   }
 }
 
-// How many instructions read each value; a value written out counts twice, so
-// it is never folded into its reader.
+// How many instructions read each value, plus two for a value written out, so
+// that one is never folded into its reader.
 std::vector<int> value_uses(const Program& p) {
   std::vector<int> uses(p.value_count(), 0);
   for (const Instr& in : p.code)
@@ -43,7 +43,7 @@ std::vector<int> value_uses(const Program& p) {
 }
 
 // The instruction making value v if it is the elementwise `op` and v has exactly one reader.
-const Instr* sole_use_of(const Program& p, const std::vector<int>& uses, int v, EwOp op) {
+const Instr* single_use_producer(const Program& p, const std::vector<int>& uses, int v, EwOp op) {
   const int ni = static_cast<int>(p.inputs.size());
   if (v < ni || uses[v] != 1) return nullptr;
   const Instr& in = p.code[v - ni];
@@ -78,7 +78,7 @@ int fuse_swish(Program& p) {
   for (Instr& in : p.code) {
     if (in.anchor >= 0 || in.op != EwOp::Mul) continue;
     for (int side = 0; side < 2; ++side) {
-      const Instr* sig = sole_use_of(p, uses, in.src[side], EwOp::Logistic);
+      const Instr* sig = single_use_producer(p, uses, in.src[side], EwOp::Logistic);
       if (!sig || sig->src[0] != in.src[1 - side]) continue;
       folded[in.src[side]] = true;
       in = Instr{EwOp::Swish, 0.f, {in.src[1 - side], -1, -1}};
@@ -99,7 +99,7 @@ int fuse_multiply_add(Program& p) {
     if (in.anchor >= 0 || (in.op != EwOp::Add && in.op != EwOp::Sub)) continue;
     for (int side = 0; side < 2; ++side) {
       const int v = in.src[side];
-      const Instr* mul = sole_use_of(p, uses, v, EwOp::Mul);
+      const Instr* mul = single_use_producer(p, uses, v, EwOp::Mul);
       if (!mul) continue;
       const int other = in.src[1 - side];
       in.op = in.op == EwOp::Add ? EwOp::Fma : side == 0 ? EwOp::Fms : EwOp::Fnma;

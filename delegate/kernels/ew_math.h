@@ -134,7 +134,7 @@ template <class V> inline V div6_(V y) {
   const V sixth = V::splat(1.f / 6.f);
   const V q = y * sixth;
   const V r = fma(-q, V::splat(6.f), y);  // the exact remainder; NaN when q is infinite
-  return select(V::splat(0.f) < abs(r), fma(r, sixth, q), q);  // q as it is if exact (keeps -0) or infinite
+  return select(V::splat(0.f) < abs(r), fma(r, sixth, q), q);  // q as it is if exact (keeps -0), infinite or NaN
 }
 
 // ---- The ops. f(a, b, c, p): unused operands are ignored; p is the op's scalar parameter.

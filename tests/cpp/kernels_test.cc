@@ -167,6 +167,40 @@ TEST(Accuracy, HardSwishIsTheReferenceFormulaBitForBit) {
   }
 }
 
+// HARD_SWISH on every float input against TFLite's formula: the same float
+// wherever the result is normal or infinite. About 30 s, so opt-in:
+//   fd_tests --gtest_also_run_disabled_tests --gtest_filter=*Div6*
+TEST(Accuracy, DISABLED_HardSwishDiv6OverEveryFloat) {
+  constexpr size_t kBlock = 1 << 16;
+  std::vector<float> x(kBlock), got(kBlock);
+  const EwKernel hard_swish = ew_table_scalar().fn[static_cast<int>(EwOp::HardSwish)];
+  uint64_t wrong = 0;
+  for (uint64_t start = 0; start < (uint64_t{1} << 32); start += kBlock) {
+    for (size_t i = 0; i < kBlock; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(start + i);
+      std::memcpy(&x[i], &bits, 4);
+    }
+    hard_swish(x.data(), nullptr, nullptr, got.data(), kBlock, 0.f);
+    for (size_t i = 0; i < kBlock; ++i) {
+      const float v = x[i], want = v * std::min(6.f, std::max(0.f, v + 3.f)) / 6.f;
+      if (std::isnan(want) || std::memcmp(&want, &got[i], 4) == 0) continue;
+      if (std::fabs(want) >= 1.17549435e-38f || std::isinf(want)) ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+// Swish is one pass of the same arithmetic as LOGISTIC then MUL.
+TEST(Accuracy, SwishIsLogisticThenMulBitForBit) {
+  const auto xs = sweep(-120, 100, 100001);
+  std::vector<float> sig(xs.size()), two_pass(xs.size()), one_pass(xs.size());
+  const EwTable& t = ew_table_scalar();
+  t.fn[static_cast<int>(EwOp::Logistic)](xs.data(), nullptr, nullptr, sig.data(), xs.size(), 0.f);
+  t.fn[static_cast<int>(EwOp::Mul)](xs.data(), sig.data(), nullptr, two_pass.data(), xs.size(), 0.f);
+  t.fn[static_cast<int>(EwOp::Swish)](xs.data(), nullptr, nullptr, one_pass.data(), xs.size(), 0.f);
+  for (size_t i = 0; i < xs.size(); ++i) ASSERT_EQ(std::memcmp(&one_pass[i], &two_pass[i], 4), 0) << xs[i];
+}
+
 TEST(Accuracy, LogisticKeepsSubnormalResults) {
   const std::vector<float> x = {-90.f, -100.f, -103.f, 90.f};
   std::vector<float> out(x.size());

@@ -637,6 +637,21 @@ TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
     EXPECT_EQ(p.code[2].op, EwOp::Mul);
     c.check({sig, out});
   }
+  {  // both folds in one program: SWISH(x) + y * z is SWISH then one FMA
+    Case c;
+    const Shape s = {300};
+    const int x = c.input(s), sig = c.b.ew(EwOp::Logistic, {x}, s);
+    const int swish = c.b.ew(EwOp::Mul, {x, sig}, s);
+    const int out = c.b.ew(EwOp::Add, {swish, c.b.ew(EwOp::Mul, {c.input(s), c.input(s)}, s)}, s);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[out] = true;
+    const Program p = build_program(c.b.g, {0, 1, 2, 3}, written, *kernels_for("scalar"));
+    ASSERT_EQ(p.code.size(), 2u) << p.to_string();
+    EXPECT_EQ(p.code[0].op, EwOp::Swish);
+    EXPECT_EQ(p.code[1].op, EwOp::Fma);
+    EXPECT_EQ(p.code[1].src[2], static_cast<int>(p.inputs.size()));  // adds the SWISH
+    c.check({out});
+  }
   Case c;  // the logistic of another value: a plain MUL
   const Shape s = {64};
   const int out = c.b.ew(EwOp::Mul, {c.input(s), c.b.ew(EwOp::Logistic, {c.input(s)}, s)}, s);
