@@ -84,12 +84,11 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
     a.kh = static_cast<int>(w.shape[1]);
     a.kw = static_cast<int>(w.shape[2]);
   }
-  if (a.op == AnchorOp::kDepthwiseConv2D) {  // [1, kh, kw, n] -> rows of taps per channel
-    std::vector<float> by_channel(static_cast<size_t>(n) * k);
-    for (int t = 0; t < k; ++t)
-      for (int c = 0; c < n; ++c) by_channel[static_cast<size_t>(c) * k + t] = w.data[static_cast<size_t>(t) * n + c];
+  if (a.op == AnchorOp::kDepthwiseConv2D) {  // [1, kh, kw, n]: channel c's tap t at t * n + c
     a.dw = kernels.dw;
-    a.weights = std::make_shared<const PackedWeights>(pack_weights(by_channel.data(), bias, n, k, a.dw->cb));
+    auto packed = std::make_shared<PackedWeights>();
+    pack_weights_into(w.data, 1, n, bias, n, k, a.dw->cb, false, packed.get());
+    a.weights = std::move(packed);
   } else {
     a.gemm = kernels.gemm;
     a.weights = std::make_shared<const PackedWeights>(pack_weights(w.data, bias, n, k, a.gemm->nr, true));

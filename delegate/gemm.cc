@@ -1,8 +1,50 @@
 #include "gemm.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace fd {
+
+namespace {
+
+constexpr int kPackDepths = 32;
+using Float4 = float __attribute__((vector_size(16)));
+
+Float4 load4(const float* p) {
+  Float4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// panel[i * width + j] = src[j * col_stride + i * k_stride] for depths [i0, i1) and
+// columns [0, cols), the zero columns after them too. Where depths are
+// consecutive (k_stride 1), 4x4 blocks go through registers.
+void transpose_block(const float* src, size_t col_stride, size_t k_stride, int i0, int i1, int cols, int width,
+                     float* panel) {
+  int j = 0;
+  for (; k_stride == 1 && j + 4 <= cols; j += 4) {
+    const float* s = src + j * col_stride;
+    int i = i0;
+    for (; i + 4 <= i1; i += 4) {
+      const Float4 r0 = load4(s + i), r1 = load4(s + col_stride + i);
+      const Float4 r2 = load4(s + 2 * col_stride + i), r3 = load4(s + 3 * col_stride + i);
+      const Float4 lo01 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), hi01 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+      const Float4 lo23 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), hi23 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      const Float4 out[4] = {__builtin_shufflevector(lo01, lo23, 0, 1, 4, 5),
+                             __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7),
+                             __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5),
+                             __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7)};
+      for (int d = 0; d < 4; ++d) std::memcpy(panel + (i + d) * width + j, &out[d], sizeof out[d]);
+    }
+    for (; i < i1; ++i)
+      for (int c = 0; c < 4; ++c) panel[i * width + j + c] = s[c * col_stride + i];
+  }
+  for (; j < cols; ++j)
+    for (int i = i0; i < i1; ++i) panel[i * width + j] = src[j * col_stride + i * k_stride];
+  for (int i = i0; i < i1; ++i) std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
+}
+
+}  // namespace
 
 void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
                        bool half_tail, PackedWeights* out) {
@@ -18,14 +60,14 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
     const int width = q + 1 < panels ? nr : p.last_nr, cols = std::min(width, n - q * nr);
     float* panel = p.data.data() + q * panel_size;
     const float* src = w + static_cast<size_t>(q) * nr * col_stride;
-    // Blocks of kBlock depths: each column's run of depths is read at once and
-    // the block's panel rows stay in L1 while the columns fill them.
-    constexpr int kBlock = 16;
-    for (int i0 = 0; i0 < k; i0 += kBlock) {
-      const int i1 = std::min(k, i0 + kBlock);
-      for (int j = 0; j < cols; ++j)
-        for (int i = i0; i < i1; ++i) panel[i * width + j] = src[j * col_stride + i * k_stride];
-      for (int i = i0; i < i1; ++i) std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
+    if (col_stride == 1) {  // a depth's columns lie side by side: one copy per panel row
+      for (int i = 0; i < k; ++i) {
+        std::copy(src + i * k_stride, src + i * k_stride + cols, panel + i * width);
+        std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
+      }
+    } else {  // a transpose, in blocks of depths that stay in L1
+      for (int i0 = 0; i0 < k; i0 += kPackDepths)
+        transpose_block(src, col_stride, k_stride, i0, std::min(k, i0 + kPackDepths), cols, width, panel);
     }
     panel += static_cast<size_t>(k) * width;
     for (int j = 0; j < width; ++j) panel[j] = bias && j < cols ? bias[q * nr + j] : 0.f;

@@ -36,7 +36,7 @@ def test_bench_json_has_every_configuration(tmp_path, chain, runtime):
     require_runtime(runtime)
     model, entry = chain
     out, table = tmp_path / "b.json", tmp_path / "b.csv"
-    proc = cli("bench", model, "--runtime", runtime, "--num_runs", 4, "--warmup_runs", 1,
+    proc = cli("bench", model, "--runtime", runtime, "--num_runs", 4, "--warmup_runs", 1, "--init_runs", 2,
                "--json", out, "--csv", table, "--op_profile")
     assert proc.returncode == 0, proc.stderr
     assert "\r" not in proc.stderr  # no progress bar when stderr is not a terminal
@@ -48,6 +48,7 @@ def test_bench_json_has_every_configuration(tmp_path, chain, runtime):
         for key in ("min", "median", "mean", "p90", "p99", "std"):
             assert c["latency_ms"][key] >= 0
         assert c["init_ms"] > 0 and c["first_inference_ms"] > 0 and c["peak_rss_mb"] > 0
+        assert len(c["init_runs_ms"]) == 2 and c["init_ms"] == pytest.approx(sum(c["init_runs_ms"]) / 2)
         assert c["ratio_vs"]["builtin"] > 0 and c["ratio_vs"]["xnnpack"] > 0
         assert c["accuracy_vs_builtin"], name
         for acc in c["accuracy_vs_builtin"]:

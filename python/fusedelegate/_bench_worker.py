@@ -60,6 +60,7 @@ def main():
     p.add_argument("--num_threads", type=int, default=1)
     p.add_argument("--delegate_options", default="{}")
     p.add_argument("--ranges", default='{"": [-1, 1]}')
+    p.add_argument("--init_only", action="store_true", help="report the init time and exit")
     args = p.parse_args()
 
     proto = os.fdopen(os.dup(1), "w", buffering=1)
@@ -76,6 +77,9 @@ def main():
         start = time.perf_counter()
         interpreter = build(module, args)
         init_ms = (time.perf_counter() - start) * 1e3
+        if args.init_only:
+            say({"init_ms": init_ms})
+            return 0
         inputs = make_inputs(interpreter, {k: tuple(v) for k, v in json.loads(args.ranges).items()})
         for d, x in zip(interpreter.get_input_details(), inputs):
             interpreter.set_tensor(d["index"], x)

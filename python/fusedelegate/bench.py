@@ -51,12 +51,12 @@ def parse_value_ranges(text):
 
 
 class Worker:
-    def __init__(self, config, args, options, ranges):
+    def __init__(self, config, args, options, ranges, init_only=False):
         self.config = config
         cmd = [sys.executable, "-m", "fusedelegate._bench_worker", "--runtime", args.runtime,
                "--model", args.model, "--config", config, "--num_threads", str(args.num_threads),
                "--delegate_options", json.dumps(options),
-               "--ranges", json.dumps({k: list(v) for k, v in ranges.items()})]
+               "--ranges", json.dumps({k: list(v) for k, v in ranges.items()})] + (["--init_only"] if init_only else [])
         # numpy's OpenBLAS would start a helper thread per core that spins
         # (sched_yield) beside the interpreter's threads; the workers do no BLAS.
         env = dict(os.environ)
@@ -66,7 +66,7 @@ class Worker:
         self.info = self._read()
         if "error" in self.info:
             raise BenchError(f"{config}: {self.info['error']}")
-        self.times, self.rss_peak_mb = [], self.info["rss_runtime_mb"]
+        self.times, self.rss_peak_mb = [], self.info.get("rss_runtime_mb")
 
     def _read(self):
         line = self.proc.stdout.readline()
@@ -152,6 +152,12 @@ def run_bench(args, options):
         for config in CONFIGS:
             opts = dict(options, profile_file=profile_path) if profile_path and config == "fusedelegate" else options
             workers.append(Worker(config, args, opts, ranges))
+        init_ms = {w.config: [w.info["init_ms"]] for w in workers}
+        for r in range(1, args.init_runs):  # more fresh processes, in turn: one init varies by 2x and more
+            for config in CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]:
+                extra = Worker(config, args, options, ranges, init_only=True)
+                init_ms[config].append(extra.info["init_ms"])
+                extra.proc.communicate()  # it exits after its one line
         with tempfile.TemporaryDirectory() as tmp:
             outs = {w.config: w.outputs(tmp) for w in workers}
         for w in workers:
@@ -182,7 +188,8 @@ def run_bench(args, options):
         ratios = {b: statistics.median(a / c for a, c in zip(per_round[w.config], per_round[b]))
                   for b in BASELINES}
         result["configurations"][w.config] = {
-            "init_ms": w.info["init_ms"], "first_inference_ms": w.info["first_ms"],
+            "init_ms": statistics.median(init_ms[w.config]), "init_runs_ms": init_ms[w.config],
+            "first_inference_ms": w.info["first_ms"],
             "warmup_mean_ms": w.info["warmup_ms"], "latency_ms": latency_stats(w.times),
             "ratio_vs": ratios, "peak_rss_mb": w.rss_peak_mb,
             "runtime_rss_mb": w.info["rss_runtime_mb"], "partitions": w.info["partitions"],

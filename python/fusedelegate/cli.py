@@ -83,6 +83,8 @@ def build_parser():
     b.add_argument("--num_runs", type=int, default=50, help="rounds; each runs every configuration")
     b.add_argument("--runs_per_round", type=int, default=1)
     b.add_argument("--warmup_runs", type=int, default=5)
+    b.add_argument("--init_runs", type=int, default=3,
+                   help="fresh processes per configuration timed for init, in turn; reports the median")
     b.add_argument("--max_secs", type=float, default=150.0, help="stop the rounds after this long")
     b.add_argument("--input_layer_value_range", default="",
                    help="'lo,hi' for every input, or 'name,lo,hi:name,lo,hi' (default -1,1)")

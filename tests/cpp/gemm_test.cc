@@ -63,6 +63,33 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   }
 }
 
+// Packing reads weight (j, i) at j * col_stride + i * k_stride: every layout,
+// panel width and tail gives the panels laid out by hand here.
+TEST(Gemm, PackingFromAnyLayoutMatchesPanelsBuiltByHand) {
+  for (const auto& [n, k] : {std::pair<int, int>{1, 1}, {5, 3}, {33, 17}, {70, 129}, {16, 4}, {40, 31}}) {
+    const auto w = random_vector(n * k, n + k), bias = random_vector(n, n);
+    std::vector<float> w_t(n * k);  // [k x n]
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < k; ++i) w_t[i * n + j] = w[j * k + i];
+    for (const auto& [nr, half_tail] : {std::pair<int, bool>{8, false}, {16, true}, {32, true}}) {
+      PackedWeights by_rows, by_depths;
+      pack_weights_into(w.data(), k, 1, bias.data(), n, k, nr, half_tail, &by_rows);
+      pack_weights_into(w_t.data(), 1, n, bias.data(), n, k, nr, half_tail, &by_depths);
+      std::vector<float> expected;
+      for (int q = 0; q < by_rows.panels(); ++q) {
+        const int width = q + 1 < by_rows.panels() ? nr : by_rows.last_nr;
+        for (int i = 0; i <= k; ++i)  // depths, then the biases
+          for (int j = q * nr; j < q * nr + width; ++j)
+            expected.push_back(j >= n ? 0.f : i == k ? bias[j] : w[j * k + i]);
+      }
+      const std::vector<float> rows(by_rows.data.begin(), by_rows.data.end());
+      const std::vector<float> depths(by_depths.data.begin(), by_depths.data.end());
+      EXPECT_EQ(rows, expected) << n << "x" << k << " nr " << nr;
+      EXPECT_EQ(depths, expected) << n << "x" << k << " nr " << nr;
+    }
+  }
+}
+
 TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {
   // 9 and 25 taps take the filter-in-registers kernels where an ISA has them.
   const float kGuard = 1234.5f;
