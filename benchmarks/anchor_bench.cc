@@ -111,7 +111,12 @@ int main(int argc, char** argv) {
       const double flops = flops_of(l, l.op == fd::AnchorOp::kFullyConnected ? 1 : out_shape[1],
                                     l.op == fd::AnchorOp::kFullyConnected ? l.h * l.w : out_shape[2]);
       std::vector<double> t;
+      static std::vector<float> other(std::getenv("FLUSH_L2") ? 2 << 20 : 0, 1.f);
+      volatile float sink = 0;
       for (int r = 0; r < std::clamp(static_cast<int>(1e9 / flops), 5, 300); ++r) {
+        float acc = 0;
+        for (size_t i = 0; i < other.size(); i += 16) acc += other[i]++;
+        sink = sink + acc;
         const auto start = std::chrono::steady_clock::now();
         bound->run(in, out, nullptr);
         t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

@@ -2,39 +2,17 @@
 // A's rows read through an indirection table (kernels/gemm.h).
 #pragma once
 
-#include <memory>
-#include <utility>
 #include <vector>
 
 #include "kernels/gemm.h"
+#include "memory.h"
 
 namespace fd {
-
-// An allocator whose resize leaves new floats uninitialised: packing writes
-// every float once, so a zero fill first would be a wasted pass over memory.
-template <class T>
-struct UninitAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <class U>
-  UninitAllocator(const UninitAllocator<U>&) {}
-  template <class U>
-  void construct(U* p) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
 
 struct PackedWeights {
   int n = 0, k = 0, nr = 0;
   int last_nr = 0;          // the last panel's width: nr, or nr / 2
-  std::vector<float, UninitAllocator<float>> data;  // panels of (k + 1) * width floats: weights by k, then biases
+  std::vector<float, WeightAllocator<float>> data;  // panels of (k + 1) * width floats: weights by k, then biases
   int panels() const { return (n + nr - 1) / nr; }
 };
 

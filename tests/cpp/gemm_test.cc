@@ -90,6 +90,16 @@ TEST(Gemm, PackingFromAnyLayoutMatchesPanelsBuiltByHand) {
   }
 }
 
+TEST(Gemm, BigPackedWeightsStartOnAHugePageBoundary) {
+  const int n = 1024, k = 1024;  // 4 MiB of weights
+  const auto w = random_vector(size_t{n} * k, 3);
+  const PackedWeights big = pack_weights(w.data(), nullptr, n, k, 32);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data.data()) % kHugePageBytes, 0u);
+  EXPECT_EQ(big.data[5 * 32 + 7], w[size_t{7} * k + 5]);  // column 7, depth 5
+  const PackedWeights small = pack_weights(w.data(), nullptr, 4, 4, 32);
+  EXPECT_EQ(small.data[32 + 2], w[2 * 4 + 1]);
+}
+
 TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {
   // 9 and 25 taps take the filter-in-registers kernels where an ISA has them.
   const float kGuard = 1234.5f;

@@ -1,0 +1,51 @@
+// Storage for packed weights: floats left uninitialised (packing writes each
+// once, so a zero fill first would be a wasted pass), and big blocks aligned
+// to 2 MiB with transparent huge pages asked for, where the OS has them: a
+// layer that streams megabytes of weights per run (a batch-1 fully connected
+// layer) then takes one TLB entry, not one per 4 KiB page, and the hardware
+// prefetcher is not stopped at every 4 KiB page boundary.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <utility>
+
+namespace fd {
+
+// From this size on a block goes to huge pages.
+constexpr size_t kHugePageBytes = size_t{1} << 21;
+
+void* allocate_huge(size_t bytes);  // 2 MiB-aligned; throws std::bad_alloc
+void free_huge(void* p);
+
+template <class T>
+struct WeightAllocator {
+  using value_type = T;
+  WeightAllocator() = default;
+  template <class U>
+  WeightAllocator(const WeightAllocator<U>&) {}
+
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    return static_cast<T*>(bytes >= kHugePageBytes ? allocate_huge(bytes) : ::operator new(bytes));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n * sizeof(T) >= kHugePageBytes) free_huge(p);
+    else ::operator delete(p);
+  }
+  template <class U>
+  void construct(U* p) {  // resize: no value initialisation
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const WeightAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const WeightAllocator<U>&) const { return false; }
+};
+
+}  // namespace fd
