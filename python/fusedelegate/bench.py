@@ -141,6 +141,12 @@ class Progress:
             sys.stderr.write("\r" + " " * 60 + "\r")
 
 
+def rotated(items, r):
+    """items starting at position r (mod len): round r's order, so no configuration is always first."""
+    r %= len(items)
+    return list(items[r:]) + list(items[:r])
+
+
 def run_bench(args, options):
     """Returns the result dict (also what --json writes)."""
     check_model_file(args.model)
@@ -154,7 +160,7 @@ def run_bench(args, options):
             workers.append(Worker(config, args, opts, ranges))
         init_ms = {w.config: [w.info["init_ms"]] for w in workers}
         for r in range(1, args.init_runs):  # more fresh processes, in turn: one init varies by 2x and more
-            for config in CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]:
+            for config in rotated(CONFIGS, r):
                 extra = Worker(config, args, options, ranges, init_only=True)
                 init_ms[config].append(extra.info["init_ms"])
                 extra.proc.communicate()  # it exits after its one line
@@ -166,7 +172,7 @@ def run_bench(args, options):
         start, rounds = time.perf_counter(), 0
         per_round = {w.config: [] for w in workers}
         while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
-            order = workers[rounds % len(workers):] + workers[:rounds % len(workers)]
+            order = rotated(workers, rounds)
             for w in order:
                 times = w.run(args.runs_per_round)
                 w.times.extend(times)
