@@ -1,6 +1,20 @@
 #include "thread_pool.h"
 
+#include <chrono>
+
 namespace fd {
+namespace {
+
+// How long a thread polls before it blocks.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+template <class Ready>
+void spin_until(Ready ready) {
+  const auto end = std::chrono::steady_clock::now() + kSpin;
+  while (!ready() && std::chrono::steady_clock::now() < end) std::this_thread::yield();
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -30,6 +44,7 @@ void ThreadPool::drain() {
 void ThreadPool::worker_loop() {
   long seen = 0;
   for (;;) {
+    spin_until([&] { return stop_.load() || generation_.load() != seen; });
     {
       std::unique_lock<std::mutex> lock(mu_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -56,6 +71,7 @@ void ThreadPool::parallel_for(int n, const std::function<void(int)>& fn) {
   }
   wake_.notify_all();
   drain();
+  spin_until([&] { return finished_.load() == n; });
   std::unique_lock<std::mutex> lock(mu_);
   done_.wait(lock, [&] { return finished_ == total_; });
   job_ = nullptr;

@@ -1,8 +1,11 @@
 // A small fixed thread pool: the calling thread works too, so a pool of size N
 // starts N-1 threads. A parallel_for that finds the pool busy (two
-// interpreters sharing one delegate) runs inline on its own thread.
+// interpreters sharing one delegate) runs inline on its own thread. Threads
+// spin a short while before they sleep: a model's programs come tens of
+// microseconds apart, about what waking a sleeping thread costs.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -31,9 +34,11 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* job_ = nullptr;
-  int next_ = 0, total_ = 0, finished_ = 0;
-  long generation_ = 0;
-  bool stop_ = false;
+  int next_ = 0, total_ = 0;
+  // Written under mu_, also read without it while spinning.
+  std::atomic<int> finished_{0};
+  std::atomic<long> generation_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace fd
