@@ -318,17 +318,39 @@ void transpose_rows(const BoundAnchor& a, int64_t first, int64_t count, float* o
 
 }  // namespace
 
+int64_t BoundAnchor::depth() const {
+  switch (step.op) {
+    case AnchorOp::kFullyConnected:
+    case AnchorOp::kConv2D: return step.weights->k;
+    case AnchorOp::kBatchMatMul:
+    case AnchorOp::kRowMean: return k;
+    case AnchorOp::kDepthwiseConv2D:
+    case AnchorOp::kMaxPool2D:
+    case AnchorOp::kAveragePool2D:
+    case AnchorOp::kMean: return geo.taps();
+    default: return 1;
+  }
+}
+
+int anchor_panels(const BoundAnchor& a) {
+  const bool gemm = a.step.op == AnchorOp::kFullyConnected || a.step.op == AnchorOp::kConv2D;
+  return gemm ? a.weights().panels() : 0;
+}
+
+void run_anchor_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                       float* out) {
+  const int taps = a.row_taps();
+  gemm(*a.step.gemm, a.weights(), static_cast<int>(count), taps, a.rows.data() + first * taps, out, a.n, a.step.lo,
+       a.step.hi, first_panel, last_panel);
+}
+
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   const AnchorStep& s = a.step;
   const int taps = a.row_taps();
   const float* const* rows = a.rows.data() + first * taps;
   switch (s.op) {
     case AnchorOp::kFullyConnected:
-      gemm(*s.gemm, a.weights(), static_cast<int>(count), 1, rows, out, a.n, s.lo, s.hi);
-      break;
-    case AnchorOp::kConv2D:
-      gemm(*s.gemm, a.weights(), static_cast<int>(count), taps, rows, out, a.n, s.lo, s.hi);
-      break;
+    case AnchorOp::kConv2D: run_anchor_panels(a, first, count, 0, -1, out); break;
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;
       thread_local std::vector<float> expanded_buffer;

@@ -59,6 +59,8 @@ struct BoundAnchor {
   // for the input at `rows_for`.
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
+  // Multiply-adds (or window reads) per output value: how much work a row is.
+  int64_t depth() const;
   mutable std::vector<const float*> rows;
   mutable const float* rows_for = nullptr;
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
@@ -87,5 +89,11 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
 // Output rows [first, first + count) into out (count * n floats), from the
 // inputs given to before_run.
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out);
+
+// The GEMM anchors (FULLY_CONNECTED, CONV_2D): their weight panels, and the
+// same rows as run_anchor but only the columns of panels [first_panel, last_panel).
+int anchor_panels(const BoundAnchor& a);
+void run_anchor_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                       float* out);
 
 }  // namespace fd

@@ -31,9 +31,10 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
 // out must already have w's size: no allocation.
 void scale_weights_into(const PackedWeights& w, const float* scale, int kc, PackedWeights* out);
 
-// Rows [0, m) of C (row stride ldc). Row r of A is the concatenation of the kc =
-// k / taps floats at rows[r * taps + t], t = 0..taps-1.
+// Rows [0, m) of C (row stride ldc), the columns of panels [first_panel,
+// last_panel). Row r of A is the concatenation of the kc = k / taps floats at
+// rows[r * taps + t], t = 0..taps-1.
 void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
-          size_t ldc, float lo, float hi);
+          size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1);
 
 }  // namespace fd

@@ -308,7 +308,10 @@ void coalesce(Shape& dom, std::vector<Shape*>& strides) {
   for (size_t k = 0; k < strides.size(); ++k) *strides[k] = ns[k];
 }
 
-constexpr int64_t kParallelMinElements = 1 << 15;
+// Run in parallel from this many elements, or this many multiply-adds (about
+// 10 us of one core): below, waking the pool costs more than it saves.
+constexpr int64_t kParallelMinElements = 1 << 14;
+constexpr int64_t kParallelMinWork = 1 << 18;
 // All streams of one tile together. Measured on a Zen 5 core (48 KiB L1d, 1 MiB
 // L2): 2048-4096-float tiles beat 512-1024 by 10-25% on 5- and 20-op chains.
 constexpr int kTileBudgetFloats = 16384;
@@ -447,7 +450,10 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
     const int64_t n = std::max<int64_t>(1, a.n);
     tile = std::max<int64_t>(mr, kAnchorTileFloats / n / mr * mr) * n;
+    b->row_ = n;
+    b->mr_ = mr;
   }
+  for (const Step& s : b->steps_) b->depth_ += s.anchor >= 0 ? b->anchors_[s.anchor].depth() : 1;
   tile = std::max<int64_t>(1, std::min(tile, b->total_));
   b->tile_ = static_cast<int>(tile);
   for (auto& op : b->in_) {
@@ -469,21 +475,31 @@ void BoundProgram::before_run(const float* const* inputs) const {
 void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
   if (total_ == 0) return;
   before_run(inputs);
-  const int64_t tiles = (total_ + tile_ - 1) / tile_;
   const int workers = pool ? pool->size() : 1;
-  if (workers <= 1 || total_ < kParallelMinElements) {
+  if (workers <= 1 || (total_ < kParallelMinElements && total_ * depth_ < kParallelMinWork)) {
     run_range(0, total_, inputs, outputs, 0);
     return;
   }
-  const int chunks = static_cast<int>(std::min<int64_t>(workers, tiles));
+  // Rows too few to share (a batch-1 FULLY_CONNECTED): the GEMM shares its
+  // columns, and its epilogue runs on this thread.
+  if (row_ > 0 && total_ / row_ <= mr_ && anchors_.size() == 1 && anchor_panels(anchors_[0]) >= 2 * workers) {
+    run_range(0, total_, inputs, outputs, 0, pool);
+    return;
+  }
+  // One chunk per worker, cut at whole tiles; with an anchor at whole blocks of
+  // the GEMM's rows, or at single rows where blocks are too few to share evenly.
+  int64_t grain = tile_;
+  if (row_ > 0) grain = total_ / (row_ * mr_) >= 4 * workers ? row_ * mr_ : row_;
+  const int64_t units = (total_ + grain - 1) / grain;
+  const int chunks = static_cast<int>(std::min<int64_t>(workers, units));
   pool->parallel_for(chunks, [&](int c) {
-    run_range(std::min(total_, tiles * c / chunks * tile_), std::min(total_, tiles * (c + 1) / chunks * tile_),
+    run_range(std::min(total_, units * c / chunks * grain), std::min(total_, units * (c + 1) / chunks * grain),
               inputs, outputs, 0);
   });
 }
 
 void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in, float* const* out,
-                             int64_t origin) const {
+                             int64_t origin, ThreadPool* column_pool) const {
   if (first >= last) return;
   const size_t ni = in_.size(), no = outputs_;
   const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
@@ -523,7 +539,14 @@ void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in
     for (const Step& s : steps_) {
       if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
         const BoundAnchor& a = anchors_[s.anchor];
-        run_anchor(a, t0 / a.n, n / a.n, slots[s.dst]);
+        if (column_pool) {
+          const int panels = anchor_panels(a), chunks = column_pool->size();
+          column_pool->parallel_for(chunks, [&](int c) {
+            run_anchor_panels(a, t0 / a.n, n / a.n, panels * c / chunks, panels * (c + 1) / chunks, slots[s.dst]);
+          });
+        } else {
+          run_anchor(a, t0 / a.n, n / a.n, slots[s.dst]);
+        }
         continue;
       }
       s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,

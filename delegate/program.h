@@ -63,8 +63,9 @@ class BoundProgram {
   // ranges [first, last) of the domain's elements (whole rows of the anchor's
   // output), element e written to outputs[o] + (e - origin).
   void before_run(const float* const* inputs) const;
-  void run_range(int64_t first, int64_t last, const float* const* inputs, float* const* outputs,
-                 int64_t origin) const;
+  // With column_pool, the anchor's GEMM is split by columns over that pool.
+  void run_range(int64_t first, int64_t last, const float* const* inputs, float* const* outputs, int64_t origin,
+                 ThreadPool* column_pool = nullptr) const;
   int64_t size() const { return total_; }
   // The program's one anchor (null if it has none or several); its input is
   // read only by the anchor when reads_whole(input).
@@ -90,6 +91,8 @@ class BoundProgram {
   Shape domain_;  // coalesced
   int64_t total_ = 0;
   int tile_ = 0;
+  int64_t depth_ = 0;      // work per element: the anchors' depths plus one per elementwise step
+  int64_t row_ = 0, mr_ = 1;  // with anchors: elements per output row, the GEMM's rows per block
   int buffers_ = 0;
   std::vector<Operand> in_;
   int outputs_ = 0;

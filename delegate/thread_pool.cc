@@ -1,5 +1,6 @@
 #include "thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace fd {
@@ -9,15 +10,19 @@ namespace {
 constexpr auto kSpin = std::chrono::microseconds(100);
 
 template <class Ready>
-void spin_until(Ready ready) {
+bool spin_until(Ready ready) {
   const auto end = std::chrono::steady_clock::now() + kSpin;
-  while (!ready() && std::chrono::steady_clock::now() < end) std::this_thread::yield();
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::yield();
+  }
+  return true;
 }
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)), taken_(new std::atomic<int>[threads_]) {
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -29,52 +34,67 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-// Takes tasks of the current job until none is left.
-void ThreadPool::drain() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (next_ < total_) {
-    const int task = next_++;
-    lock.unlock();
-    (*job_)(task);
-    lock.lock();
-    if (++finished_ == total_) done_.notify_all();
+void ThreadPool::work(int thread) {
+  for (int i = 0; i < threads_; ++i) {
+    const int owner = (thread + i) % threads_;
+    for (;;) {
+      const int task = owner + taken_[owner].fetch_add(1) * threads_;
+      if (task >= total_) break;
+      (*job_)(task);
+      if (finished_.fetch_add(1) + 1 == total_) {
+        std::lock_guard<std::mutex> lock(mu_);  // so a sleeping caller cannot miss it
+        done_.notify_all();
+      }
+    }
   }
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int thread) {
   long seen = 0;
   for (;;) {
-    spin_until([&] { return stop_.load() || generation_.load() != seen; });
-    {
+    auto woken = [&] { return stop_.load() || generation_.load() != seen; };
+    if (!spin_until(woken)) {
       std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      wake_.wait(lock, woken);
     }
-    drain();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
+      seen = generation_.load();
+      if (!job_) continue;  // that job is over
+      ++inside_;
+    }
+    work(thread);
+    --inside_;
   }
 }
 
 void ThreadPool::parallel_for(int n, const std::function<void(int)>& fn) {
-  std::unique_lock<std::mutex> running(run_mu_, std::try_to_lock);
-  if (!running || workers_.empty() || n <= 1) {
+  if (workers_.empty() || n <= 1 || busy_.exchange(true)) {
     for (int i = 0; i < n; ++i) fn(i);
     return;
   }
+  while (inside_.load() != 0) std::this_thread::yield();  // a late worker leaving the last job
   {
     std::lock_guard<std::mutex> lock(mu_);
     job_ = &fn;
-    next_ = 0;
     total_ = n;
     finished_ = 0;
+    for (int t = 0; t < threads_; ++t) taken_[t] = 0;
     ++generation_;
   }
   wake_.notify_all();
-  drain();
-  spin_until([&] { return finished_.load() == n; });
-  std::unique_lock<std::mutex> lock(mu_);
-  done_.wait(lock, [&] { return finished_ == total_; });
-  job_ = nullptr;
+  work(0);
+  auto all_done = [&] { return finished_.load() == n; };
+  if (!spin_until(all_done)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, all_done);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job_ = nullptr;
+  }
+  busy_ = false;
 }
 
 }  // namespace fd

@@ -58,6 +58,12 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
         }
         if (isa == "scalar") scalar_out = c;
         else ASSERT_EQ(c, scalar_out) << kernel.name << " differs from the scalar reference";
+        // The same in two runs of panels (how threads share a GEMM of few rows).
+        std::vector<float> halves(m * ldc, kGuard);
+        const int cut = packed.panels() / 2;
+        gemm(kernel, packed, m, 1, rows.data(), halves.data(), ldc, lo, hi, 0, cut);
+        gemm(kernel, packed, m, 1, rows.data(), halves.data(), ldc, lo, hi, cut, packed.panels());
+        ASSERT_EQ(halves, c) << kernel.name << " by panels";
       }
     }
   }

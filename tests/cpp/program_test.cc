@@ -384,6 +384,22 @@ TEST(Program, FullyConnectedWithAnEpilogueOnEveryIsa) {
   }
 }
 
+// Enough work to share between two threads, too few rows to share: the
+// GEMM's columns are shared instead. And 49 rows, fewer than a few blocks of
+// any micro-kernel's rows per thread: cut between single rows.
+TEST(Program, ShortGemmsShareTheirColumnsOrSingleRows) {
+  for (const Shape& rows : {Shape{1, 1500}, Shape{3, 1500}, Shape{49, 1500}}) {
+    Case c;
+    const Shape out = {rows[0], 200};
+    // Small inputs: the sums stay where tanh is not flat.
+    const int y = c.b.fc(c.input(rows, -0.02f, 0.02f), test::random_weights(200 * 1500, 5),
+                         test::random_weights(200, 6), 200, 1500, out, Activation::kNone, false);
+    const int z = c.b.ew(EwOp::Tanh, {c.b.ew(EwOp::Mul, {y, c.input({200})}, out)}, out);
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
+}
+
 using test::random_weights;
 
 ConvParams conv_params(int stride, int dilation, bool same) {
