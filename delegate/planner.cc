@@ -278,7 +278,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   };
 
   // Greedy, in execution order: a node joins the groups of its producers when
-  // its output has the same shape (one iteration domain per group) and the
+  // its output has the same layout (one iteration domain per group) and the
   // union stays convex and acyclic with the other groups.
   // An anchor reads its whole input: that input may not be computed in its
   // group (but a PAD folded into it may be, reading from outside).
@@ -314,7 +314,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       if (p < 0 || group_of[p] < 0) continue;
       const int gp = group_of[p];
       if (std::find(merged.begin(), merged.end(), gp) != merged.end()) continue;
-      if (g.tensors[g.nodes[p].outputs[0]].shape != shape) continue;
+      if (!same_layout(g.tensors[g.nodes[p].outputs[0]].shape, shape)) continue;
       std::vector<int> trial = members;
       trial.insert(trial.end(), groups[gp].begin(), groups[gp].end());
       std::vector<int> trial_merged = merged;

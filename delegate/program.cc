@@ -358,7 +358,7 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   }
   Shape dom = shape.back();
   for (size_t v = ni; v < shape.size(); ++v) {
-    if (shape[v] != dom) {  // one tile loop cannot compute values of several shapes
+    if (!same_layout(shape[v], dom)) {  // one tile loop cannot compute values of several shapes
       if (mixed_shapes) *mixed_shapes = true;
       *error = "the fused values have different shapes " + fd::to_string(shape[v]) + " and " + fd::to_string(dom);
       return nullptr;
@@ -368,7 +368,7 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     *error = "rank " + std::to_string(dom.size()) + " is above " + std::to_string(kMaxRank);
     return nullptr;
   }
-  for (int o = 0; o < no; ++o) b->output_shapes_.push_back(dom);
+  for (int o = 0; o < no; ++o) b->output_shapes_.push_back(shape[p.output_values[o]]);
   b->outputs_ = no;
 
   b->in_.resize(ni);

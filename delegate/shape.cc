@@ -1,11 +1,18 @@
 #include "shape.h"
 
+#include <algorithm>
+
 namespace fd {
 
 int64_t num_elements(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) n *= d;
   return n;
+}
+
+bool same_layout(const Shape& a, const Shape& b) {
+  auto first = [](const Shape& s) { return std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }); };
+  return std::equal(first(a), a.end(), first(b), b.end());
 }
 
 std::string to_string(const Shape& s) {

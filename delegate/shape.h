@@ -13,6 +13,10 @@ constexpr int kMaxRank = 8;
 int64_t num_elements(const Shape& s);
 std::string to_string(const Shape& s);
 
+// Whether a and b differ at most in leading 1s ([128, 256] and [1, 128, 256]):
+// the same elements in the same order.
+bool same_layout(const Shape& a, const Shape& b);
+
 // The broadcast of a and b, or nothing if they are incompatible.
 std::optional<Shape> broadcast(const Shape& a, const Shape& b);
 

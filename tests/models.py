@@ -623,6 +623,12 @@ def source_hash():
 # ---------------------------------------------------------------------------
 # Planner replica: what the delegate should claim in a converted model.
 
+def same_layout(a, b):
+    """Shapes that differ at most in leading 1s: the same elements in the same order."""
+    strip = lambda s: list(s)[next((i for i, d in enumerate(s) if d != 1), len(s)):]
+    return strip(a) == strip(b)
+
+
 def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
     """Groups of claimable nodes, in the delegate's greedy way.
 
@@ -711,7 +717,7 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
             p = producer.get(t)
             if p is None or p not in group_of or group_of[p] in merged:
                 continue
-            if shapes[nodes[p]["outputs"][0]] != shapes[nd["outputs"][0]]:
+            if not same_layout(shapes[nodes[p]["outputs"][0]], shapes[nd["outputs"][0]]):
                 continue
             trial = members | groups[group_of[p]]
             if convex(trial) and acyclic(trial, merged + [group_of[p]]) and anchor_inputs_outside(trial):

@@ -169,6 +169,21 @@ TEST(Planner, FullyConnectedAnchorsItsEpilogueWhenEnabled) {
   EXPECT_EQ(p.group_of[2], p.group_of[3]);
 }
 
+// A Keras Dense on [1, 128, 256] becomes a 2-D FULLY_CONNECTED [128, 256]
+// whose residual ADD is [1, 128, 256] again: the same layout, one group.
+TEST(Planner, AResidualAddOfAnotherRankJoinsTheFullyConnected) {
+  GraphBuilder b;
+  static const float w[8 * 8] = {}, bias[8] = {};
+  const int x = b.tensor({1, 4, 8});
+  const int y = b.fc(x, w, bias, 8, 8, {4, 8});
+  b.ew(EwOp::Add, {x, y}, {1, 4, 8});
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  const Plan p = plan_fusion(b.g, all);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
+}
+
 TEST(Planner, FullyConnectedNeedsConstantFittingWeights) {
   GraphBuilder b;
   static const float w[6 * 5] = {};

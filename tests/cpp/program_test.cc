@@ -384,6 +384,15 @@ TEST(Program, FullyConnectedWithAnEpilogueOnEveryIsa) {
   }
 }
 
+// Values of one layout but different ranks: each output keeps its own shape.
+TEST(Program, AFullyConnectedOutputAndItsResidualOfAnotherRank) {
+  Case c;
+  const int x = c.input({1, 37, 20});
+  const int y = c.b.fc(x, test::random_weights(45 * 20, 7), test::random_weights(45, 8), 45, 20, {37, 45});
+  const int z = c.b.ew(EwOp::Add, {c.input({1, 37, 45}), y}, {1, 37, 45});
+  c.check({y, z}, nullptr, 1e-5);
+}
+
 // Enough work to share between two threads, too few rows to share: the
 // GEMM's columns are shared instead. And 49 rows, fewer than a few blocks of
 // any micro-kernel's rows per thread: cut between single rows.
