@@ -332,6 +332,12 @@ int64_t BoundAnchor::depth() const {
   }
 }
 
+void run_row_op(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
+  const AnchorStep& s = a.step;
+  if (s.op == AnchorOp::kSoftmax) s.rows->softmax(static_cast<int>(rows), static_cast<int>(a.n), in, out, s.beta);
+  else s.rows->mean(static_cast<int>(rows), static_cast<int>(a.k), in, out);
+}
+
 int anchor_panels(const BoundAnchor& a) {
   const bool gemm = a.step.op == AnchorOp::kFullyConnected || a.step.op == AnchorOp::kConv2D;
   return gemm ? a.weights().panels() : 0;

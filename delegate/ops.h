@@ -80,6 +80,10 @@ inline bool is_row_op(AnchorOp op) {
          op == AnchorOp::kReshape || op == AnchorOp::kTranspose;
 }
 
+// Row ops that read their input row by row: the input may be computed in
+// their own group, one tile of whole rows at a time (a prologue).
+inline bool reads_tile_rows(AnchorOp op) { return op == AnchorOp::kSoftmax || op == AnchorOp::kRowMean; }
+
 // Anchors that read windows of an NHWC input: a PAD can fold into them.
 inline bool reads_windows(AnchorOp op) {
   return op == AnchorOp::kConv2D || op == AnchorOp::kDepthwiseConv2D || op == AnchorOp::kMaxPool2D ||

@@ -188,6 +188,25 @@ std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
   return "";
 }
 
+namespace {
+
+// A group's iteration domain: its largest value's shape, and whether some
+// values hold one value per row of it.
+struct Domain {
+  Shape shape;
+  bool rows = false;
+};
+
+// The domain of two groups together, or nothing if their values cannot share one.
+std::optional<Domain> join_domains(const Domain& a, const Domain& b) {
+  if (same_layout(a.shape, b.shape)) return Domain{b.shape, a.rows || b.rows};
+  if (is_row_of(a.shape, b.shape) && !a.rows) return Domain{b.shape, true};
+  if (is_row_of(b.shape, a.shape) && !b.rows) return Domain{a.shape, true};
+  return std::nullopt;
+}
+
+}  // namespace
+
 Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   const int n = static_cast<int>(g.nodes.size());
   Plan plan;
@@ -278,17 +297,20 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   };
 
   // Greedy, in execution order: a node joins the groups of its producers when
-  // its output has the same layout (one iteration domain per group) and the
-  // union stays convex and acyclic with the other groups.
+  // the union has one iteration domain and stays convex and acyclic with the
+  // other groups. A group's domain is its largest value's shape; every value has
+  // its layout, or holds one value per row of it (a row MEAN and the
+  // elementwise ops on its result: a LayerNorm's statistics).
   // An anchor reads its whole input: that input may not be computed in its
-  // group (but a PAD folded into it may be, reading from outside).
+  // group (but a PAD folded into it may be, reading from outside), except a row
+  // op reading whole rows (SOFTMAX, row MEAN): it reads the group's tile.
   auto anchor_inputs_outside = [&](const std::vector<int>& members) {
     auto inside = [&](int t) {
       const int p = producer[t];
       return p >= 0 && std::find(members.begin(), members.end(), p) != members.end();
     };
     for (int m : members) {
-      if (g.nodes[m].kind != OpKind::kAnchor) continue;
+      if (g.nodes[m].kind != OpKind::kAnchor || reads_tile_rows(g.nodes[m].anchor)) continue;
       for (int t : g.nodes[m].inputs) {
         if (!inside(t)) continue;
         const Node& p = g.nodes[producer[t]];
@@ -300,28 +322,56 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     return true;
   };
 
+  // In a domain of rows, the row values (one per row) come from row MEANs of
+  // full rows, and from elementwise ops reading nothing else from outside the
+  // group but single numbers; a row op reading the tile reads full rows.
+  auto fits_rows = [&](const std::vector<int>& members, const Shape& dom) {
+    auto inside = [&](int t) {
+      return producer[t] >= 0 && std::count(members.begin(), members.end(), producer[t]);
+    };
+    for (int m : members) {
+      const Node& node = g.nodes[m];
+      const bool row = is_row_of(g.tensors[node.outputs[0]].shape, dom);
+      if (node.kind == OpKind::kAnchor) {
+        const bool reads_tile = reads_tile_rows(node.anchor) && inside(node.inputs[0]);
+        if (row && node.anchor != AnchorOp::kRowMean) return false;
+        if ((row || reads_tile) && !same_layout(g.tensors[node.inputs[0]].shape, dom)) return false;
+      } else if (row) {
+        if (node.kind != OpKind::kElementwise) return false;
+        for (int t : node.inputs)
+          if (!inside(t) && num_elements(g.tensors[t].shape) != 1) return false;
+      }
+    }
+    return true;
+  };
+  std::vector<Domain> group_dom;
   for (int i = 0; i < n; ++i) {
     if (!legal[i] || g.nodes[i].kind == OpKind::kPad || folded[i]) continue;  // they join their anchor
-    const Shape& shape = g.tensors[g.nodes[i].outputs[0]].shape;
+    const Node& node = g.nodes[i];
+    Domain dom{g.tensors[node.outputs[0]].shape, false};
     std::vector<int> members = {i};
     std::vector<int> merged;
     if (is_conv(i))
-      if (int p = producer[g.nodes[i].inputs[0]]; p >= 0 && g.nodes[p].kind == OpKind::kPad && legal[p])
+      if (int p = producer[node.inputs[0]]; p >= 0 && g.nodes[p].kind == OpKind::kPad && legal[p])
         members = {p, i};
     if (scale_of[i] >= 0) members = {scale_of[i], i};
-    for (int t : g.nodes[i].kind == OpKind::kAnchor ? std::vector<int>{} : g.nodes[i].inputs) {
+    const bool joins = node.kind != OpKind::kAnchor || reads_tile_rows(node.anchor);
+    for (int t : joins ? node.inputs : std::vector<int>{}) {
       const int p = producer[t];
       if (p < 0 || group_of[p] < 0) continue;
       const int gp = group_of[p];
       if (std::find(merged.begin(), merged.end(), gp) != merged.end()) continue;
-      if (!same_layout(g.tensors[g.nodes[p].outputs[0]].shape, shape)) continue;
+      const std::optional<Domain> joint = join_domains(dom, group_dom[gp]);
+      if (!joint) continue;
       std::vector<int> trial = members;
       trial.insert(trial.end(), groups[gp].begin(), groups[gp].end());
+      if (joint->rows && !fits_rows(trial, joint->shape)) continue;
       std::vector<int> trial_merged = merged;
       trial_merged.push_back(gp);
       if (!convex(trial) || !acyclic(trial, trial_merged) || !anchor_inputs_outside(trial)) continue;
       members = std::move(trial);
       merged = std::move(trial_merged);
+      dom = *joint;
     }
     int target;
     if (merged.empty()) {
@@ -329,12 +379,14 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       groups.emplace_back();
       group_in.emplace_back(n);
       group_anc.emplace_back(n);
+      group_dom.emplace_back();
     } else {
       target = merged[0];
       for (size_t k = 1; k < merged.size(); ++k) groups[merged[k]].clear();
     }
     std::sort(members.begin(), members.end());
     groups[target] = members;
+    group_dom[target] = dom;
     group_in[target] = NodeSet(n);
     group_anc[target] = NodeSet(n);
     for (int m : members) {

@@ -86,12 +86,17 @@ class BoundProgram {
     int src[3];  // slots
     int dst;
     int anchor;  // >= 0: dst = rows of anchors_[anchor] from inputs src[0..]; tiles are whole rows
+    bool rows = false;        // dst holds one value per row of the tile (row_len_ elements)
+    bool tile_input = false;  // a row op reading src[0]'s tile (else a program input, whole)
+    bool expand = false;      // dst = each value of src[0] (one per row) repeated along its row
   };
 
   Shape domain_;  // coalesced
   int64_t total_ = 0;
   int tile_ = 0;
   int64_t depth_ = 0;      // work per element: the anchors' depths plus one per elementwise step
+  int64_t row_len_ = 0;    // with values of one per row: the domain's rows' length (tiles are whole rows)
+  std::vector<bool> output_rows_;  // per output: one value per row
   int64_t row_ = 0, mr_ = 1;  // with anchors: elements per output row, the GEMM's rows per block
   int buffers_ = 0;
   std::vector<Operand> in_;

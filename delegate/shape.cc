@@ -15,6 +15,11 @@ bool same_layout(const Shape& a, const Shape& b) {
   return std::equal(first(a), a.end(), first(b), b.end());
 }
 
+bool is_row_of(const Shape& r, const Shape& d) {
+  if (r.empty() || d.empty() || r.back() != 1 || d.back() <= 1) return false;
+  return same_layout(Shape(r.begin(), r.end() - 1), Shape(d.begin(), d.end() - 1));
+}
+
 std::string to_string(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);

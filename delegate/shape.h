@@ -17,6 +17,11 @@ std::string to_string(const Shape& s);
 // the same elements in the same order.
 bool same_layout(const Shape& a, const Shape& b);
 
+// Whether r holds one value per row (last axis) of d, broadcasting along it:
+// d's layout with its last dimension, which is over 1, made 1 ([1, 128, 1] of
+// [1, 128, 256]; also [128, 1]). A LayerNorm's mean and variance.
+bool is_row_of(const Shape& r, const Shape& d);
+
 // The broadcast of a and b, or nothing if they are incompatible.
 std::optional<Shape> broadcast(const Shape& a, const Shape& b);
 

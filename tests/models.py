@@ -377,9 +377,9 @@ def default_spec():
     # Groups: {SUB,MUL,MUL,ADD,GELU,ADD}; {LOGISTIC,MUL} and {ADD,RSQRT} are too small
     # to claim by default; the MEANs and the SQUARED_DIFFERENCE (alone: joining the
     # swish group would make a cycle) stay. With fusions=all the MEANs (last axis) are
-    # row ops, and every node runs fused: {LOGISTIC,MUL} {MEAN} {SUB,...} {SQUARED_DIFFERENCE}
-    # {MEAN,ADD,RSQRT}, the small groups kept beside the MEAN anchors.
-    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 6, 1, claimed_all=13, partitions_all=5,
+    # row ops reading the rows of their group's tile, and everything is one group over
+    # rows: the mean and variance are one value per row.
+    return Spec("default_block", _default_block, [[1, 56, 56, 64]], 6, 1, claimed_all=13, partitions_all=1,
                 about="the bundled default model: swish, layer-norm-like ops, GELU, residual")
 
 
@@ -587,16 +587,16 @@ def transformer_specs():
         return tf.abs(tf.transpose(x, [0, 2, 1])) * 2.0
 
     return [
-        Spec("attention", attention, [[1, 16, 32]], 5, 1, claimed_all=27, partitions_all=19,
+        Spec("attention", attention, [[1, 16, 32]], 5, 1, claimed_all=27, partitions_all=14,
              about="Q, K, V projections, heads by RESHAPE+TRANSPOSE, BATCH_MATMUL, scale, SOFTMAX, "
                    "BATCH_MATMUL, heads merged, output projection, residual ADD, LayerNorm"),
-        Spec("attention_dynamic_batch", attention, [[None, 16, 32]], 5, 1, claimed_all=27, partitions_all=19,
+        Spec("attention_dynamic_batch", attention, [[None, 16, 32]], 5, 1, claimed_all=27, partitions_all=14,
              about="the same with batch None: RESHAPE's -1 is inferred again on every resize"),
-        Spec("layer_norm", layer_norm, [[2, 7, 24]], 5, 1, claimed_all=10, partitions_all=4,
+        Spec("layer_norm", layer_norm, [[2, 7, 24]], 5, 1, claimed_all=10, partitions_all=1,
              about="LayerNorm: MEAN over the last axis, SQUARED_DIFFERENCE, MEAN+ADD+RSQRT, then scale and "
-                   "shift (5 elementwise ops: claimed by default too)"),
-        Spec("softmax_rows", softmax_rows, [[3, 5, 45]], 0, 0, claimed_all=3, partitions_all=2,
-             ranges=[(-4.0, 4.0)], about="SOFTMAX of rows of 45 (with its MUL folded into beta or not), MUL"),
+                   "shift (5 elementwise ops: claimed by default too); with fusions=all one group over rows"),
+        Spec("softmax_rows", softmax_rows, [[3, 5, 45]], 0, 0, claimed_all=3, partitions_all=1,
+             ranges=[(-4.0, 4.0)], about="MUL, SOFTMAX of rows of 45 reading it from the tile, MUL"),
         Spec("matmul_adj_x", matmul_adj_x, [[2, 21, 13], [2, 21, 17]], 0, 0, claimed_all=2, partitions_all=1,
              about="BATCH_MATMUL with adj_x of two inputs, TANH"),
         Spec("matmul_shared_b", matmul_shared_b, [[3, 13, 20], [1, 20, 37]], 0, 0, claimed_all=2,
@@ -629,16 +629,35 @@ def same_layout(a, b):
     return strip(a) == strip(b)
 
 
+def is_row_of(r, d):
+    """Whether r holds one value per row (last axis, over 1) of d: a LayerNorm's mean."""
+    return (len(r) > 0 and len(d) > 0 and r[-1] == 1 and d[-1] > 1
+            and same_layout(tuple(r)[:-1], tuple(d)[:-1]))
+
+
+def join_domains(a, b):
+    """The iteration domain (shape, has row values) of two groups together, or None."""
+    if same_layout(a[0], b[0]):
+        return (b[0], a[1] or b[1])
+    if is_row_of(a[0], b[0]) and not a[1]:
+        return (b[0], True)
+    if is_row_of(b[0], a[0]) and not b[1]:
+        return (a[0], True)
+    return None
+
+
 def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
     """Groups of claimable nodes, in the delegate's greedy way.
 
     nodes: [{"op", "act", "float32", "inputs", "outputs"}] in execution order
     (anchors and pads also: "const", per input whether it is a constant; pads:
     "pads", [before, after] per dim, and "f32_data"); shapes: tensor index ->
-    shape tuple. A node joins its producers' groups when its output shape equals
-    theirs, the group stays convex (no path leaves the group and comes back) and
-    no other group both feeds it and reads from it. An anchor (in an enabled
-    family) joins no producer's group: it starts one, with the PAD folded into it
+    shape tuple. A node joins its producers' groups when they keep one iteration
+    domain (every value of the largest one's layout, or one value per row of it,
+    read from outside only as single numbers), the group stays convex (no path
+    leaves the group and comes back) and no other group both feeds it and reads
+    from it. An anchor (in an enabled family) joins no producer's group, except
+    SOFTMAX and the row MEAN, which read whole rows of their group's tile: it starts one, with the PAD folded into it
     when it is a convolution or pool whose input is a legal PAD's output that
     nothing else reads, or (CONV_2D, FULLY_CONNECTED) with the per-channel MUL that
     is its input's one writer folded into its weights when they are no larger than
@@ -694,40 +713,64 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
         return not any(g and k not in merged and anc & g and set().union(*(ancestors[m] for m in g)) & members
                        for k, g in enumerate(groups))
 
+    def tile_rows(i):  # SOFTMAX and the row MEAN read their group's tile
+        return kind[i] == "anchor" and nodes[i]["op"] in ("SOFTMAX", "MEAN") and nodes[i]["op"] in ROW_OPS \
+            and _row_op_fits(nodes[i], shapes)
+
+    def fits_rows(members, dom):  # row values: row MEANs of full rows, elementwise on them and scalars
+        for m in members:
+            nd = nodes[m]
+            row = is_row_of(shapes[nd["outputs"][0]], dom)
+            if kind[m] == "anchor":
+                reads_tile = tile_rows(m) and producer.get(nd["inputs"][0]) in members
+                if row and not (tile_rows(m) and nd["op"] == "MEAN"):
+                    return False
+                if (row or reads_tile) and not same_layout(shapes[nd["inputs"][0]], dom):
+                    return False
+            elif row and (kind[m] != "ew" or not all(producer.get(t) in members or np.prod(shapes[t]) == 1
+                                                     for t in nd["inputs"])):
+                return False
+        return True
+
     def anchor_inputs_outside(members):
         for m in members:
             p = producer.get(nodes[m]["inputs"][0])
-            if kind[m] == "anchor" and p in members:
+            if kind[m] == "anchor" and p in members and not tile_rows(m):
                 if (kind[p] != "pad" and p not in folded) or any(producer.get(t) in members
                                                                  for t in nodes[p]["inputs"]):
                     return False
         return True
 
+    group_dom = []
     for i, nd in enumerate(nodes):
         if kind[i] is None or kind[i] == "pad" or i in folded:  # they join their anchor
             continue
         members, merged = {i}, []
+        dom = (tuple(shapes[nd["outputs"][0]]), False)
         if kind[i] == "anchor":
             p = producer.get(nd["inputs"][0])
             if p is not None and kind[p] == "pad":
                 members = {p, i}
             if i in scale_of:
                 members = {scale_of[i], i}
-        for t in [] if kind[i] == "anchor" else nd["inputs"]:
+        for t in nd["inputs"] if kind[i] != "anchor" or tile_rows(i) else []:
             p = producer.get(t)
             if p is None or p not in group_of or group_of[p] in merged:
                 continue
-            if not same_layout(shapes[nodes[p]["outputs"][0]], shapes[nd["outputs"][0]]):
-                continue
+            joint = join_domains(dom, group_dom[group_of[p]])
             trial = members | groups[group_of[p]]
+            if joint is None or (joint[1] and not fits_rows(trial, joint[0])):
+                continue
             if convex(trial) and acyclic(trial, merged + [group_of[p]]) and anchor_inputs_outside(trial):
-                members, merged = trial, merged + [group_of[p]]
+                members, merged, dom = trial, merged + [group_of[p]], joint
         target = merged[0] if merged else len(groups)
         if not merged:
             groups.append(set())
+            group_dom.append(None)
         for g in merged[1:]:
             groups[g] = set()
         groups[target] = members
+        group_dom[target] = dom
         for m in members:
             group_of[m] = target
     anchored = [any(kind[m] == "anchor" for m in g) for g in groups]

@@ -321,10 +321,42 @@ TEST(Planner, AttentionRunsAsRowOpsWithTheirEpilogues) {
   PlannerOptions all;
   all.families = kFamilyAll;
   plan = plan_fusion(b.g, all);
-  // Each row op starts a group (it reads whole rows of its input); MUL joins the first.
-  ASSERT_EQ(plan.groups.size(), 6u);
-  EXPECT_EQ(plan.groups[0], (std::vector<int>{0, 1}));
+  // BATCH_MATMUL, TRANSPOSE and RESHAPE start groups (they read their whole
+  // input); MUL joins the first, and SOFTMAX and the row MEAN read the rows of
+  // their group's tile.
+  ASSERT_EQ(plan.groups.size(), 4u);
+  EXPECT_EQ(plan.groups[0], (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(plan.groups[1], (std::vector<int>{3}));
+  EXPECT_EQ(plan.groups[2], (std::vector<int>{4}));
+  EXPECT_EQ(plan.groups[3], (std::vector<int>{5, 6}));
   for (int i = 2; i < 7; ++i) EXPECT_TRUE(plan.reason[i].empty()) << i << ": " << plan.reason[i];
+}
+
+// Keras' LayerNorm after a residual ADD: the row MEANs join the group that
+// computes their input, and the statistics (one value per row) the rest.
+TEST(Planner, LayerNormIsOneGroupWithItsPrologue) {
+  GraphBuilder b;
+  const Shape s = {1, 6, 8}, row = {1, 6, 1};
+  const int x = b.ew(EwOp::Add, {b.tensor(s), b.tensor(s)}, s);
+  const int mean = b.row_op(AnchorOp::kRowMean, {x}, row);
+  const int var = b.row_op(AnchorOp::kRowMean, {b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
+  const int r = b.ew(EwOp::Rsqrt, {b.ew(EwOp::Add, {var, b.tensor({})}, row)}, row);
+  const int scale = b.ew(EwOp::Mul, {r, b.tensor({8})}, s);
+  const int shift = b.ew(EwOp::Mul, {b.ew(EwOp::Neg, {mean}, row), scale}, s);
+  b.ew(EwOp::Add, {b.ew(EwOp::Mul, {x, scale}, s), shift}, s);
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  Plan p = plan_fusion(b.g, all);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].size(), b.g.nodes.size());
+  // A row value reading a per-row tensor from outside cannot run per row: it stays out.
+  GraphBuilder c;
+  const int y = c.ew(EwOp::Exp, {c.tensor(s)}, s);
+  const int m = c.row_op(AnchorOp::kRowMean, {y}, row);
+  c.ew(EwOp::Add, {m, c.tensor(row)}, row);
+  p = plan_fusion(c.g, all);
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
 }
 
 TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {

@@ -29,6 +29,9 @@ double ref_op(EwOp op, double a, double b) {
     case EwOp::Abs: return std::fabs(a);
     case EwOp::Relu6: return std::min(6.0, std::max(0.0, a));
     case EwOp::Pow: return std::pow(a, b);
+    case EwOp::SquaredDifference: return (a - b) * (a - b);
+    case EwOp::Rsqrt: return 1 / std::sqrt(a);
+    case EwOp::Neg: return -a;
     default: ADD_FAILURE() << "no reference for " << ew_name(op); return 0;
   }
 }
@@ -566,6 +569,37 @@ TEST(Program, SoftmaxAndRowMeanOnEveryIsa) {
       const int m = c.b.row_op(AnchorOp::kRowMean, {c.input({3, 5, n})}, out, {}, false, false, 1.f, keep);
       c.check({c.b.ew(EwOp::Add, {m, c.input({})}, out)}, nullptr, 1e-5);
     }
+  }
+}
+
+// Keras' LayerNorm of a computed x: mean, squared difference, mean, + eps,
+// rsqrt, scale and shift, in one program over whole rows. The statistics are
+// one value per row; the mean is also written out.
+TEST(Program, LayerNormIsOnePassOverRows) {
+  for (int64_t n : {7, 24, 300, 5000}) {  // rows shorter and longer than a tile's budget
+    Case c;
+    const Shape s = {3, 5, n}, row = {3, 5, 1};
+    const int x = c.b.ew(EwOp::Add, {c.input(s), c.input({n})}, s);
+    const int mean = c.b.row_op(AnchorOp::kRowMean, {x}, row);
+    const int var = c.b.row_op(AnchorOp::kRowMean, {c.b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
+    const int r = c.b.ew(EwOp::Rsqrt, {c.b.ew(EwOp::Add, {var, c.input({}, 1e-3f, 2e-3f)}, row)}, row);
+    const int scale = c.b.ew(EwOp::Mul, {r, c.input({n})}, s);
+    const int shift = c.b.ew(EwOp::Mul, {c.b.ew(EwOp::Neg, {mean}, row), scale}, s);
+    const int y = c.b.ew(EwOp::Add, {c.b.ew(EwOp::Mul, {x, scale}, s), shift}, s);
+    ThreadPool pool(2);
+    c.check({mean, y}, &pool, 1e-5);
+  }
+}
+
+// SOFTMAX reads the rows its group's tile computes (the scaled scores).
+TEST(Program, SoftmaxReadsItsPrologueFromTheTile) {
+  for (int64_t n : {5, 45, 128}) {
+    Case c;
+    const Shape s = {2, 3, 7, n};
+    const int scores = c.b.row_op(AnchorOp::kBatchMatMul, {c.input({2, 3, 7, 9}), c.input({2, 3, 9, n})}, s);
+    const int p = c.b.row_op(AnchorOp::kSoftmax, {c.b.ew(EwOp::Mul, {scores, c.input({})}, s)}, s);
+    ThreadPool pool(2);
+    c.check({c.b.ew(EwOp::Mul, {p, c.input({n})}, s)}, &pool, 1e-5);
   }
 }
 
