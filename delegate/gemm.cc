@@ -93,17 +93,14 @@ void scale_weights_into(const PackedWeights& w, const float* scale, int kc, Pack
   }
 }
 
-// Rows per block: a block of A stays in L2 while every panel passes over it.
-constexpr int kRowBlock = 96;
-
 void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
           size_t ldc, float lo, float hi, int first_panel, int last_panel) {
   const int panels = w.panels();
   if (last_panel < 0 || last_panel > panels) last_panel = panels;
   const int kc = w.k / taps;
   const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
-  for (int m0 = 0; m0 < m; m0 += kRowBlock) {
-    const int m1 = std::min(m, m0 + kRowBlock);
+  for (int m0 = 0; m0 < m; m0 += kGemmRowBlock) {
+    const int m1 = std::min(m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {
       const float* panel = w.data.data() + q * panel_size;
       const int nc = std::min(w.nr, w.n - q * w.nr);

@@ -9,6 +9,9 @@
 
 namespace fd {
 
+// Rows per block: a block of A stays in L2 while every panel passes over it.
+constexpr int kGemmRowBlock = 96;
+
 struct PackedWeights {
   int n = 0, k = 0, nr = 0;
   int last_nr = 0;          // the last panel's width: nr, or nr / 2

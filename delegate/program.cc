@@ -325,6 +325,11 @@ constexpr int kAnchorTileFloats = 16384;
 // ... or, where the epilogue computes row statistics (a LayerNorm: ten passes
 // over the tile), from L1: BERT 4% faster than with the tile above.
 constexpr int kRowTileFloats = 4096;
+// Weights above this do not stay in L2 beside a tile's data: the tile grows to
+// a GEMM row block (kGemmRowBlock rows, shared evenly) so that they stream from
+// L3 once per block, not once per tile. ResNet-50 8% faster (its 7x7 and 14x14
+// layers: 1-9 MiB of weights for 49 or 196 rows); BERT's row programs keep L1 tiles.
+constexpr size_t kStreamedWeightsBytes = size_t{1} << 20;
 
 }  // namespace
 
@@ -507,7 +512,12 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
     const int64_t n = std::max<int64_t>(1, a.n);
     const int64_t budget = b->row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
-    tile = std::max<int64_t>(mr, budget / n / mr * mr) * n;
+    int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
+    if (b->row_len_ == 0 && a.step.weights && a.step.weights->data.size() * sizeof(float) > kStreamedWeightsBytes) {
+      const int64_t all = b->total_ / n, blocks = (all + kGemmRowBlock - 1) / kGemmRowBlock;
+      rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);
+    }
+    tile = rows * n;
     b->row_ = n;
     b->mr_ = mr;
   }

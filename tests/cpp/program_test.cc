@@ -412,6 +412,17 @@ TEST(Program, ShortGemmsShareTheirColumnsOrSingleRows) {
   }
 }
 
+// 1.2 MB of weights (beyond what stays in L2): 150 rows tile as two GEMM row
+// blocks of 84 and 66 rows, the epilogue on each.
+TEST(Program, WeightsBeyondL2TileByGemmRowBlocks) {
+  Case c;
+  const Shape out = {150, 500};
+  const int y = c.b.fc(c.input({150, 600}, -0.05f, 0.05f), test::random_weights(500 * 600, 9),
+                       test::random_weights(500, 10), 500, 600, out, Activation::kRelu6, false);
+  ThreadPool pool(2);
+  c.check({c.b.ew(EwOp::Tanh, {y}, out)}, &pool, 1e-5);
+}
+
 using test::random_weights;
 
 ConvParams conv_params(int stride, int dilation, bool same) {
