@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "planner.h"
 #include "shape.h"
 
 namespace fd {
@@ -46,13 +47,38 @@ std::string AnchorStep::to_string() const {
     s += "pad " + std::to_string(pad.top) + "," + std::to_string(pad.bottom) + "," + std::to_string(pad.left) +
          "," + std::to_string(pad.right) + (op == AnchorOp::kPad ? "" : " folded") + ", ";
   if (scale_input) s += "input scaled per channel, ";
+  if (!outside.empty()) s += "input map folded, ";
   if (op == AnchorOp::kBatchMatMul) s += std::string(adj_x ? "adj_x, " : "") + (adj_y ? "adj_y, " : "");
   if (op == AnchorOp::kSoftmax && beta != 1.f) s += "beta " + std::to_string(beta) + ", ";
   s += gemm ? gemm->name : is_pool(op) ? "pool" : dw ? dw->name : rows ? rows->name : "copy";
   return s + "]";
 }
 
-AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels) {
+namespace {
+
+// Weights [n, taps, c] and bias of a convolution reading source * scale + shift
+// (per channel c) rewritten to read source: w * scale, and bias plus w * shift
+// summed (in double).
+void fold_affine(const ChannelAffine& f, const float* w, const float* bias, int n, int k, std::vector<float>* w_out,
+                 std::vector<float>* bias_out) {
+  const size_t c = f.scale.size();
+  w_out->resize(static_cast<size_t>(n) * k);
+  bias_out->resize(n);
+  for (int o = 0; o < n; ++o) {
+    double sum = bias ? bias[o] : 0.0;
+    for (int i = 0; i < k; ++i) {
+      const float v = w[static_cast<size_t>(o) * k + i];
+      (*w_out)[static_cast<size_t>(o) * k + i] = v * f.scale[i % c];
+      sum += static_cast<double>(v) * f.shift[i % c];
+    }
+    (*bias_out)[o] = static_cast<float>(sum);
+  }
+}
+
+}  // namespace
+
+AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
+                       const ChannelAffine* affine) {
   AnchorStep a;
   a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
   a.pad = pad;
@@ -91,7 +117,15 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
     a.weights = std::move(packed);
   } else {
     a.gemm = kernels.gemm;
-    a.weights = std::make_shared<const PackedWeights>(pack_weights(w.data, bias, n, k, a.gemm->nr, true));
+    const float* wd = w.data;
+    std::vector<float> folded_w, folded_bias;
+    if (affine && a.op == AnchorOp::kConv2D) {
+      fold_affine(*affine, w.data, bias, n, k, &folded_w, &folded_bias);
+      wd = folded_w.data();
+      bias = folded_bias.data();
+      for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
+    }
+    a.weights = std::make_shared<const PackedWeights>(pack_weights(wd, bias, n, k, a.gemm->nr, true));
   }
   return a;
 }
@@ -203,6 +237,14 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
   b.filter_rows = step.op == AnchorOp::kConv2D && geo->taps() > 1 && c < kMinChannelsInPlace;
   // A max pool never takes a padding tap; an average counts only real pixels.
   b.zero_row.assign(c, step.op == AnchorOp::kMaxPool2D ? -INFINITY : 0.f);
+  if (!step.outside.empty()) {
+    if (static_cast<int64_t>(step.outside.size()) != c) {
+      *error = "the folded input map has " + std::to_string(step.outside.size()) + " channels, the input " +
+               std::to_string(c);
+      return std::nullopt;
+    }
+    b.zero_row = step.outside;
+  }
   if (step.op == AnchorOp::kAveragePool2D || mean) {
     const int taps = geo->taps();
     b.count.assign(geo->pixels(), static_cast<float>(taps));

@@ -37,11 +37,18 @@ struct AnchorStep {
   // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
   // input), folded into a copy of the weights on each run.
   bool scale_input = false;
+  // CONV_2D with a folded input affine map: per input channel, the value its
+  // padding taps read (the source value that the map sends to 0). Else zeros.
+  std::vector<float> outside;
   std::string to_string() const;
 };
 
 // Packs `node`'s weights for `kernels`; `pad` is a PAD folded into it (if any).
-AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels);
+struct ChannelAffine;
+// `affine` (CONV_2D only, may be null): the input is source * scale + shift per
+// channel; the weights, bias and padding take it in and the anchor reads source.
+AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
+                       const ChannelAffine* affine = nullptr);
 
 // An anchor bound to its inputs' shapes.
 struct BoundAnchor {

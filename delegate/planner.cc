@@ -145,6 +145,58 @@ std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
 
 }  // namespace
 
+std::optional<ChannelAffine> input_affine(const Graph& g, int conv) {
+  const Node& c = g.nodes[conv];
+  if (c.kind != OpKind::kAnchor || c.anchor != AnchorOp::kConv2D || c.inputs.empty()) return std::nullopt;
+  const Shape& in = g.tensors[c.inputs[0]].shape;
+  if (in.size() != 4 || in.back() <= 0) return std::nullopt;
+  const int64_t channels = in.back();
+  std::vector<int> producer(g.tensors.size(), -1), readers(g.tensors.size(), 0);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int t : g.nodes[i].outputs) producer[t] = static_cast<int>(i);
+    for (int t : g.nodes[i].inputs) ++readers[t];
+  }
+  ChannelAffine f;
+  f.scale.assign(channels, 1.f);
+  f.shift.assign(channels, 0.f);
+  std::vector<double> scale(channels, 1.0), shift(channels, 0.0);  // of the chain from here on
+  int t = c.inputs[0];
+  for (int p = producer[t]; p >= 0 && readers[t] == 1; p = producer[t]) {
+    const Node& n = g.nodes[p];
+    if (n.kind != OpKind::kElementwise || n.act != Activation::kNone || n.inputs.size() != 2 ||
+        (n.ew != EwOp::Mul && n.ew != EwOp::Add && n.ew != EwOp::Sub))
+      break;
+    const int side = g.tensors[n.inputs[1]].is_constant ? 1 : 0;  // the constant's
+    const Tensor& k = g.tensors[n.inputs[side]];
+    const Tensor& x = g.tensors[n.inputs[1 - side]];
+    const int64_t size = num_elements(k.shape);
+    if (!k.is_constant || !k.is_float32 || !k.data || x.is_constant || x.shape != in ||
+        (size != 1 && (size != channels || k.shape.back() != channels)))
+      break;
+    // value = x * a + b, then this chain's own map on top.
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      const double v = k.data[size == 1 ? 0 : ch];
+      double a = 1, b = 0;
+      if (n.ew == EwOp::Mul) a = v;
+      else if (n.ew == EwOp::Add) b = v;
+      else if (side == 1) b = -v;  // x - v
+      else a = -1, b = v;          // v - x
+      shift[ch] += scale[ch] * b;
+      scale[ch] *= a;
+    }
+    f.nodes.insert(f.nodes.begin(), p);
+    t = n.inputs[1 - side];
+  }
+  if (f.nodes.empty()) return std::nullopt;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    if (scale[ch] == 0) return std::nullopt;
+    f.scale[ch] = static_cast<float>(scale[ch]);
+    f.shift[ch] = static_cast<float>(shift[ch]);
+  }
+  f.source = t;
+  return f;
+}
+
 int channel_scale_side(const Graph& g, const Node& mul) {
   if (mul.kind != OpKind::kElementwise || mul.ew != EwOp::Mul || mul.act != Activation::kNone ||
       mul.inputs.size() != 2 || mul.outputs.size() != 1)
@@ -252,7 +304,18 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   // over the MUL's output would.
   std::vector<int> scale_of(n, -1);  // per anchor: the MUL folded into it
   std::vector<bool> folded(n, false);
+  // A constant per-channel affine chain before a CONV_2D folds into its
+  // weights, bias and padding.
+  std::vector<std::vector<int>> affine_of(n);
   for (int i = 0; i < n; ++i) {
+    if (!legal[i]) continue;
+    const auto f = input_affine(g, i);
+    if (!f || !std::all_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return legal[m]; })) continue;
+    affine_of[i] = f->nodes;
+    for (int m : f->nodes) folded[m] = true;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!affine_of[i].empty()) continue;
     const Node& r = g.nodes[i];
     if (!legal[i] || r.kind != OpKind::kAnchor ||
         (r.anchor != AnchorOp::kConv2D && r.anchor != AnchorOp::kFullyConnected))
@@ -310,7 +373,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       return p >= 0 && std::find(members.begin(), members.end(), p) != members.end();
     };
     for (int m : members) {
-      if (g.nodes[m].kind != OpKind::kAnchor || reads_tile_rows(g.nodes[m].anchor)) continue;
+      if (g.nodes[m].kind != OpKind::kAnchor || reads_tile_rows(g.nodes[m].anchor) || !affine_of[m].empty()) continue;
       for (int t : g.nodes[m].inputs) {
         if (!inside(t)) continue;
         const Node& p = g.nodes[producer[t]];
@@ -355,6 +418,10 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       if (int p = producer[node.inputs[0]]; p >= 0 && g.nodes[p].kind == OpKind::kPad && legal[p])
         members = {p, i};
     if (scale_of[i] >= 0) members = {scale_of[i], i};
+    if (!affine_of[i].empty()) {
+      members = affine_of[i];
+      members.push_back(i);
+    }
     const bool joins = node.kind != OpKind::kAnchor || reads_tile_rows(node.anchor);
     for (int t : joins ? node.inputs : std::vector<int>{}) {
       const int p = producer[t];

@@ -2,6 +2,7 @@
 // Pure C++ over the IR; the front ends turn its groups into partitions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,18 @@ struct Plan {
 // inputs is the vector (0 or 1), or -1. Such a MUL folds into the weights
 // when they are no larger than the input it saves a pass over.
 int channel_scale_side(const Graph& g, const Node& mul);
+
+// A CONV_2D's input as an affine map, channel by channel, of another tensor:
+// source * scale[c] + shift[c], through a chain of MUL, ADD and SUB by constant
+// scalars or per-channel vectors (a model's input normalisation), each value
+// read only by the next. It folds into the weights, bias and padding.
+struct ChannelAffine {
+  std::vector<int> nodes;  // the chain, in execution order
+  int source = -1;         // the tensor the chain starts from
+  std::vector<float> scale, shift;
+};
+// The chain ending at node `conv`'s input, if there is one (no scale is 0).
+std::optional<ChannelAffine> input_affine(const Graph& g, int conv);
 
 // Why `node` cannot join any group ("" if it can).
 std::string node_legality(const Graph& g, const Node& node, uint32_t families);

@@ -142,6 +142,23 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   std::map<int, const Node*> pad_of;  // a PAD's output -> the PAD, folded into its reader
   std::vector<EwOp> ops;
   std::vector<bool> produced(g.tensors.size(), false);
+  // A CONV_2D whose input is a constant affine chain of the group reads the
+  // chain's source and folds the chain into its weights. The chain runs only
+  // if one of its values must be stored (then all of it).
+  std::map<int, ChannelAffine> affine_of;  // conv position -> its chain
+  std::set<int> in_chain, folded_muls;     // chain nodes; folded nodes' outputs
+  for (int pos : group) {
+    auto f = input_affine(g, pos);
+    auto in_group = [&](int m) { return std::find(group.begin(), group.end(), m) != group.end(); };
+    if (!f || !std::all_of(f->nodes.begin(), f->nodes.end(), in_group)) continue;
+    const bool stored =
+        std::any_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return written[g.nodes[m].outputs[0]]; });
+    for (int m : f->nodes) {
+      in_chain.insert(m);
+      if (!stored) folded_muls.insert(g.nodes[m].outputs[0]);
+    }
+    affine_of[pos] = std::move(*f);
+  }
   // A channel-scale MUL's output -> its tensor and its per-channel scale. The
   // MUL folds into a CONV_2D or FULLY_CONNECTED of the group that reads it.
   std::map<int, std::vector<int>> scale_of;
@@ -149,7 +166,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
     const Node& node = g.nodes[pos];
     if (node.kind == OpKind::kPad) pad_of[node.outputs[0]] = &node;
     else produced[node.outputs[0]] = true;
-    if (const int side = channel_scale_side(g, node); side >= 0)
+    if (const int side = channel_scale_side(g, node); side >= 0 && !in_chain.count(pos))
       scale_of[node.outputs[0]] = {node.inputs[1 - side], node.inputs[side]};
   }
   auto scales_into = [&](const Node& node) {  // an anchor reading a MUL it folds
@@ -157,12 +174,13 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
            (node.anchor == AnchorOp::kConv2D || node.anchor == AnchorOp::kFullyConnected) &&
            scale_of.count(node.inputs[0]);
   };
-  std::set<int> folded_muls;  // their outputs
   for (int pos : group)
     if (scales_into(g.nodes[pos])) folded_muls.insert(g.nodes[pos].inputs[0]);
   // The tensors a node takes as values; an anchor reads through a folded PAD
   // or MUL (the MUL's tensor, then its per-channel scale).
-  auto reads = [&](const Node& node, EwOp op) {
+  auto reads = [&](int pos, EwOp op) {
+    const Node& node = g.nodes[pos];
+    if (auto it = affine_of.find(pos); it != affine_of.end()) return std::vector<int>{it->second.source};
     if (node.kind == OpKind::kElementwise)
       return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
     if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) return node.inputs;
@@ -183,7 +201,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
                                                      : node.ew;
     ops.push_back(op);
     if (!runs(node)) continue;
-    for (int t : reads(node, op)) {
+    for (int t : reads(pos, op)) {
       if (!produced[t] && !value_of.count(t)) {
         value_of[t] = static_cast<int>(p.inputs.size());
         p.inputs.push_back(t);
@@ -195,7 +213,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
     const Node& node = g.nodes[group[k]];
     if (!runs(node)) continue;
     Instr in{ops[k], node.param, {-1, -1, -1}};
-    const std::vector<int> srcs = reads(node, ops[k]);
+    const std::vector<int> srcs = reads(group[k], ops[k]);
     for (size_t i = 0; i < srcs.size(); ++i) in.src[i] = value_of.at(srcs[i]);
     if (node.kind != OpKind::kElementwise) {
       auto it = pad_of.find(node.inputs[0]);
@@ -203,7 +221,8 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
       const FoldedPad pad = node.kind == OpKind::kPad ? folded_pad(node) : folds ? folded_pad(*it->second)
                                                                                  : FoldedPad{};
       in.anchor = static_cast<int>(p.anchors.size());
-      p.anchors.push_back(make_anchor(g, node, pad, kernels));
+      auto affine = affine_of.find(group[k]);
+      p.anchors.push_back(make_anchor(g, node, pad, kernels, affine != affine_of.end() ? &affine->second : nullptr));
       p.anchors.back().scale_input = scales_into(node);
       p.code.push_back(in);
     } else {

@@ -460,6 +460,10 @@ def conv_specs():
         p = _pad(tf, x, 1, 0, 1, 0)  # darknet: top-left, which no SAME padding matches
         return tf.nn.leaky_relu(_conv(tf, p, "pad_yolo", 3, 3, 16, stride=2, padding="VALID"), 0.1)
 
+    def normalised_stem(tf, x):  # a model's input normalisation before its stem convolution
+        y = (x * 0.0078125 - _const("stem_mean", [3], 0.3, 0.6)) * _const("stem_istd", [3], 2.0, 4.0)
+        return _hard_swish(tf, _conv(tf, y, "stem", 3, 3, 16, stride=2))
+
     def pad_bottom_right(tf, x):
         # ((0,1),(0,1)) on an even size is SAME and the converter folds it; on 13 it stays.
         c = _conv(tf, _pad(tf, x, 0, 1, 0, 1), "pad_br", 3, 3, 12, stride=2, padding="VALID")
@@ -507,6 +511,9 @@ def conv_specs():
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
 
     return [
+        Spec("normalised_stem", normalised_stem, [[1, 17, 17, 3]], 3, 1, claimed_all=5, partitions_all=1,
+             ranges=[(0.0, 255.0)], about="MUL, SUB, MUL by per-channel constants folded into the stride-2 "
+                                          "SAME CONV_2D after them (weights, bias, padding value), HARD_SWISH"),
         Spec("conv_relu6", conv_relu6, [[1, 12, 12, 8]], 0, 0, claimed_all=1, partitions_all=1,
              ranges=[RELU6_RANGE], about="CONV_2D 3x3 SAME stride 1, bias, fused RELU6: an anchor alone"),
         Spec("conv_s2_dil2", conv_s2_dil2, [[1, 15, 15, 6]], 0, 0, claimed_all=1, partitions_all=1,
@@ -680,9 +687,14 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
         if not (readers.get(t) == 1 and kind[r[0]] == "anchor" and nodes[r[0]]["op"] in WINDOW_ANCHORS
                 and nodes[r[0]]["inputs"][0] == t):
             kind[i] = None
-    folded, scale_of = set(), {}  # a squeeze-excite MUL folds into the weights of its one reader
-    for i, nd in enumerate(nodes):
-        if kind[i] != "anchor" or nd["op"] not in ("CONV_2D", "FULLY_CONNECTED"):
+    folded, scale_of, affine_of = set(), {}, {}
+    for i, nd in enumerate(nodes):  # MUL/ADD/SUB by constants before a CONV_2D fold into it
+        chain = _input_affine(i, nodes, shapes, producer, readers, kind) if kind[i] == "anchor" else []
+        if chain:
+            affine_of[i] = chain
+            folded |= set(chain)
+    for i, nd in enumerate(nodes):  # a squeeze-excite MUL folds into the weights of its one reader
+        if kind[i] != "anchor" or nd["op"] not in ("CONV_2D", "FULLY_CONNECTED") or i in affine_of:
             continue
         t = nd["inputs"][0]
         p = producer.get(t)
@@ -735,7 +747,7 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
     def anchor_inputs_outside(members):
         for m in members:
             p = producer.get(nodes[m]["inputs"][0])
-            if kind[m] == "anchor" and p in members and not tile_rows(m):
+            if kind[m] == "anchor" and p in members and not tile_rows(m) and m not in affine_of:
                 if (kind[p] != "pad" and p not in folded) or any(producer.get(t) in members
                                                                  for t in nodes[p]["inputs"]):
                     return False
@@ -753,6 +765,8 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
                 members = {p, i}
             if i in scale_of:
                 members = {scale_of[i], i}
+            if i in affine_of:
+                members = set(affine_of[i]) | {i}
         for t in nd["inputs"] if kind[i] != "anchor" or tile_rows(i) else []:
             p = producer.get(t)
             if p is None or p not in group_of or group_of[p] in merged:
@@ -783,6 +797,32 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
 
     return [sorted(g) for k, g in enumerate(groups)
             if g and (len(g) >= min_nodes or anchored[k] or touches_anchored(g))]
+
+
+def _input_affine(i, nodes, shapes, producer, readers, kind):
+    """The chain of MUL/ADD/SUB by constant scalars or per-channel vectors ending at CONV_2D i's
+    input, each value read only by the next (a model's input normalisation), else []. (The
+    delegate also declines a chain that scales a channel by 0.)"""
+    nd = nodes[i]
+    if nd["op"] != "CONV_2D" or len(shapes[nd["inputs"][0]]) != 4:
+        return []
+    x_shape = shapes[nd["inputs"][0]]
+    channels, chain, t = x_shape[-1], [], nd["inputs"][0]
+    while t in producer and readers.get(t) == 1:
+        p = producer[t]
+        q = nodes[p]
+        const = q.get("const", [False] * len(q["inputs"]))
+        if kind[p] != "ew" or q["op"] not in ("MUL", "ADD", "SUB") or q["act"] != "NONE" or len(q["inputs"]) != 2:
+            break
+        side = 1 if const[1] else 0
+        k, x = q["inputs"][side], q["inputs"][1 - side]
+        size = int(np.prod(shapes[k]))
+        if not const[side] or const[1 - side] or tuple(shapes[x]) != tuple(x_shape) or \
+                (size != 1 and (size != channels or shapes[k][-1] != channels)):
+            break
+        chain.insert(0, p)
+        t = x
+    return chain
 
 
 def channel_scale_side(nd, shapes):

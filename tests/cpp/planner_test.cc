@@ -359,6 +359,44 @@ TEST(Planner, LayerNormIsOneGroupWithItsPrologue) {
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
 }
 
+// x * s + b (constants, per channel or scalar) before a CONV_2D folds into it
+// and joins its group; not when a value of the chain has another reader.
+TEST(Planner, AConstantInputMapFoldsIntoTheConvolution) {
+  static const float s[1] = {0.5f}, bias3[3] = {1.f, 2.f, 3.f}, w[8 * 9 * 3] = {}, cb[8] = {};
+  for (bool shared : {false, true}) {
+    GraphBuilder b;
+    const Shape in = {1, 6, 6, 3}, out = {1, 6, 6, 8};
+    const int x = b.tensor(in);
+    const int y = b.ew(EwOp::Mul, {x, b.tensor({}, true, s)}, in);
+    const int z = b.ew(EwOp::Add, {y, b.tensor({3}, true, bias3)}, in);
+    ConvParams p;
+    p.same_padding = true;
+    const int c = b.conv(AnchorOp::kConv2D, z, w, {8, 3, 3, 3}, cb, p, out);
+    b.ew(EwOp::Tanh, {c}, out);
+    if (shared) b.ew(EwOp::Exp, {y}, in);
+    PlannerOptions all;
+    all.families = kFamilyAll;
+    all.min_nodes_per_group = 1;
+    const Plan plan = plan_fusion(b.g, all);
+    const auto f = input_affine(b.g, 2);
+    if (!shared) {
+      ASSERT_TRUE(f);
+      EXPECT_EQ(f->nodes, (std::vector<int>{0, 1}));
+      EXPECT_EQ(f->source, x);
+      EXPECT_EQ(f->scale, (std::vector<float>{0.5f, 0.5f, 0.5f}));
+      EXPECT_EQ(f->shift, (std::vector<float>{1.f, 2.f, 3.f}));
+      ASSERT_EQ(plan.groups.size(), 1u);
+      EXPECT_EQ(plan.groups[0], (std::vector<int>{0, 1, 2, 3}));
+    } else {  // the MUL is read twice: only the ADD folds
+      ASSERT_TRUE(f);
+      EXPECT_EQ(f->nodes, (std::vector<int>{1}));
+      EXPECT_EQ(f->source, y);
+      EXPECT_NE(plan.group_of[0], plan.group_of[2]);
+      EXPECT_EQ(plan.group_of[1], plan.group_of[2]);
+    }
+  }
+}
+
 TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {
   GraphBuilder b;
   b.row_op(AnchorOp::kBatchMatMul, {b.tensor({2, 4, 3}), b.tensor({2, 5, 6})}, {2, 4, 6});  // k 3 vs 5

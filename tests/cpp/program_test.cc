@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 #include <map>
 #include <random>
 
@@ -244,6 +245,17 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
 struct Case {
   GraphBuilder b;
   std::map<int, std::vector<float>> inputs;
+  std::deque<std::vector<float>> constants;
+  // A constant tensor of values in [lo, hi] (also given to the naive run).
+  int constant(Shape s, float lo, float hi) {
+    std::mt19937 rng(static_cast<uint32_t>(constants.size() + 77));
+    std::uniform_real_distribution<float> u(lo, hi);
+    constants.emplace_back(num_elements(s));
+    for (float& x : constants.back()) x = u(rng);
+    const int t = b.tensor(s, true, constants.back().data());
+    inputs[t] = constants.back();
+    return t;
+  }
   int input(Shape s, float lo = -2.f, float hi = 2.f) {
     const int t = b.tensor(s);
     std::mt19937 rng(t);
@@ -425,6 +437,7 @@ TEST(Program, WeightsBeyondL2TileByGemmRowBlocks) {
 
 using test::random_weights;
 
+
 ConvParams conv_params(int stride, int dilation, bool same) {
   ConvParams p;
   p.stride_h = p.stride_w = stride;
@@ -457,6 +470,35 @@ TEST(Program, ConvolutionsWithEpiloguesOnEveryIsa) {
                            {t.oc, t.k, t.k, t.ic}, random_weights(t.oc, 2), conv_params(t.stride, t.dilation, t.same),
                            out, Activation::kRelu);
     const int z = c.b.ew(EwOp::Add, {c.b.ew(EwOp::Tanh, {y}, out), c.input(out)}, out);
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
+}
+
+// A model's input normalisation, x * s + b per channel (MUL by a scalar, ADD
+// and SUB of per-channel constants), folds into the CONV_2D after it: weights,
+// bias, and the value its padding taps read. Few channels (rows of filter
+// taps) and many, SAME and VALID, strides 1 and 2.
+TEST(Program, AnInputNormalisationFoldsIntoTheConvolution) {
+  struct C {
+    int64_t ic, k;
+    int stride;
+    bool same;
+  };
+  for (const C& t : {C{3, 3, 2, true}, C{20, 3, 1, true}, C{5, 1, 1, false}, C{3, 5, 2, false}}) {
+    Case c;
+    const Shape in = {1, 11, 13, t.ic};
+    const int x = c.input(in, 0.f, 255.f);
+    int y = c.b.ew(EwOp::Mul, {x, c.constant({}, 0.004f, 0.008f)}, in);
+    y = c.b.ew(EwOp::Add, {y, c.constant({t.ic}, -1.f, 1.f)}, in);
+    y = c.b.ew(EwOp::Sub, {c.constant({1, 1, 1, t.ic}, 0.5f, 1.f), y}, in);
+    const Shape out = {1, out_size(11, t.k, t.stride, 1, t.same), out_size(13, t.k, t.stride, 1, t.same), 16};
+    const int z = c.b.conv(AnchorOp::kConv2D, y, random_weights(16 * t.k * t.k * t.ic, 3), {16, t.k, t.k, t.ic},
+                           random_weights(16, 4), conv_params(t.stride, 1, t.same), out, Activation::kRelu6);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[z] = true;
+    const Program p = build_program(c.b.g, {0, 1, 2, 3}, written, *kernels_for("scalar"));
+    ASSERT_EQ(p.inputs, std::vector<int>{x}) << p.to_string();  // the conv reads x: the chain folded
     ThreadPool pool(2);
     c.check({z}, &pool, 1e-5);
   }
