@@ -419,8 +419,17 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
       const DwRowKernel by_row = a.geo.kh == a.geo.kw && a.geo.p.stride_w == 1 && a.geo.p.dilation_w == 1 && m == 1
                                      ? s.dw->row_for_taps(taps)
                                      : nullptr;
-      if (by_row) {  // pieces of output rows
+      if (by_row) {  // pieces of output rows; two whole rows of one image at once where the kernel can
+        const DwRow2Kernel by_two_rows = taps == 9 ? s.dw->row2_3x3 : nullptr;
+        const int64_t w = a.geo.out_w;
         for (int64_t p = first, end = first + count; p < end;) {
+          if (by_two_rows && p % w == 0 && end - p >= 2 * w && (p / w) % a.geo.out_h + 1 < a.geo.out_h) {
+            const int64_t i = p - first;
+            by_two_rows(static_cast<int>(w), static_cast<int>(a.n), rows + i * taps, rows + (i + w) * taps,
+                        s.weights->data.data(), out + i * a.n, out + (i + w) * a.n, s.lo, s.hi);
+            p += 2 * w;
+            continue;
+          }
           const int64_t width = std::min(end - p, a.geo.out_w - p % a.geo.out_w);
           by_row(static_cast<int>(width), static_cast<int>(a.n), rows + (p - first) * taps, s.weights->data.data(),
                  out + (p - first) * a.n, s.lo, s.hi);

@@ -51,6 +51,10 @@ using PoolMicroKernel = void (*)(int pixels, int channels, int taps, const float
 // loaded once per kernel row, not once per tap. Results identical to fn's.
 using DwRowKernel = void (*)(int width, int channels, const float* const* rows, const float* packed, float* out,
                              float lo, float hi);
+// The same for two consecutive output rows at once (rows_a, rows_b: each
+// row's indirection): K+1 input rows loaded for two output rows, not 2K.
+using DwRow2Kernel = void (*)(int width, int channels, const float* const* rows_a, const float* const* rows_b,
+                              const float* packed, float* out_a, float* out_b, float lo, float hi);
 
 struct DwKernel {
   const char* name;  // e.g. f32_dwconv_32c_avx512
@@ -59,6 +63,7 @@ struct DwKernel {
   PoolMicroKernel pool;
   DwMicroKernel fn_3x3 = nullptr, fn_5x5 = nullptr;  // weights in registers, where they fit
   DwRowKernel row_3x3 = nullptr, row_5x5 = nullptr;  // the same along a stride-1 row
+  DwRow2Kernel row2_3x3 = nullptr;                   // ... and along two rows
 
   DwMicroKernel for_taps(int taps) const {
     if (taps == 9 && fn_3x3) return fn_3x3;

@@ -195,6 +195,15 @@ void dw_row_vector(int x0, int x1, int channels, int c, int n, const float* cons
   for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
 }
 
+// Input column j of kernel row kr of one output row (rows: its indirection,
+// K*K per pixel): pixel j's first tap in that row; past the last pixel, that
+// pixel's later taps.
+template <int K>
+inline void column_pointers(const float* const* rows, int kr, int width, const float** col) {
+  for (int j = 0; j < width; ++j) col[j] = rows[j * K * K + kr * K];
+  for (int kx = 1; kx < K; ++kx) col[width - 1 + kx] = rows[(width - 1) * K * K + kr * K + kx];
+}
+
 // `width` consecutive output pixels of one row of a KxK stride-1 undilated
 // depthwise convolution, rows as for dw_microkernel (K*K per pixel). Chunks
 // of 16 pixels, every channel vector over a chunk before the next: the
@@ -205,14 +214,9 @@ void dw_row(int width, int channels, const float* const* rows, const float* pack
   constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
   for (; width > kMaxWidth; width -= kMaxWidth, rows += kMaxWidth * T, out += kMaxWidth * channels)
     dw_row<V, CB, K, P>(kMaxWidth, channels, rows, packed, out, lo, hi);
-  // Input column j of kernel row r: pixel j's first tap in that row; past the
-  // last pixel, that pixel's later taps.
   constexpr int stride = kMaxWidth + K - 1;
   const float* col[K * stride];
-  for (int r = 0; r < K; ++r) {
-    for (int j = 0; j < width; ++j) col[r * stride + j] = rows[j * T + r * K];
-    for (int kx = 1; kx < K; ++kx) col[r * stride + width - 1 + kx] = rows[(width - 1) * T + r * K + kx];
-  }
+  for (int r = 0; r < K; ++r) column_pointers<K>(rows, r, width, col + r * stride);
   const V vlo = V::splat(lo), vhi = V::splat(hi);
   for (int x0 = 0; x0 < width; x0 += kChunk) {
     const int x1 = x0 + kChunk < width ? x0 + kChunk : width;
@@ -222,6 +226,80 @@ void dw_row(int width, int channels, const float* const* rows, const float* pack
         dw_row_vector<V, K, P, false>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
       else
         dw_row_vector<V, K, P, true>(x0, x1, channels, c, channels - c, col, stride, w, CB, out, vlo, vhi);
+    }
+  }
+}
+
+// Two consecutive output rows a and b at once: input rows 0..K, a reading
+// rows 0..K-1 and b rows 1..K, so each input vector, loaded once, feeds both
+// (K+1 rows loaded for two output rows, not 2K). Per output the taps still come
+// in tap order: results identical to dw_row_pixels.
+template <class V, int K, int P, bool kTail>
+inline void dw_row2_pixels(const float* const* col, int x0, int stride, int c, int n, const V* wt, V bias,
+                           float* out_a, float* out_b, int channels, V vlo, V vhi) {
+  V a[P], b[P];
+  for (int p = 0; p < P; ++p) a[p] = b[p] = bias;
+#pragma GCC unroll 8
+  for (int r = 0; r <= K; ++r) {
+    const float* const* cr = col + r * stride + x0;
+#pragma GCC unroll 16
+    for (int j = 0; j < P + K - 1; ++j) {
+      const V x = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
+#pragma GCC unroll 8
+      for (int kx = 0; kx < K; ++kx) {
+        if (j - kx < 0 || j - kx >= P) continue;
+        if (r < K) a[j - kx] = fma(x, wt[r * K + kx], a[j - kx]);
+        if (r > 0) b[j - kx] = fma(x, wt[(r - 1) * K + kx], b[j - kx]);
+      }
+    }
+  }
+  for (int p = 0; p < P; ++p) {
+    const V ya = min(vhi, max(vlo, a[p])), yb = min(vhi, max(vlo, b[p]));
+    float* oa = out_a + (x0 + p) * channels + c;
+    float* ob = out_b + (x0 + p) * channels + c;
+    if (kTail) {
+      ya.store_tail(oa, n);
+      yb.store_tail(ob, n);
+    } else {
+      ya.store(oa);
+      yb.store(ob);
+    }
+  }
+}
+
+// `width` pixels of two consecutive output rows of a KxK stride-1 undilated
+// depthwise convolution: rows_a and rows_b as for dw_row, one per output row.
+template <class V, int CB, int K, int P>
+void dw_row2(int width, int channels, const float* const* rows_a, const float* const* rows_b, const float* packed,
+             float* out_a, float* out_b, float lo, float hi) {
+  constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
+  for (; width > kMaxWidth; width -= kMaxWidth, rows_a += kMaxWidth * T, rows_b += kMaxWidth * T,
+                            out_a += kMaxWidth * channels, out_b += kMaxWidth * channels)
+    dw_row2<V, CB, K, P>(kMaxWidth, channels, rows_a, rows_b, packed, out_a, out_b, lo, hi);
+  // Input rows 0..K-1 as row a reads them, row K as b's last kernel row.
+  constexpr int stride = kMaxWidth + K - 1;
+  const float* col[(K + 1) * stride];
+  for (int r = 0; r < K; ++r) column_pointers<K>(rows_a, r, width, col + r * stride);
+  column_pointers<K>(rows_b, K - 1, width, col + K * stride);
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  for (int x0 = 0; x0 < width; x0 += kChunk) {
+    const int x1 = x0 + kChunk < width ? x0 + kChunk : width;
+    for (int c = 0; c < channels; c += V::W) {
+      const float* w = packed + static_cast<size_t>(c / CB) * (T + 1) * CB + c % CB;
+      const int n = channels - c < V::W ? channels - c : V::W;
+      V wt[K * K];
+      for (int t = 0; t < K * K; ++t) wt[t] = V::load(w + t * CB);
+      const V bias = V::load(w + K * K * CB);
+      int x = x0;
+      if (n == V::W) {
+        for (; x + P <= x1; x += P)
+          dw_row2_pixels<V, K, P, false>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
+        for (; x < x1; ++x)
+          dw_row2_pixels<V, K, 1, false>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
+      } else {
+        for (; x < x1; ++x)
+          dw_row2_pixels<V, K, 1, true>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
+      }
     }
   }
 }

@@ -174,6 +174,41 @@ TEST(Depthwise, RowKernelsMatchTapKernelsBitForBit) {
   }
 }
 
+// Two output rows at once (3x3): both rows bit for bit as the tap kernels
+// give them, at the top (padding above), inside, and at the bottom.
+TEST(Depthwise, TwoRowKernelsMatchTapKernelsBitForBit) {
+  const int k = 3, taps = 9, h = 5;
+  for (int width : {1, 5, 16, 70}) {
+    for (int channels : {5, 16, 40, 70}) {
+      const auto x = random_vector(h * width * channels, width * 3 + channels),
+                 w = random_vector(channels * taps, channels), bias = random_vector(channels, channels + 1);
+      const std::vector<float> zero(channels, 0.f);
+      for (int y : {0, 1, h - 2}) {  // output rows y and y + 1
+        std::vector<const float*> rows(2 * width * taps);
+        for (int py = 0; py < 2; ++py)
+          for (int px = 0; px < width; ++px)
+            for (int t = 0; t < taps; ++t) {
+              const int iy = y + py + t / k - 1, ix = px + t % k - 1;
+              const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < width;
+              rows[(py * width + px) * taps + t] = inside ? x.data() + (iy * width + ix) * channels : zero.data();
+            }
+        for (const auto& isa : available_isas()) {
+          const DwKernel& kernel = *kernels_for(isa)->dw;
+          ASSERT_TRUE(kernel.row2_3x3) << kernel.name;
+          const PackedWeights packed = pack_weights(w.data(), bias.data(), channels, taps, kernel.cb);
+          std::vector<float> by_taps(2 * width * channels), by_rows(2 * width * channels + 16, 1234.5f);
+          kernel.for_taps(taps)(2 * width, channels, taps, rows.data(), packed.data.data(), by_taps.data(), -2.f, 2.f);
+          kernel.row2_3x3(width, channels, rows.data(), rows.data() + width * taps, packed.data.data(), by_rows.data(),
+                          by_rows.data() + width * channels, -2.f, 2.f);
+          for (size_t i = 2 * width * channels; i < by_rows.size(); ++i) ASSERT_EQ(by_rows[i], 1234.5f) << "overran";
+          by_rows.resize(2 * width * channels);
+          ASSERT_EQ(by_rows, by_taps) << kernel.name << " width " << width << " channels " << channels << " rows " << y;
+        }
+      }
+    }
+  }
+}
+
 TEST(Gemm, KernelsAreNamedForTheirShape) {
   for (const auto& isa : available_isas()) {
     const GemmKernel& k = *kernels_for(isa)->gemm;
