@@ -107,11 +107,14 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
       const bool half = q + 1 == panels && w.last_nr < w.nr;
       for (int r = m0; r < m1;) {
         const int left = std::min(kernel.mr, m1 - r);
-        // Leftover rows: small tiles where they do less work than one mostly idle full tile.
-        const bool few = (left + kernel.few_mr - 1) / kernel.few_mr * kernel.few_mr < kernel.mr;
+        // Leftover rows: one middle tile where they fit it, else small tiles where
+        // they do less work than one mostly idle full tile.
+        const bool mid = kernel.fn_mid && left > kernel.few_mr && left <= kernel.mid_mr;
+        const bool few = !mid && (left + kernel.few_mr - 1) / kernel.few_mr * kernel.few_mr < kernel.mr;
         const int step = few ? std::min(left, kernel.few_mr) : left;
-        const GemmMicroKernel fn = few ? (half ? kernel.fn_few_half : kernel.fn_few)
-                                       : (half ? kernel.fn_half : kernel.fn);
+        const GemmMicroKernel fn = mid   ? (half ? kernel.fn_mid_half : kernel.fn_mid)
+                                   : few ? (half ? kernel.fn_few_half : kernel.fn_few)
+                                         : (half ? kernel.fn_half : kernel.fn);
         fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi);
         r += step;
       }

@@ -32,6 +32,10 @@ struct GemmKernel {
   int few_mr;
   GemmMicroKernel fn_few;
   GemmMicroKernel fn_half, fn_few_half;  // the same on a panel nr/2 wide
+  // Optional, between few_mr and mr: leftovers of few_mr+1 .. mid_mr rows in one
+  // call (BERT's 128 rows leave 8 after 12-row tiles: one call, not two of 4).
+  int mid_mr = 0;
+  GemmMicroKernel fn_mid = nullptr, fn_mid_half = nullptr;
 };
 
 // Depthwise: `pixels` output pixels of `channels` channels each, pixel p at
