@@ -107,12 +107,15 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
       const bool half = q + 1 == panels && w.last_nr < w.nr;
       for (int r = m0; r < m1;) {
         const int left = std::min(kernel.mr, m1 - r);
-        // Leftover rows: one middle tile where they fit it, else small tiles where
-        // they do less work than one mostly idle full tile.
+        // Leftover rows: a single row alone where the kernel has a one-row tile, one
+        // middle tile where they fit it, else small tiles where they do less work
+        // than one mostly idle full tile.
+        const bool one = kernel.fn_one && left == 1;
         const bool mid = kernel.fn_mid && left > kernel.few_mr && left <= kernel.mid_mr;
         const bool few = !mid && (left + kernel.few_mr - 1) / kernel.few_mr * kernel.few_mr < kernel.mr;
         const int step = few ? std::min(left, kernel.few_mr) : left;
-        const GemmMicroKernel fn = mid   ? (half ? kernel.fn_mid_half : kernel.fn_mid)
+        const GemmMicroKernel fn = one   ? (half ? kernel.fn_one_half : kernel.fn_one)
+                                   : mid ? (half ? kernel.fn_mid_half : kernel.fn_mid)
                                    : few ? (half ? kernel.fn_few_half : kernel.fn_few)
                                          : (half ? kernel.fn_half : kernel.fn);
         fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi);

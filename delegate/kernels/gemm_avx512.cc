@@ -1,4 +1,4 @@
-// Micro-kernels for avx512: GEMM 12 rows x 32 columns (leftovers 8 or 4 rows), depthwise 32 channels per block, pools, rows.
+// Micro-kernels for avx512: GEMM 12 rows x 32 columns (leftovers 8, 4 or 1 rows), depthwise 32 channels per block, pools, rows.
 #include "vec_avx512.h"
 #include "gemm_microkernel.h"
 #include "row_microkernel.h"
@@ -12,7 +12,9 @@ const GemmKernel& gemm_kernel_avx512() {
                                  &simd::gemm_microkernel<simd::F32x16, 12, 1>,
                                  &simd::gemm_microkernel<simd::F32x16, 4, 1>, 8,
                                  &simd::gemm_microkernel<simd::F32x16, 8, 2>,
-                                 &simd::gemm_microkernel<simd::F32x16, 8, 1>};
+                                 &simd::gemm_microkernel<simd::F32x16, 8, 1>,
+                                 &simd::gemm_microkernel<simd::F32x16, 1, 2>,
+                                 &simd::gemm_microkernel<simd::F32x16, 1, 1>};
   return kernel;
 }
 

@@ -27,7 +27,7 @@ std::vector<float> random_vector(size_t n, uint32_t seed) {
 
 TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   const Problem problems[] = {{1, 1, 1},  {5, 7, 3},   {13, 33, 17},  {12, 32, 64},
-                              {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}};
+                              {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}, {1, 70, 129}};
   const float kGuard = 1234.5f;
   for (const auto& [m, n, k] : problems) {
     for (const auto& [lo, hi, half_tail] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, false},
