@@ -256,6 +256,10 @@ struct Partition {
   std::map<int, Shape> owned_shape;
   std::map<int, int> owned;  // tensor -> index into buffers
   std::vector<std::vector<float>> buffers;
+  // A lone RESHAPE between two owned tensors does not run: its output is its
+  // input's buffer under another shape.
+  std::map<int, int> alias_of;  // the RESHAPE's output -> its input
+  std::vector<bool> skipped;    // per bound program
   std::vector<DepthFirstChain> chains;  // runs of programs executed depth-first (one thread)
   std::vector<const float*> in;  // one program's input and output pointers, reused every invoke
   std::vector<float*> out;
@@ -355,12 +359,17 @@ void assign_buffers(Partition* part) {
   for (size_t k = 0; k < end.size(); ++k) end[k] = k;
   for (const DepthFirstChain& c : part->chains)
     for (int k = c.first(); k < c.first() + c.size(); ++k) end[k] = c.first() + c.size() - 1;
-  std::map<int, size_t> last_read;
+  auto root = [&](int t) {  // the tensor whose buffer t uses
+    for (auto it = part->alias_of.find(t); it != part->alias_of.end(); it = part->alias_of.find(t)) t = it->second;
+    return t;
+  };
+  std::map<int, size_t> last_read;  // by root
   for (size_t k = 0; k < part->programs.size(); ++k)
-    for (int t : part->programs[k].inputs) last_read[t] = std::max(last_read[t], end[k]);
+    for (int t : part->programs[k].inputs) last_read[root(t)] = std::max(last_read[root(t)], end[k]);
   std::vector<int> free;  // buffer indices
   part->owned.clear();
   for (size_t k = 0; k < part->programs.size(); ++k) {
+    if (part->skipped[k]) continue;
     for (int t : part->programs[k].outputs) {
       auto shape = part->owned_shape.find(t);
       if (shape == part->owned_shape.end()) continue;
@@ -383,9 +392,12 @@ void assign_buffers(Partition* part) {
       if (part->buffers[b].size() < need) part->buffers[b].resize(need);
       part->owned[t] = b;
     }
+    std::set<int> dying;
     for (int t : part->programs[k].inputs)
-      if (auto it = part->owned.find(t); it != part->owned.end() && last_read[t] == k) free.push_back(it->second);
+      if (part->owned.count(root(t)) && last_read[root(t)] == k) dying.insert(root(t));
+    for (int t : dying) free.push_back(part->owned[t]);
   }
+  for (const auto& [t, source] : part->alias_of) part->owned[t] = part->owned.at(root(source));
 }
 
 TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
@@ -451,6 +463,17 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
       for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) part->owned_shape.erase(part->programs[k].outputs[0]);
     }
   }
+  // A lone RESHAPE of an owned tensor into an owned tensor becomes an alias.
+  part->alias_of.clear();
+  part->skipped.assign(part->programs.size(), false);
+  for (size_t k = 0; k < part->programs.size(); ++k) {
+    const Program& p = part->programs[k];
+    const bool reshape = p.code.size() == 1 && p.code[0].anchor >= 0 && p.anchors[0].op == AnchorOp::kReshape;
+    if (reshape && part->owned_shape.count(p.inputs[0]) && part->owned_shape.count(p.outputs[0])) {
+      part->alias_of[p.outputs[0]] = p.inputs[0];
+      part->skipped[k] = true;
+    }
+  }
   assign_buffers(part);
   if (part->report < static_cast<int>(part->delegate->reports.size())) {
     PartitionReport& r = part->delegate->reports[part->report];
@@ -485,6 +508,7 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
       k += c.size() - 1;
       continue;
     }
+    if (part->skipped[k]) continue;  // an alias
     const Program& p = part->programs[k];
     in.clear();
     out.clear();
