@@ -420,7 +420,9 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
                                      ? s.dw->row_for_taps(taps)
                                      : nullptr;
       if (by_row) {  // pieces of output rows; two whole rows of one image at once where the kernel can
-        const DwRow2Kernel by_two_rows = taps == 9 ? s.dw->row2_3x3 : nullptr;
+        // Two rows share input rows only at vertical stride and dilation 1.
+        const bool vertical_1 = a.geo.p.stride_h == 1 && a.geo.p.dilation_h == 1;
+        const DwRow2Kernel by_two_rows = taps == 9 && vertical_1 ? s.dw->row2_3x3 : nullptr;
         const int64_t w = a.geo.out_w;
         for (int64_t p = first, end = first + count; p < end;) {
           if (by_two_rows && p % w == 0 && end - p >= 2 * w && (p / w) % a.geo.out_h + 1 < a.geo.out_h) {

@@ -307,11 +307,13 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   // A constant per-channel affine chain before a CONV_2D folds into its
   // weights, bias and padding.
   std::vector<std::vector<int>> affine_of(n);
+  std::vector<int> affine_source(n, -1);
   for (int i = 0; i < n; ++i) {
     if (!legal[i]) continue;
     const auto f = input_affine(g, i);
     if (!f || !std::all_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return legal[m]; })) continue;
     affine_of[i] = f->nodes;
+    affine_source[i] = f->source;
     for (int m : f->nodes) folded[m] = true;
   }
   for (int i = 0; i < n; ++i) {
@@ -373,6 +375,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       return p >= 0 && std::find(members.begin(), members.end(), p) != members.end();
     };
     for (int m : members) {
+      if (!affine_of[m].empty() && inside(affine_source[m])) return false;  // it reads the chain's source
       if (g.nodes[m].kind != OpKind::kAnchor || reads_tile_rows(g.nodes[m].anchor) || !affine_of[m].empty()) continue;
       for (int t : g.nodes[m].inputs) {
         if (!inside(t)) continue;

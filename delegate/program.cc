@@ -393,6 +393,9 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   Shape dom = shape.back();
   for (size_t v = ni; v < shape.size(); ++v)
     if (num_elements(shape[v]) > num_elements(dom)) dom = shape[v];
+  size_t rank = dom.size();  // as high as any shape's, so every input broadcasts to it
+  for (const Shape& s : shape) rank = std::max(rank, s.size());
+  dom.insert(dom.begin(), rank - dom.size(), 1);
   std::vector<bool> row_value(shape.size(), false);
   for (size_t v = ni; v < shape.size(); ++v) {
     row_value[v] = !same_layout(shape[v], dom) && is_row_of(shape[v], dom);

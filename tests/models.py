@@ -747,6 +747,8 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
     def anchor_inputs_outside(members):
         for m in members:
             p = producer.get(nodes[m]["inputs"][0])
+            if m in affine_of and producer.get(_chain_input(nodes[affine_of[m][0]])) in members:
+                return False  # a folded chain's source must come from outside
             if kind[m] == "anchor" and p in members and not tile_rows(m) and m not in affine_of:
                 if (kind[p] != "pad" and p not in folded) or any(producer.get(t) in members
                                                                  for t in nodes[p]["inputs"]):
@@ -797,6 +799,12 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
 
     return [sorted(g) for k, g in enumerate(groups)
             if g and (len(g) >= min_nodes or anchored[k] or touches_anchored(g))]
+
+
+def _chain_input(nd):
+    """The input of a MUL/ADD/SUB by a constant that is not the constant."""
+    const = nd.get("const", [False] * len(nd["inputs"]))
+    return nd["inputs"][0 if const[1] else 1]
 
 
 def _input_affine(i, nodes, shapes, producer, readers, kind):

@@ -397,6 +397,28 @@ TEST(Planner, AConstantInputMapFoldsIntoTheConvolution) {
   }
 }
 
+// A folded chain's source read again after the convolution (a skip
+// connection): the conv reads the source whole, so the source's producer
+// stays out of its group.
+TEST(Planner, AFoldedInputMapReadsItsSourceFromOutsideTheGroup) {
+  static const float half[1] = {0.5f}, shift[16] = {}, w[16 * 9 * 16] = {}, cb[16] = {};
+  GraphBuilder b;
+  const Shape s = {1, 6, 6, 16};
+  const int x = b.ew(EwOp::Add, {b.tensor(s), b.tensor(s)}, s);
+  const int y = b.ew(EwOp::Add, {b.ew(EwOp::Mul, {x, b.tensor({}, true, half)}, s), b.tensor({16}, true, shift)}, s);
+  ConvParams p;
+  p.same_padding = true;
+  const int c = b.conv(AnchorOp::kConv2D, y, w, {16, 3, 3, 16}, cb, p, s);
+  b.ew(EwOp::Add, {c, x}, s);
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  const Plan plan = plan_fusion(b.g, all);
+  ASSERT_EQ(input_affine(b.g, 3)->source, x);
+  EXPECT_EQ(plan.group_of[1], plan.group_of[3]);  // the chain folds into the conv
+  EXPECT_NE(plan.group_of[0], plan.group_of[3]);  // x's producer does not join it
+}
+
 TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {
   GraphBuilder b;
   b.row_op(AnchorOp::kBatchMatMul, {b.tensor({2, 4, 3}), b.tensor({2, 5, 6})}, {2, 4, 6});  // k 3 vs 5

@@ -399,13 +399,17 @@ TEST(Program, FullyConnectedWithAnEpilogueOnEveryIsa) {
   }
 }
 
-// Values of one layout but different ranks: each output keeps its own shape.
+// Values of one layout but different ranks: each output keeps its own shape,
+// whichever value comes last (the domain then takes the highest rank).
 TEST(Program, AFullyConnectedOutputAndItsResidualOfAnotherRank) {
-  Case c;
-  const int x = c.input({1, 37, 20});
-  const int y = c.b.fc(x, test::random_weights(45 * 20, 7), test::random_weights(45, 8), 45, 20, {37, 45});
-  const int z = c.b.ew(EwOp::Add, {c.input({1, 37, 45}), y}, {1, 37, 45});
-  c.check({y, z}, nullptr, 1e-5);
+  for (bool low_rank_last : {false, true}) {
+    Case c;
+    const int x = c.input({1, 37, 20});
+    const int y = c.b.fc(x, test::random_weights(45 * 20, 7), test::random_weights(45, 8), 45, 20, {37, 45});
+    const int z = c.b.ew(EwOp::Add, {c.input({1, 37, 45}), y}, {1, 37, 45});
+    if (low_rank_last) c.check({z, c.b.ew(EwOp::Tanh, {y}, {37, 45})}, nullptr, 1e-5);
+    else c.check({y, z}, nullptr, 1e-5);
+  }
 }
 
 // Enough work to share between two threads, too few rows to share: the
@@ -521,6 +525,21 @@ TEST(Program, DepthwiseWithEveryMultiplierOnEveryIsa) {
                                  Activation::kRelu6);
           c.check({c.b.ew(EwOp::Mul, {y, c.input({oc})}, out)}, nullptr, 1e-5);
         }
+}
+
+// Stride or dilation 1 along W but not along H (an OCR network's (2, 1)):
+// the row kernels run, but output rows share no input rows.
+TEST(Program, DepthwiseWithOnlyHorizontalStrideOne) {
+  for (bool dilated : {false, true}) {
+    Case c;
+    ConvParams p = conv_params(1, 1, true);
+    (dilated ? p.dilation_h : p.stride_h) = 2;
+    const Shape in = {1, 12, 9, 16};
+    const Shape out = {1, dilated ? 12 : 6, 9, 16};
+    const int y = c.b.conv(AnchorOp::kDepthwiseConv2D, c.input(in), random_weights(9 * 16, 5), {1, 3, 3, 16},
+                           random_weights(16, 6), p, out);
+    c.check({y}, nullptr, 1e-5);
+  }
 }
 
 // A squeeze-excite MUL folds into the weights of the convolution or fully
