@@ -49,6 +49,8 @@ std::string AnchorStep::to_string() const {
   if (scale_input) s += "input scaled per channel, ";
   if (!outside.empty()) s += "input map folded, ";
   if (op == AnchorOp::kBatchMatMul) s += std::string(adj_x ? "adj_x, " : "") + (adj_y ? "adj_y, " : "");
+  for (int i = 0; i < 2; ++i)
+    if (!operand_perm[i].empty()) s += std::string(i ? "b" : "a") + " transposed in place, ";
   if (op == AnchorOp::kSoftmax && beta != 1.f) s += "beta " + std::to_string(beta) + ", ";
   s += gemm ? gemm->name : is_pool(op) ? "pool" : dw ? dw->name : rows ? rows->name : "copy";
   return s + "]";
@@ -139,12 +141,30 @@ bool bind_row_op(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* 
   std::optional<Shape> out;
   switch (step.op) {
     case AnchorOp::kBatchMatMul:
-      out = batch_matmul_shape(in, inputs[1], step.adj_x, step.adj_y);
+      for (int i = 0; i < 2; ++i) {  // each operand through its folded TRANSPOSE, if any
+        const Shape dense = broadcast_strides(inputs[i], inputs[i]);
+        const std::vector<int64_t>& perm = step.operand_perm[i];
+        if (perm.empty()) {
+          b.view[i] = inputs[i];
+          b.view_strides[i] = dense;
+          continue;
+        }
+        if (perm.size() != inputs[i].size()) break;
+        b.view[i].clear();
+        b.view_strides[i].clear();
+        for (int64_t p : perm) {
+          b.view[i].push_back(inputs[i][p]);
+          b.view_strides[i].push_back(dense[p]);
+        }
+      }
+      if (b.view[0].size() == in.size() && b.view[1].size() == inputs[1].size())
+        out = batch_matmul_shape(b.view[0], b.view[1], step.adj_x, step.adj_y);
+      if (out && !step.operand_perm[0].empty() && (step.adj_x || b.view_strides[0].back() != 1)) out.reset();
       if (out) {
         const size_t r = in.size();
         b.m = (*out)[r - 2];
         b.n = (*out)[r - 1];
-        b.k = in[r - (step.adj_x ? 2 : 1)];
+        b.k = b.view[0][r - (step.adj_x ? 2 : 1)];
         b.batches = num_elements(*out) / std::max<int64_t>(1, b.m * b.n);
         b.b_shared = num_elements(inputs[1]) == b.k * b.n;
         b.packed.resize(b.b_shared ? 1 : b.batches);
@@ -271,11 +291,26 @@ void BoundAnchor::before_run(const float* const* inputs) const {
             for (int64_t j = 0; j < m; ++j) a_transposed[(q * m + j) * k + i] = input[(q * k + i) * m + j];
         input = a_transposed.data();
       }
-      for (int64_t r = 0; r < rows_total; ++r) rows[r] = input + r * k;
-      const int64_t b_size = k * n;
-      for (size_t q = 0; q < packed.size(); ++q)  // b [k, n] or (adj_y) [n, k]
-        pack_weights_into(inputs[1] + q * b_size, step.adj_y ? k : 1, step.adj_y ? 1 : n, nullptr,
-                          static_cast<int>(n), static_cast<int>(k), step.gemm->nr, true, &packed[q]);
+      // Batch q's offset in an operand, from its batch axes' strides.
+      auto offset = [](const Shape& view, const Shape& strides, int64_t q) {
+        int64_t off = 0;
+        for (int d = static_cast<int>(view.size()) - 3; d >= 0; --d) {
+          off += q % view[d] * strides[d];
+          q /= view[d];
+        }
+        return off;
+      };
+      const Shape &va = view[0], &sa = view_strides[0], &vb = view[1], &sb = view_strides[1];
+      const size_t ra = va.size(), rb = vb.size();
+      for (int64_t q = 0; q < batches; ++q) {  // a's rows: k contiguous (the fold keeps a's last axis)
+        const float* base = step.adj_x ? input + q * m * k : input + offset(va, sa, q);
+        const int64_t row_stride = step.adj_x ? k : sa[ra - 2];
+        for (int64_t i = 0; i < m; ++i) rows[q * m + i] = base + i * row_stride;
+      }
+      for (size_t q = 0; q < packed.size(); ++q)  // b [k, n] or (adj_y) [n, k], through its strides
+        pack_weights_into(inputs[1] + offset(vb, sb, static_cast<int64_t>(q)), step.adj_y ? sb[rb - 2] : sb[rb - 1],
+                          step.adj_y ? sb[rb - 1] : sb[rb - 2], nullptr, static_cast<int>(n), static_cast<int>(k),
+                          step.gemm->nr, true, &packed[q]);
       return;
     }
     case AnchorOp::kSoftmax:

@@ -34,6 +34,9 @@ struct AnchorStep {
   float beta = 1.f;                     // SOFTMAX
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
   std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation
+  // BATCH_MATMUL: per operand, a TRANSPOSE folded into it (its permutation;
+  // empty: none). The operand is read through the permuted strides.
+  std::vector<int64_t> operand_perm[2];
   // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
   // input), folded into a copy of the weights on each run.
   bool scale_input = false;
@@ -75,6 +78,7 @@ struct BoundAnchor {
   mutable const float* src = nullptr;             // row ops: the input of this run
   mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
   mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
+  Shape view[2], view_strides[2];                 // BATCH_MATMUL: each operand as read, and its strides
   mutable PackedWeights scaled;                   // scale_input: the weights times this run's scale
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
   // Points the rows at `inputs` (the anchor's input tensors: two for

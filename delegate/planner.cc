@@ -197,6 +197,25 @@ std::optional<ChannelAffine> input_affine(const Graph& g, int conv) {
   return f;
 }
 
+int folded_transpose(const Graph& g, int bmm, int i) {
+  const Node& b = g.nodes[bmm];
+  if (b.kind != OpKind::kAnchor || b.anchor != AnchorOp::kBatchMatMul || b.inputs.size() != 2) return -1;
+  const int t = b.inputs[i];
+  if (b.inputs[1 - i] == t) return -1;
+  int producer = -1, readers = 0;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    if (g.nodes[k].outputs.size() == 1 && g.nodes[k].outputs[0] == t) producer = static_cast<int>(k);
+    readers += static_cast<int>(std::count(g.nodes[k].inputs.begin(), g.nodes[k].inputs.end(), t));
+  }
+  if (producer < 0 || readers != 1) return -1;
+  const Node& p = g.nodes[producer];
+  if (p.kind != OpKind::kAnchor || p.anchor != AnchorOp::kTranspose || p.inputs.empty()) return -1;
+  const size_t rank = p.dims.size();
+  if (rank < 2 || rank != g.tensors[p.inputs[0]].shape.size()) return -1;
+  if (i == 0 && (b.adj_x || p.dims.back() != static_cast<int64_t>(rank) - 1)) return -1;
+  return producer;
+}
+
 int channel_scale_side(const Graph& g, const Node& mul) {
   if (mul.kind != OpKind::kElementwise || mul.ew != EwOp::Mul || mul.act != Activation::kNone ||
       mul.inputs.size() != 2 || mul.outputs.size() != 1)
@@ -331,6 +350,18 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     folded[p] = true;
   }
 
+  // A TRANSPOSE read only by a BATCH_MATMUL folds into it: no copy.
+  std::vector<std::vector<int>> transposes_of(n);
+  for (int i = 0; i < n; ++i) {
+    if (!legal[i] || g.nodes[i].kind != OpKind::kAnchor || g.nodes[i].anchor != AnchorOp::kBatchMatMul) continue;
+    for (int operand = 0; operand < 2; ++operand) {
+      const int p = folded_transpose(g, i, operand);
+      if (p < 0 || !legal[p]) continue;
+      transposes_of[i].push_back(p);
+      folded[p] = true;
+    }
+  }
+
   // A group is convex when no path leaves it and comes back: no outside
   // producer of a member depends on a member.
   auto convex = [&](const std::vector<int>& members) {
@@ -421,6 +452,10 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
       if (int p = producer[node.inputs[0]]; p >= 0 && g.nodes[p].kind == OpKind::kPad && legal[p])
         members = {p, i};
     if (scale_of[i] >= 0) members = {scale_of[i], i};
+    if (!transposes_of[i].empty()) {
+      members = transposes_of[i];
+      members.push_back(i);
+    }
     if (!affine_of[i].empty()) {
       members = affine_of[i];
       members.push_back(i);

@@ -43,6 +43,12 @@ struct ChannelAffine {
 // The chain ending at node `conv`'s input, if there is one (no scale is 0).
 std::optional<ChannelAffine> input_affine(const Graph& g, int conv);
 
+// A TRANSPOSE that BATCH_MATMUL node `bmm` reads as operand `i`, read by
+// nothing else, and foldable into it (the first operand keeps its last axis
+// and is not adj_x): the TRANSPOSE's position, or -1. The product then reads
+// the TRANSPOSE's input through permuted strides, with no copy.
+int folded_transpose(const Graph& g, int bmm, int i);
+
 // Why `node` cannot join any group ("" if it can).
 std::string node_legality(const Graph& g, const Node& node, uint32_t families);
 

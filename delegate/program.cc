@@ -1,6 +1,7 @@
 #include "program.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <set>
@@ -146,7 +147,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   // chain's source and folds the chain into its weights. The chain runs only
   // if one of its values must be stored (then all of it).
   std::map<int, ChannelAffine> affine_of;  // conv position -> its chain
-  std::set<int> in_chain, folded_muls;     // chain nodes; folded nodes' outputs
+  std::set<int> in_chain, folded_outputs;  // chain nodes; folded nodes' outputs
   for (int pos : group) {
     auto f = input_affine(g, pos);
     auto in_group = [&](int m) { return std::find(group.begin(), group.end(), m) != group.end(); };
@@ -155,9 +156,20 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
         std::any_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return written[g.nodes[m].outputs[0]]; });
     for (int m : f->nodes) {
       in_chain.insert(m);
-      if (!stored) folded_muls.insert(g.nodes[m].outputs[0]);
+      if (!stored) folded_outputs.insert(g.nodes[m].outputs[0]);
     }
     affine_of[pos] = std::move(*f);
+  }
+  // A TRANSPOSE of the group that a BATCH_MATMUL reads folds into it: the
+  // product reads the TRANSPOSE's input through permuted strides.
+  std::map<int, std::array<const Node*, 2>> transpose_of;  // BATCH_MATMUL position -> per operand
+  for (int pos : group) {
+    for (int i = 0; i < 2; ++i) {
+      const int t = folded_transpose(g, pos, i);
+      if (t < 0 || std::find(group.begin(), group.end(), t) == group.end()) continue;
+      transpose_of[pos][i] = &g.nodes[t];
+      folded_outputs.insert(g.nodes[t].outputs[0]);
+    }
   }
   // A channel-scale MUL's output -> its tensor and its per-channel scale. The
   // MUL folds into a CONV_2D or FULLY_CONNECTED of the group that reads it.
@@ -175,7 +187,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
            scale_of.count(node.inputs[0]);
   };
   for (int pos : group)
-    if (scales_into(g.nodes[pos])) folded_muls.insert(g.nodes[pos].inputs[0]);
+    if (scales_into(g.nodes[pos])) folded_outputs.insert(g.nodes[pos].inputs[0]);
   // The tensors a node takes as values; an anchor reads through a folded PAD
   // or MUL (the MUL's tensor, then its per-channel scale).
   auto reads = [&](int pos, EwOp op) {
@@ -183,7 +195,13 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
     if (auto it = affine_of.find(pos); it != affine_of.end()) return std::vector<int>{it->second.source};
     if (node.kind == OpKind::kElementwise)
       return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
-    if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) return node.inputs;
+    if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) {
+      std::vector<int> in = node.inputs;
+      if (auto it = transpose_of.find(pos); it != transpose_of.end())
+        for (int i = 0; i < 2; ++i)
+          if (it->second[i]) in[i] = it->second[i]->inputs[0];
+      return in;
+    }
     if (scales_into(node)) return scale_of.at(node.inputs[0]);
     auto it = pad_of.find(node.inputs[0]);
     return std::vector<int>{it != pad_of.end() && node.kind == OpKind::kAnchor ? it->second->inputs[0]
@@ -191,7 +209,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
   };
   // A folded PAD or MUL runs only if its output must be stored.
   auto runs = [&](const Node& node) {
-    const bool folds = node.kind == OpKind::kPad || folded_muls.count(node.outputs[0]);
+    const bool folds = node.kind == OpKind::kPad || folded_outputs.count(node.outputs[0]);
     return !folds || written[node.outputs[0]];
   };
   for (int pos : group) {
@@ -224,6 +242,9 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
       auto affine = affine_of.find(group[k]);
       p.anchors.push_back(make_anchor(g, node, pad, kernels, affine != affine_of.end() ? &affine->second : nullptr));
       p.anchors.back().scale_input = scales_into(node);
+      if (auto it = transpose_of.find(group[k]); it != transpose_of.end())
+        for (int i = 0; i < 2; ++i)
+          if (it->second[i]) p.anchors.back().operand_perm[i] = it->second[i]->dims;
       p.code.push_back(in);
     } else {
       p.code.push_back(in);

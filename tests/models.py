@@ -594,10 +594,11 @@ def transformer_specs():
         return tf.abs(tf.transpose(x, [0, 2, 1])) * 2.0
 
     return [
-        Spec("attention", attention, [[1, 16, 32]], 5, 1, claimed_all=27, partitions_all=14,
-             about="Q, K, V projections, heads by RESHAPE+TRANSPOSE, BATCH_MATMUL, scale, SOFTMAX, "
-                   "BATCH_MATMUL, heads merged, output projection, residual ADD, LayerNorm"),
-        Spec("attention_dynamic_batch", attention, [[None, 16, 32]], 5, 1, claimed_all=27, partitions_all=14,
+        Spec("attention", attention, [[1, 16, 32]], 5, 1, claimed_all=27, partitions_all=11,
+             about="Q, K, V projections, heads by RESHAPE (an alias) + TRANSPOSE (folded into the "
+                   "BATCH_MATMUL), scale, SOFTMAX, BATCH_MATMUL, heads merged, output projection, residual "
+                   "ADD, LayerNorm"),
+        Spec("attention_dynamic_batch", attention, [[None, 16, 32]], 5, 1, claimed_all=27, partitions_all=11,
              about="the same with batch None: RESHAPE's -1 is inferred again on every resize"),
         Spec("layer_norm", layer_norm, [[2, 7, 24]], 5, 1, claimed_all=10, partitions_all=1,
              about="LayerNorm: MEAN over the last axis, SQUARED_DIFFERENCE, MEAN+ADD+RSQRT, then scale and "
@@ -693,6 +694,22 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
         if chain:
             affine_of[i] = chain
             folded |= set(chain)
+    transposes_of = {}  # a TRANSPOSE read only by a BATCH_MATMUL folds into it
+    for i, nd in enumerate(nodes):
+        if kind[i] != "anchor" or nd["op"] != "BATCH_MATMUL" or len(nd["inputs"]) != 2:
+            continue
+        for side, t in enumerate(nd["inputs"]):
+            p = producer.get(t)
+            if p is None or kind[p] != "anchor" or nodes[p]["op"] != "TRANSPOSE" or readers.get(t) != 1 \
+                    or nd["inputs"][1 - side] == t or nodes[p].get("perm") is None:
+                continue
+            perm = nodes[p]["perm"]
+            if len(perm) < 2 or len(perm) != len(shapes[nodes[p]["inputs"][0]]):
+                continue
+            if side == 0 and (nd["options"].get("adj_x") or perm[-1] != len(perm) - 1):
+                continue
+            transposes_of.setdefault(i, []).append(p)
+            folded.add(p)
     for i, nd in enumerate(nodes):  # a squeeze-excite MUL folds into the weights of its one reader
         if kind[i] != "anchor" or nd["op"] not in ("CONV_2D", "FULLY_CONNECTED") or i in affine_of:
             continue
@@ -746,12 +763,13 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
 
     def anchor_inputs_outside(members):
         for m in members:
-            p = producer.get(nodes[m]["inputs"][0])
             if m in affine_of and producer.get(_chain_input(nodes[affine_of[m][0]])) in members:
                 return False  # a folded chain's source must come from outside
-            if kind[m] == "anchor" and p in members and not tile_rows(m) and m not in affine_of:
-                if (kind[p] != "pad" and p not in folded) or any(producer.get(t) in members
-                                                                 for t in nodes[p]["inputs"]):
+            if kind[m] != "anchor" or tile_rows(m) or m in affine_of:
+                continue
+            for p in (producer.get(t) for t in nodes[m]["inputs"]):  # a folded PAD, MUL or TRANSPOSE reads outside
+                if p in members and ((kind[p] != "pad" and p not in folded)
+                                     or any(producer.get(t) in members for t in nodes[p]["inputs"])):
                     return False
         return True
 
@@ -769,6 +787,8 @@ def plan(nodes, shapes, min_nodes=3, families=DEFAULT_FAMILIES):
                 members = {scale_of[i], i}
             if i in affine_of:
                 members = set(affine_of[i]) | {i}
+            if i in transposes_of:
+                members = set(transposes_of[i]) | {i}
         for t in nd["inputs"] if kind[i] != "anchor" or tile_rows(i) else []:
             p = producer.get(t)
             if p is None or p not in group_of or group_of[p] in merged:
@@ -973,6 +993,8 @@ def describe(tf, model):
             nd["pads"] = [int(v) for v in consts[inputs[1]].ravel()]
         if nd["op"] == "MEAN" and len(inputs) == 2 and getattr(consts.get(inputs[1]), "dtype", None) == np.int32:
             nd["axes"] = [int(v) for v in consts[inputs[1]].ravel()]
+        if nd["op"] == "TRANSPOSE" and len(inputs) == 2 and consts.get(inputs[1]) is not None:
+            nd["perm"] = [int(v) for v in consts[inputs[1]].ravel()]
         nodes.append(nd)
     return nodes, shapes, it
 
@@ -1017,6 +1039,8 @@ def _op_options(model):
                 opt["multiplier"] = int(o.depthMultiplier)
         if isinstance(o, schema.MirrorPadOptionsT):
             opt["mode"] = mirror_modes.get(o.mode, "?")
+        if hasattr(o, "adjX"):  # BATCH_MATMUL
+            opt["adj_x"] = bool(o.adjX)
         out.append((act, opt))
     return out
 
@@ -1029,7 +1053,7 @@ def _fed(group, nodes):
 
 def _op_label(nd):
     label = nd["op"] + ("" if nd["act"] == "NONE" else "+" + nd["act"])
-    return label + "".join(f" {k}={v}" for k, v in nd["options"].items())
+    return label + "".join(f" {k}={v}" for k, v in nd["options"].items() if k != "adj_x")
 
 
 def expected_all(spec):

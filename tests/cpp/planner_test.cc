@@ -419,6 +419,31 @@ TEST(Planner, AFoldedInputMapReadsItsSourceFromOutsideTheGroup) {
   EXPECT_NE(plan.group_of[0], plan.group_of[3]);  // x's producer does not join it
 }
 
+// A TRANSPOSE read only by a BATCH_MATMUL folds into it; not one that moves
+// the first operand's last axis, nor one read twice.
+TEST(Planner, ATransposeReadOnlyByABatchMatMulFoldsIntoIt) {
+  GraphBuilder b;
+  const int q = b.row_op(AnchorOp::kTranspose, {b.tensor({1, 8, 2, 4})}, {1, 2, 8, 4}, {0, 2, 1, 3});
+  const int k = b.row_op(AnchorOp::kTranspose, {b.tensor({1, 8, 2, 4})}, {1, 2, 8, 4}, {0, 2, 1, 3});
+  b.row_op(AnchorOp::kBatchMatMul, {q, k}, {1, 2, 8, 8}, {}, false, true);
+  const int a_moved = b.row_op(AnchorOp::kTranspose, {b.tensor({1, 2, 4, 8})}, {1, 2, 8, 4}, {0, 1, 3, 2});
+  b.row_op(AnchorOp::kBatchMatMul, {a_moved, b.tensor({1, 2, 8, 4})}, {1, 2, 8, 8}, {}, false, true);
+  const int twice = b.row_op(AnchorOp::kTranspose, {b.tensor({1, 2, 4, 8})}, {1, 2, 8, 4}, {0, 1, 3, 2});
+  b.row_op(AnchorOp::kBatchMatMul, {b.tensor({1, 2, 8, 4}), twice}, {1, 2, 8, 8}, {}, false, true);
+  b.ew(EwOp::Exp, {twice}, {1, 2, 8, 4});
+  EXPECT_EQ(folded_transpose(b.g, 2, 0), 0);
+  EXPECT_EQ(folded_transpose(b.g, 2, 1), 1);
+  EXPECT_EQ(folded_transpose(b.g, 4, 0), -1);  // moves a's last axis
+  EXPECT_EQ(folded_transpose(b.g, 6, 1), -1);  // read twice
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  const Plan plan = plan_fusion(b.g, all);
+  EXPECT_EQ(plan.groups[plan.group_of[2]], (std::vector<int>{0, 1, 2}));
+  EXPECT_NE(plan.group_of[3], plan.group_of[4]);
+  EXPECT_NE(plan.group_of[5], plan.group_of[6]);
+}
+
 TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {
   GraphBuilder b;
   b.row_op(AnchorOp::kBatchMatMul, {b.tensor({2, 4, 3}), b.tensor({2, 5, 6})}, {2, 4, 6});  // k 3 vs 5

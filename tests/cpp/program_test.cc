@@ -675,6 +675,38 @@ TEST(Program, SoftmaxReadsItsPrologueFromTheTile) {
   }
 }
 
+// Attention's head split: a TRANSPOSE read only by a BATCH_MATMUL folds into
+// it, which reads the TRANSPOSE's input through permuted strides (a: its last
+// axis kept; b: any permutation, with or without adj_y).
+TEST(Program, TransposedOperandsFoldIntoTheBatchMatMul) {
+  struct C {
+    std::vector<int64_t> perm_a, perm_b;
+    bool adj_y;
+  };
+  for (const C& t : {C{{0, 2, 1, 3}, {0, 2, 1, 3}, true}, C{{0, 2, 1, 3}, {0, 2, 3, 1}, false},
+                     C{{}, {2, 0, 1, 3}, false}, C{{1, 0, 2, 3}, {}, true}}) {
+    Case c;
+    auto operand = [&](const Shape& view, const std::vector<int64_t>& perm) {
+      if (perm.empty()) return c.input(view);
+      Shape src(view.size());
+      for (size_t d = 0; d < perm.size(); ++d) src[perm[d]] = view[d];
+      return c.b.row_op(AnchorOp::kTranspose, {c.input(src)}, view, perm);
+    };
+    const Shape va = {2, 3, 7, 5}, vb = t.adj_y ? Shape{2, 3, 9, 5} : Shape{2, 3, 5, 9}, out = {2, 3, 7, 9};
+    const int a = operand(va, t.perm_a), b = operand(vb, t.perm_b);
+    const int y = c.b.row_op(AnchorOp::kBatchMatMul, {a, b}, out, {}, false, t.adj_y);
+    const int z = c.b.ew(EwOp::Mul, {y, c.input({})}, out);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[z] = true;
+    std::vector<int> all(c.b.g.nodes.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    const Program p = build_program(c.b.g, all, written, *kernels_for("scalar"));
+    ASSERT_EQ(p.anchors.size(), 1u) << p.to_string();  // the TRANSPOSEs do not run
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
+}
+
 TEST(Program, ReshapeAndTransposeMoveEveryElement) {
   {
     Case c;
