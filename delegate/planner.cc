@@ -28,6 +28,20 @@ class NodeSet {
   std::vector<uint64_t> words_;
 };
 
+// Per tensor: the node that writes it (-1: none), and how many node inputs read it.
+std::vector<int> producers(const Graph& g) {
+  std::vector<int> p(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int t : g.nodes[i].outputs) p[t] = static_cast<int>(i);
+  return p;
+}
+std::vector<int> reader_counts(const Graph& g) {
+  std::vector<int> r(g.tensors.size(), 0);
+  for (const Node& node : g.nodes)
+    for (int t : node.inputs) ++r[t];
+  return r;
+}
+
 }  // namespace
 
 namespace {
@@ -151,11 +165,7 @@ std::optional<ChannelAffine> input_affine(const Graph& g, int conv) {
   const Shape& in = g.tensors[c.inputs[0]].shape;
   if (in.size() != 4 || in.back() <= 0) return std::nullopt;
   const int64_t channels = in.back();
-  std::vector<int> producer(g.tensors.size(), -1), readers(g.tensors.size(), 0);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (int t : g.nodes[i].outputs) producer[t] = static_cast<int>(i);
-    for (int t : g.nodes[i].inputs) ++readers[t];
-  }
+  const std::vector<int> producer = producers(g), readers = reader_counts(g);
   ChannelAffine f;
   f.scale.assign(channels, 1.f);
   f.shift.assign(channels, 0.f);
@@ -202,12 +212,8 @@ int folded_transpose(const Graph& g, int bmm, int i) {
   if (b.kind != OpKind::kAnchor || b.anchor != AnchorOp::kBatchMatMul || b.inputs.size() != 2) return -1;
   const int t = b.inputs[i];
   if (b.inputs[1 - i] == t) return -1;
-  int producer = -1, readers = 0;
-  for (size_t k = 0; k < g.nodes.size(); ++k) {
-    if (g.nodes[k].outputs.size() == 1 && g.nodes[k].outputs[0] == t) producer = static_cast<int>(k);
-    readers += static_cast<int>(std::count(g.nodes[k].inputs.begin(), g.nodes[k].inputs.end(), t));
-  }
-  if (producer < 0 || readers != 1) return -1;
+  const int producer = producers(g)[t];
+  if (producer < 0 || reader_counts(g)[t] != 1) return -1;
   const Node& p = g.nodes[producer];
   if (p.kind != OpKind::kAnchor || p.anchor != AnchorOp::kTranspose || p.inputs.empty()) return -1;
   const size_t rank = p.dims.size();
@@ -284,9 +290,7 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   plan.group_of.assign(n, -1);
   plan.reason.assign(n, "");
 
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (int i = 0; i < n; ++i)
-    for (int t : g.nodes[i].outputs) producer[t] = i;
+  const std::vector<int> producer = producers(g);
 
   // ancestors[i]: every node that node i depends on.
   std::vector<NodeSet> ancestors(n, NodeSet(n));
@@ -303,9 +307,10 @@ Plan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     legal[i] = plan.reason[i].empty();
   }
   // A legal PAD folds into the convolution that is its only reader.
-  std::vector<int> readers(g.tensors.size(), 0), reader(g.tensors.size(), -1);
+  const std::vector<int> readers = reader_counts(g);
+  std::vector<int> reader(g.tensors.size(), -1);  // the last node reading each tensor
   for (int i = 0; i < n; ++i)
-    for (int t : g.nodes[i].inputs) ++readers[t], reader[t] = i;
+    for (int t : g.nodes[i].inputs) reader[t] = i;
   auto is_conv = [&](int i) {  // reads windows of its input: a PAD can fold into it
     return g.nodes[i].kind == OpKind::kAnchor && reads_windows(g.nodes[i].anchor);
   };
