@@ -88,6 +88,14 @@ def claimed_nodes(res):
     return sorted(n for p in res["partition_nodes"] for n in p)
 
 
+def check_ops_claimed(res, entry, ops):
+    """Every node of the model whose op is in `ops` is claimed."""
+    claimed = claimed_nodes(res)
+    for i, label in enumerate(entry["ops"]):
+        if op_of(label) in ops:
+            assert i in claimed, f"{i}:{label} not claimed; claimed {claimed} of {entry['ops']}"
+
+
 def op_of(label):
     """The op of a manifest label: "CONV_2D+RELU6 stride=2x2" -> "CONV_2D"."""
     return label.split()[0].split("+")[0]

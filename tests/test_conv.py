@@ -9,7 +9,7 @@ import pytest
 
 import models
 from procs import require_runtime, run_python
-from checks import KERNEL_VARIANTS, check_off_by_default, check_result, check_variant, claimed_nodes, op_of
+from checks import KERNEL_VARIANTS, check_off_by_default, check_ops_claimed, check_result, check_variant, op_of
 
 MODELS = [s.name for s in models.conv_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
@@ -23,11 +23,7 @@ def test_conv_with_epilogue(worker_results, manifest, runtime, name):
     res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
         assert res["claimed"] == entry["expect_claimed_all"], (res["partition_nodes"], entry["ops"])
-        # Every convolution is claimed, and every pad whose one reader is a convolution.
-        claimed = claimed_nodes(res)
-        for i, label in enumerate(entry["ops"]):
-            if op_of(label) in ("CONV_2D", "DEPTHWISE_CONV_2D"):
-                assert i in claimed, f"{i}:{label} not claimed; claimed {claimed} of {entry['ops']}"
+        check_ops_claimed(res, entry, ("CONV_2D", "DEPTHWISE_CONV_2D"))
     check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
 
 

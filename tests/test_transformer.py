@@ -6,8 +6,8 @@ batch re-infers RESHAPE's -1; with default options no row op is claimed."""
 import pytest
 
 import models
-from checks import (KERNEL_VARIANTS, check_invokes, check_off_by_default, check_result, check_variant,
-                    claimed_nodes, op_of, tolerance)
+from checks import (KERNEL_VARIANTS, check_invokes, check_off_by_default, check_ops_claimed, check_result,
+                    check_variant, claimed_nodes, op_of, tolerance)
 
 MODELS = [s.name for s in models.transformer_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
@@ -19,10 +19,7 @@ def test_row_ops_with_epilogues(worker_results, manifest, runtime, name):
     entry = manifest[name]
     res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
-        claimed = claimed_nodes(res)
-        for i, label in enumerate(entry["ops"]):
-            if op_of(label) in models.ROW_OPS:
-                assert i in claimed, f"{i}:{label} not claimed; claimed {claimed} of {entry['ops']}"
+        check_ops_claimed(res, entry, models.ROW_OPS)
     check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
 
 
