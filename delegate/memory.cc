@@ -1,6 +1,10 @@
 #include "memory.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -8,34 +12,91 @@
 
 namespace fd {
 
-void* allocate_huge(size_t bytes) {
-  void* p = nullptr;
-  if (posix_memalign(&p, kHugePageBytes, bytes) != 0) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, bytes, MADV_HUGEPAGE);  // a hint: without huge pages the block still works
+namespace {
+
+constexpr size_t kBlockAlign = 64;
+// Address space reserved per region; only the pages blocks use get memory.
+constexpr size_t kRegionBytes = size_t{16} << 20;
+
+size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+// Blocks are carved in order from the newest region; a region is unmapped once
+// every block carved from it is freed.
+struct Region {
+  char* base;
+  size_t size, used;
+  int live;
+};
+
+std::mutex regions_mutex;
+std::vector<Region> regions;  // the last one is the one carved from
+
+#if defined(__linux__)
+Region map_region(size_t size) {
+  // Over-reserve by one huge page, then trim both ends to 2 MiB alignment.
+  char* raw = static_cast<char*>(
+      mmap(nullptr, size + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  char* base = reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(raw), kHugePageBytes));
+  const size_t head = base - raw, tail = kHugePageBytes - head;
+  if (head) munmap(raw, head);
+  if (tail) munmap(base + size, tail);
+#if defined(MADV_HUGEPAGE)
+  madvise(base, size, MADV_HUGEPAGE);  // a hint: without huge pages the region still works
 #endif
+  return {base, size, 0, 0};
+}
+
+void unmap_region(const Region& r) { munmap(r.base, r.size); }
+
+// Maps the block's pages now, in one call (Linux 5.14+; older kernels fault them later).
+void populate(char* p, size_t bytes) {
+  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
+  const uintptr_t page = 4096, start = reinterpret_cast<uintptr_t>(p) / page * page;
+  madvise(reinterpret_cast<void*>(start), round_up(reinterpret_cast<uintptr_t>(p) + bytes, page) - start,
+          kPopulateWrite);
+}
+#else
+Region map_region(size_t size) {
+  char* base = static_cast<char*>(::operator new(size, std::align_val_t(kHugePageBytes)));
+  return {base, size, 0, 0};
+}
+void unmap_region(const Region& r) { ::operator delete(r.base, std::align_val_t(kHugePageBytes)); }
+void populate(char*, size_t) {}
+#endif
+
+}  // namespace
+
+void* allocate_weights(size_t bytes) {
+  if (bytes < kRegionBlockBytes) return ::operator new(bytes, std::align_val_t(kBlockAlign));
+  const size_t size = round_up(bytes, kBlockAlign);
+  std::lock_guard<std::mutex> lock(regions_mutex);
+  if (regions.empty() || regions.back().size - regions.back().used < size)
+    regions.push_back(map_region(std::max(kRegionBytes, round_up(size, kHugePageBytes))));
+  Region& r = regions.back();
+  char* p = r.base + r.used;
+  r.used += size;
+  ++r.live;
+  populate(p, size);
   return p;
 }
 
-void* allocate_populated(size_t bytes) {
-#if defined(__linux__) && defined(MAP_POPULATE)
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  return p;
-#else
-  return ::operator new(bytes);
-#endif
+void free_weights(void* p, size_t bytes) {
+  if (bytes < kRegionBlockBytes) return ::operator delete(p, std::align_val_t(kBlockAlign));
+  std::lock_guard<std::mutex> lock(regions_mutex);
+  const auto r = std::find_if(regions.begin(), regions.end(), [p](const Region& r) {
+    return static_cast<char*>(p) >= r.base && static_cast<char*>(p) < r.base + r.size;
+  });
+  if (r == regions.end()) std::abort();  // not a block of ours: a bug, not bad input
+  if (--r->live == 0) {
+    unmap_region(*r);
+    regions.erase(r);
+  }
 }
 
-void free_populated(void* p, size_t bytes) {
-#if defined(__linux__) && defined(MAP_POPULATE)
-  munmap(p, bytes);
-#else
-  (void)bytes;
-  ::operator delete(p);
-#endif
+int weight_regions() {
+  std::lock_guard<std::mutex> lock(regions_mutex);
+  return static_cast<int>(regions.size());
 }
-
-void free_huge(void* p) { std::free(p); }
 
 }  // namespace fd

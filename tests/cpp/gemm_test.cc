@@ -96,14 +96,23 @@ TEST(Gemm, PackingFromAnyLayoutMatchesPanelsBuiltByHand) {
   }
 }
 
-TEST(Gemm, BigPackedWeightsStartOnAHugePageBoundary) {
-  const int n = 1024, k = 1024;  // 4 MiB of weights
-  const auto w = random_vector(size_t{n} * k, 3);
-  const PackedWeights big = pack_weights(w.data(), nullptr, n, k, 32);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data.data()) % kHugePageBytes, 0u);
-  EXPECT_EQ(big.data[5 * 32 + 7], w[size_t{7} * k + 5]);  // column 7, depth 5
-  const PackedWeights small = pack_weights(w.data(), nullptr, 4, 4, 32);
-  EXPECT_EQ(small.data[32 + 2], w[2 * 4 + 1]);
+TEST(Gemm, PackedWeightsShareRegionsThatAreFreedWithTheirLastBlock) {
+  const int before = weight_regions();
+  const auto w = random_vector(size_t{1024} * 1024, 3);
+  {
+    std::vector<PackedWeights> packed;  // 4 MiB, then 256 KiB blocks: 20 MiB over two regions
+    packed.push_back(pack_weights(w.data(), nullptr, 1024, 1024, 32));
+    for (int i = 0; i < 64; ++i) packed.push_back(pack_weights(w.data() + i * 1024, nullptr, 256, 256, 32));
+    packed.push_back(pack_weights(w.data(), nullptr, 4, 4, 32));  // a small one, not in a region
+    EXPECT_GE(weight_regions(), before + 2);
+    for (const PackedWeights& p : packed) EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data.data()) % 64, 0u);
+    EXPECT_EQ(packed[0].data[5 * 32 + 7], w[size_t{7} * 1024 + 5]);  // column 7, depth 5
+    for (int i = 0; i < 64; ++i) EXPECT_EQ(packed[1 + i].data[3 * 32 + 9], w[i * 1024 + 9 * 256 + 3]);
+    EXPECT_EQ(packed.back().data[32 + 2], w[2 * 4 + 1]);
+    packed.erase(packed.begin() + 1, packed.begin() + 40);  // blocks freed out of order
+    EXPECT_EQ(packed[3].data[3 * 32 + 9], w[41 * 1024 + 9 * 256 + 3]);
+  }
+  EXPECT_EQ(weight_regions(), before);
 }
 
 TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {
