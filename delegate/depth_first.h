@@ -54,7 +54,7 @@ class DepthFirstChain {
   std::vector<int64_t> ring_rows_;  // per program but the last: rows its ring holds
   std::vector<int> ring_input_;     // per program but the first: the input that is a ring
   std::vector<Piece> schedule_;
-  mutable std::vector<std::vector<float>> rings_;
+  mutable std::vector<std::vector<float, HugePageAllocator<float>>> rings_;
   mutable std::vector<std::vector<const float*>> in_;
   mutable std::vector<std::vector<float*>> out_;
 };

@@ -15,7 +15,7 @@ constexpr int kGemmRowBlock = 96;
 struct PackedWeights {
   int n = 0, k = 0, nr = 0;
   int last_nr = 0;          // the last panel's width: nr, or nr / 2
-  std::vector<float, WeightAllocator<float>> data;  // panels of (k + 1) * width floats: weights by k, then biases
+  std::vector<float, HugePageAllocator<float>> data;  // panels of (k + 1) * width floats: weights by k, then biases
   int panels() const { return (n + nr - 1) / nr; }
 };
 

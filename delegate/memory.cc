@@ -28,8 +28,15 @@ struct Region {
   int live;
 };
 
-std::mutex regions_mutex;
-std::vector<Region> regions;  // the last one is the one carved from
+// Never destroyed: blocks may be freed by other objects' destructors at exit.
+struct Regions {
+  std::mutex mutex;
+  std::vector<Region> list;  // the last one is the one carved from
+};
+Regions& all_regions() {
+  static Regions* r = new Regions;
+  return *r;
+}
 
 #if defined(__linux__)
 Region map_region(size_t size) {
@@ -67,13 +74,14 @@ void populate(char*, size_t) {}
 
 }  // namespace
 
-void* allocate_weights(size_t bytes) {
+void* allocate_block(size_t bytes) {
   if (bytes < kRegionBlockBytes) return ::operator new(bytes, std::align_val_t(kBlockAlign));
   const size_t size = round_up(bytes, kBlockAlign);
-  std::lock_guard<std::mutex> lock(regions_mutex);
-  if (regions.empty() || regions.back().size - regions.back().used < size)
-    regions.push_back(map_region(std::max(kRegionBytes, round_up(size, kHugePageBytes))));
-  Region& r = regions.back();
+  Regions& regions = all_regions();
+  std::lock_guard<std::mutex> lock(regions.mutex);
+  if (regions.list.empty() || regions.list.back().size - regions.list.back().used < size)
+    regions.list.push_back(map_region(std::max(kRegionBytes, round_up(size, kHugePageBytes))));
+  Region& r = regions.list.back();
   char* p = r.base + r.used;
   r.used += size;
   ++r.live;
@@ -81,22 +89,24 @@ void* allocate_weights(size_t bytes) {
   return p;
 }
 
-void free_weights(void* p, size_t bytes) {
+void free_block(void* p, size_t bytes) {
   if (bytes < kRegionBlockBytes) return ::operator delete(p, std::align_val_t(kBlockAlign));
-  std::lock_guard<std::mutex> lock(regions_mutex);
-  const auto r = std::find_if(regions.begin(), regions.end(), [p](const Region& r) {
+  Regions& regions = all_regions();
+  std::lock_guard<std::mutex> lock(regions.mutex);
+  const auto r = std::find_if(regions.list.begin(), regions.list.end(), [p](const Region& r) {
     return static_cast<char*>(p) >= r.base && static_cast<char*>(p) < r.base + r.size;
   });
-  if (r == regions.end()) std::abort();  // not a block of ours: a bug, not bad input
+  if (r == regions.list.end()) std::abort();  // not a block of ours: a bug, not bad input
   if (--r->live == 0) {
     unmap_region(*r);
-    regions.erase(r);
+    regions.list.erase(r);
   }
 }
 
-int weight_regions() {
-  std::lock_guard<std::mutex> lock(regions_mutex);
-  return static_cast<int>(regions.size());
+int block_regions() {
+  Regions& regions = all_regions();
+  std::lock_guard<std::mutex> lock(regions.mutex);
+  return static_cast<int>(regions.list.size());
 }
 
 }  // namespace fd

@@ -15,6 +15,7 @@
 
 #include "cpu.h"
 #include "depth_first.h"
+#include "memory.h"
 #include "options.h"
 #include "planner.h"
 #include "program.h"
@@ -255,7 +256,7 @@ struct Partition {
   // Tensors that live only inside the partition, in buffers reused once dead.
   std::map<int, Shape> owned_shape;
   std::map<int, int> owned;  // tensor -> index into buffers
-  std::vector<std::vector<float>> buffers;
+  std::vector<std::vector<float, HugePageAllocator<float>>> buffers;
   // A lone RESHAPE between two owned tensors does not run: its output is its
   // input's buffer under another shape.
   std::map<int, int> alias_of;  // the RESHAPE's output -> its input

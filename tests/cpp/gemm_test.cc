@@ -97,14 +97,14 @@ TEST(Gemm, PackingFromAnyLayoutMatchesPanelsBuiltByHand) {
 }
 
 TEST(Gemm, PackedWeightsShareRegionsThatAreFreedWithTheirLastBlock) {
-  const int before = weight_regions();
+  const int before = block_regions();
   const auto w = random_vector(size_t{1024} * 1024, 3);
   {
     std::vector<PackedWeights> packed;  // 4 MiB, then 256 KiB blocks: 20 MiB over two regions
     packed.push_back(pack_weights(w.data(), nullptr, 1024, 1024, 32));
     for (int i = 0; i < 64; ++i) packed.push_back(pack_weights(w.data() + i * 1024, nullptr, 256, 256, 32));
     packed.push_back(pack_weights(w.data(), nullptr, 4, 4, 32));  // a small one, not in a region
-    EXPECT_GE(weight_regions(), before + 2);
+    EXPECT_GE(block_regions(), before + 2);
     for (const PackedWeights& p : packed) EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data.data()) % 64, 0u);
     EXPECT_EQ(packed[0].data[5 * 32 + 7], w[size_t{7} * 1024 + 5]);  // column 7, depth 5
     for (int i = 0; i < 64; ++i) EXPECT_EQ(packed[1 + i].data[3 * 32 + 9], w[i * 1024 + 9 * 256 + 3]);
@@ -112,7 +112,7 @@ TEST(Gemm, PackedWeightsShareRegionsThatAreFreedWithTheirLastBlock) {
     packed.erase(packed.begin() + 1, packed.begin() + 40);  // blocks freed out of order
     EXPECT_EQ(packed[3].data[3 * 32 + 9], w[41 * 1024 + 9 * 256 + 3]);
   }
-  EXPECT_EQ(weight_regions(), before);
+  EXPECT_EQ(block_regions(), before);
 }
 
 TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {
