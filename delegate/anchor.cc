@@ -436,9 +436,9 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
     case AnchorOp::kConv2D: run_anchor_panels(a, first, count, 0, -1, out); break;
     case AnchorOp::kDepthwiseConv2D: {
       const int64_t c = a.geo.channels, m = a.n / c;
-      thread_local std::vector<float, HugePageAllocator<float>> expanded_buffer;
+      thread_local std::vector<float> expanded_buffer;
       thread_local std::vector<const float*> expanded_row_buffer;
-      auto& expanded = expanded_buffer;
+      std::vector<float>& expanded = expanded_buffer;
       std::vector<const float*>& expanded_rows = expanded_row_buffer;
       if (m > 1) {  // depth multiplier: output channel j reads input channel j / m
         const size_t n_rows = static_cast<size_t>(count) * taps;

@@ -1,5 +1,5 @@
-// Storage for the delegate's long-lived buffers: packed weights, the
-// activations a partition owns, depth-first rings and per-thread scratch.
+// Storage for the buffers a partition owns: packed weights, activations and
+// depth-first rings.
 // Floats are left uninitialised (each is written before it is read, so a zero
 // fill first would be a wasted pass). Blocks of 64 KiB and more are carved
 // from shared regions aligned to 2 MiB, with transparent huge pages asked for
@@ -8,7 +8,8 @@
 //   (BERT's 12 MB of weights: about 3 ms of faults at 4 KiB);
 // - one TLB entry per 2 MiB, not 512, for every pass over weights and
 //   activations (MobileNetV2 -8%, BERT -7%, EfficientNet-B0 -7% at run time).
-// A region's space is not reused before all its blocks are freed.
+// A region's space is not reused before all its blocks are freed, so blocks
+// that outlive partitions (per-thread scratch) stay on the ordinary heap.
 #pragma once
 
 #include <cstddef>

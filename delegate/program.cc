@@ -621,9 +621,9 @@ void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in
   if (first >= last) return;
   const size_t ni = in_.size(), no = outputs_;
   const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
-  thread_local std::vector<float, HugePageAllocator<float>> scratch_buffer;
+  thread_local std::vector<float> scratch_buffer;
   thread_local std::vector<float*> slot_buffer;
-  auto& scratch = scratch_buffer;  // one thread-local lookup, not one per use
+  std::vector<float>& scratch = scratch_buffer;  // one thread-local lookup, not one per use
   std::vector<float*>& slots = slot_buffer;
   if (scratch.size() < buffers_ * stride + 16) scratch.resize(buffers_ * stride + 16);
   float* base = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
