@@ -65,6 +65,8 @@ fd::Graph graph_of(const Layer& l, const std::vector<float>& w, const std::vecto
 // FD_BENCH_EVICT_L2=1: before each run, 8 MiB of other data pass through the
 // caches, so weights and inputs come from L3, as inside a model.
 const bool evict_l2 = std::getenv("FD_BENCH_EVICT_L2") != nullptr;
+// FD_BENCH_REPS=n: runs per layer (for profiling; default about 1 GFLOP's worth).
+const int reps_asked = std::getenv("FD_BENCH_REPS") ? std::atoi(std::getenv("FD_BENCH_REPS")) : 0;
 
 void touch_other_memory() {
   static std::vector<float> other(size_t{2} << 20, 1.f);
@@ -121,7 +123,8 @@ int main(int argc, char** argv) {
       const double flops = flops_of(l, l.op == fd::AnchorOp::kFullyConnected ? 1 : out_shape[1],
                                     l.op == fd::AnchorOp::kFullyConnected ? l.h * l.w : out_shape[2]);
       std::vector<double> t;
-      for (int r = 0; r < std::clamp(static_cast<int>(1e9 / flops), 5, 300); ++r) {
+      const int reps = reps_asked > 0 ? reps_asked : std::clamp(static_cast<int>(1e9 / flops), 5, 300);
+      for (int r = 0; r < reps; ++r) {
         if (evict_l2) touch_other_memory();
         const auto start = std::chrono::steady_clock::now();
         bound->run(in, out, nullptr);

@@ -94,7 +94,10 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   a.adj_x = node.adj_x;
   a.adj_y = node.adj_y;
   a.dims = node.dims;
-  if (a.op == AnchorOp::kBatchMatMul) a.gemm = kernels.gemm;  // packs its second operand on every run
+  if (a.op == AnchorOp::kBatchMatMul) {  // packs its second operand on every run
+    const Shape& out = g.tensors[node.outputs[0]].shape;
+    a.gemm = out.empty() ? kernels.gemm : &gemm_for(kernels, static_cast<int>(std::max<int64_t>(1, out.back())));
+  }
   if (a.op == AnchorOp::kSoftmax || a.op == AnchorOp::kRowMean) a.rows = kernels.rows;
   if (a.op == AnchorOp::kPad || is_row_op(a.op)) return a;
   if (a.op == AnchorOp::kMaxPool2D || a.op == AnchorOp::kAveragePool2D || a.op == AnchorOp::kMean) {
@@ -118,7 +121,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
     pack_weights_into(w.data, 1, n, bias, n, k, a.dw->cb, false, packed.get());
     a.weights = std::move(packed);
   } else {
-    a.gemm = kernels.gemm;
+    a.gemm = &gemm_for(kernels, n);
     const float* wd = w.data;
     std::vector<float> folded_w, folded_bias;
     if (affine && a.op == AnchorOp::kConv2D) {

@@ -1,5 +1,7 @@
 #include "cpu.h"
 
+#include "gemm.h"
+
 namespace fd {
 
 std::vector<std::string> available_isas() {
@@ -34,7 +36,8 @@ const Kernels* kernels_for(const std::string& isa) {
   if (want == "scalar") return &scalar;
 #if defined(__x86_64__)
   static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2()};
-  static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(), &row_kernel_avx512()};
+  static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(), &row_kernel_avx512(),
+                              &gemm_kernel_avx512_wide()};
   if (want == "avx2") return &avx2;
   if (want == "avx512") return &avx512;
 #elif defined(__aarch64__)
@@ -42,6 +45,11 @@ const Kernels* kernels_for(const std::string& isa) {
   if (want == "neon") return &neon;
 #endif
   return nullptr;
+}
+
+const GemmKernel& gemm_for(const Kernels& kernels, int n) {
+  const GemmKernel* wide = kernels.gemm_wide;
+  return wide && padded_columns(n, wide->nr) <= padded_columns(n, kernels.gemm->nr) ? *wide : *kernels.gemm;
 }
 
 }  // namespace fd

@@ -18,7 +18,13 @@ struct Kernels {
   const GemmKernel* gemm;
   const DwKernel* dw;
   const RowKernel* rows;
+  const GemmKernel* gemm_wide = nullptr;  // optional: wider panels, see gemm_for
 };
+
+// The GEMM kernel for n output columns: the wide one where the ISA has it and
+// its panels leave no more lanes idle than gemm's (n = 96, 256, 576: yes;
+// 16, 40, 144: no).
+const GemmKernel& gemm_for(const Kernels& kernels, int n);
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build
 // lacks it.

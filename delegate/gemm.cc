@@ -46,6 +46,11 @@ void transpose_block(const float* src, size_t col_stride, size_t k_stride, int i
 
 }  // namespace
 
+int padded_columns(int n, int nr) {
+  const int full = (n - 1) / nr, left = n - full * nr;
+  return full * nr + (nr % 2 == 0 && left <= nr / 2 ? nr / 2 : nr);
+}
+
 void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
                        bool half_tail, PackedWeights* out) {
   PackedWeights& p = *out;

@@ -19,6 +19,10 @@ struct PackedWeights {
   int panels() const { return (n + nr - 1) / nr; }
 };
 
+// The columns n takes in panels nr wide, the last nr / 2 wide where that holds
+// what is left (pack_weights with half_tail).
+int padded_columns(int n, int nr);
+
 // Packs W [n x k] (row-major) and bias [n] (may be null) into panels of nr
 // columns; with half_tail the last panel may be nr / 2 wide.
 PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail = false);

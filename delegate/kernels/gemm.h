@@ -99,6 +99,7 @@ struct RowKernel {
 const GemmKernel& gemm_kernel_scalar();
 const GemmKernel& gemm_kernel_avx2();
 const GemmKernel& gemm_kernel_avx512();
+const GemmKernel& gemm_kernel_avx512_wide();
 const GemmKernel& gemm_kernel_neon();
 const DwKernel& dw_kernel_scalar();
 const DwKernel& dw_kernel_avx2();

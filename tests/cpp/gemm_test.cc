@@ -25,6 +25,17 @@ std::vector<float> random_vector(size_t n, uint32_t seed) {
   return v;
 }
 
+// Each ISA's GEMM kernels, the scalar one first.
+std::vector<std::pair<std::string, const GemmKernel&>> every_gemm_kernel() {
+  std::vector<std::pair<std::string, const GemmKernel&>> all;
+  for (const auto& isa : available_isas()) {
+    const Kernels& k = *kernels_for(isa);
+    all.emplace_back(isa, *k.gemm);
+    if (k.gemm_wide) all.emplace_back(isa, *k.gemm_wide);
+  }
+  return all;
+}
+
 TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   const Problem problems[] = {{1, 1, 1},  {5, 7, 3},   {13, 33, 17},  {12, 32, 64},
                               {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}, {1, 70, 129}};
@@ -36,8 +47,7 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
       const auto a = random_vector(m * lda, m * 7 + k), w = random_vector(n * k, n * 11 + k),
                  bias = random_vector(n, n);
       std::vector<float> scalar_out;
-      for (const auto& isa : available_isas()) {
-        const GemmKernel& kernel = *kernels_for(isa)->gemm;
+      for (const auto& [isa, kernel] : every_gemm_kernel()) {
         const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, half_tail);
         std::vector<float> c(m * ldc, kGuard);
         std::vector<const float*> rows(m);
@@ -56,7 +66,7 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
           }
           for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], kGuard) << kernel.name << " wrote past n";
         }
-        if (isa == "scalar") scalar_out = c;
+        if (&kernel == kernels_for("scalar")->gemm) scalar_out = c;
         else ASSERT_EQ(c, scalar_out) << kernel.name << " differs from the scalar reference";
         // The same in two runs of panels (how threads share a GEMM of few rows).
         std::vector<float> halves(m * ldc, kGuard);
@@ -218,9 +228,23 @@ TEST(Depthwise, TwoRowKernelsMatchTapKernelsBitForBit) {
   }
 }
 
+TEST(Gemm, WidePanelsOnlyWhereTheyLeaveNoMoreLanesIdle) {
+  EXPECT_EQ(padded_columns(144, 32), 144);  // 4 panels of 32, one of 16
+  EXPECT_EQ(padded_columns(144, 64), 160);  // 2 of 64, one of 32
+  EXPECT_EQ(padded_columns(40, 64), 64);
+  EXPECT_EQ(padded_columns(96, 64), 96);
+  EXPECT_EQ(padded_columns(1, 32), 16);
+  const GemmKernel narrow{"12x32", 12, 32}, wide{"6x64", 6, 64};  // only their widths are read
+  const Kernels both{nullptr, &narrow, nullptr, nullptr, &wide};
+  for (int n : {96, 256, 576, 1024, 32})
+    EXPECT_EQ(&gemm_for(both, n), both.gemm_wide) << n;
+  for (int n : {16, 40, 144, 1000}) EXPECT_EQ(&gemm_for(both, n), both.gemm) << n;
+  for (const auto& isa : available_isas())
+    if (!kernels_for(isa)->gemm_wide) EXPECT_EQ(&gemm_for(*kernels_for(isa), 256), kernels_for(isa)->gemm);
+}
+
 TEST(Gemm, KernelsAreNamedForTheirShape) {
-  for (const auto& isa : available_isas()) {
-    const GemmKernel& k = *kernels_for(isa)->gemm;
+  for (const auto& [isa, k] : every_gemm_kernel()) {
     const std::string expect = "f32_gemm_" + std::to_string(k.mr) + "x" + std::to_string(k.nr) + "_" + isa;
     EXPECT_EQ(k.name, expect);
   }
