@@ -1,6 +1,8 @@
 // Heavy-op throughput against this core's FMA peak (issue 4 target: >= 80% of
 // peak on large layers), measured through the same fused programs the delegate
-// runs: indirection, packing, micro-kernels. A benchmark, not a test:
+// runs: indirection, packing, micro-kernels. Then elementwise chains against
+// this core's memcpy bandwidth for the same bytes in and out (target >= 80%).
+// A benchmark, not a test:
 //   cmake -B build-bench -DFD_BUILD_BENCHMARKS=ON && cmake --build build-bench &&
 //   build-bench/benchmarks/anchor_bench [isa [layer name substring]]
 #include <algorithm>
@@ -8,11 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cpu.h"
+#include "memory.h"
 #include "program.h"
 
 double fma_peak_gflops(const std::string& isa);  // fma_peak.cc
@@ -73,6 +78,84 @@ void touch_other_memory() {
   for (size_t i = 0; i < other.size(); i += 16) other[i] += 1.f;  // one write per cache line
 }
 
+// Activations 64-byte aligned, as TFLite's arena and the delegate's own buffers
+// are (a std::vector's are not: every 512-bit store would split a cache line,
+// which cost an output-bound chain a fifth of its speed).
+using Activation = std::vector<float, fd::HugePageAllocator<float>>;
+
+double median_seconds(int reps, const std::function<void()>& run) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    if (evict_l2) touch_other_memory();
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// An elementwise chain on [1, 112, 112, 64] (3.2 MB, past L2): x times a
+// per-channel scale plus a shift, then `ops` unary ops, then plus y if
+// `residual`. Returns its bandwidth (bytes in and out per second) over
+// memcpy's for the same activation size.
+void bench_chain(const char* name, const std::vector<fd::EwOp>& ops, bool residual, const fd::Kernels& kernels) {
+  const fd::Shape act = {1, 112, 112, 64};
+  const size_t n = fd::num_elements(act);
+  Activation x(n, 0.5f), y(n, 0.25f), z(n);
+  std::vector<float> scale(64, 1.5f), shift(64, -0.25f);
+  fd::Graph g;
+  std::vector<const float*> data;  // per tensor: where its floats are (null: computed)
+  auto tensor = [&](fd::Shape shape, const float* d, bool constant) {
+    fd::Tensor t;
+    t.is_float32 = true;
+    t.is_constant = constant;
+    t.data = constant ? d : nullptr;
+    t.shape = std::move(shape);
+    g.tensors.push_back(t);
+    data.push_back(d);
+    return static_cast<int>(g.tensors.size()) - 1;
+  };
+  auto node = [&](fd::EwOp op, std::vector<int> inputs) {
+    fd::Node nd;
+    nd.name = fd::ew_name(op);
+    nd.kind = fd::OpKind::kElementwise;
+    nd.ew = op;
+    nd.inputs = std::move(inputs);
+    nd.outputs = {tensor(act, nullptr, false)};
+    g.nodes.push_back(nd);
+    return nd.outputs[0];
+  };
+  int v = node(fd::EwOp::Mul, {tensor(act, x.data(), false), tensor({64}, scale.data(), true)});
+  v = node(fd::EwOp::Add, {v, tensor({64}, shift.data(), true)});
+  for (fd::EwOp op : ops) v = node(op, {v});
+  if (residual) v = node(fd::EwOp::Add, {v, tensor(act, y.data(), false)});
+  std::vector<bool> written(g.tensors.size(), false);
+  written[v] = true;
+  std::vector<int> group(g.nodes.size());
+  for (size_t i = 0; i < group.size(); ++i) group[i] = static_cast<int>(i);
+  const fd::Program p = fd::build_program(g, group, written, kernels);
+  std::vector<fd::Shape> shapes;
+  std::vector<const float*> in;
+  for (int t : p.inputs) {
+    shapes.push_back(g.tensors[t].shape);
+    in.push_back(data[t]);
+  }
+  std::string error;
+  auto bound = fd::BoundProgram::bind(p, shapes, *kernels.ew, &error);
+  if (!bound) {
+    std::printf("  %s: %s\n", name, error.c_str());
+    return;
+  }
+  float* out[] = {z.data()};
+  const double chain = median_seconds(reps_asked > 0 ? reps_asked : 100, [&] { bound->run(in.data(), out, nullptr); });
+  const double copy = median_seconds(100, [&] { std::memcpy(z.data(), x.data(), n * sizeof(float)); });
+  const double bytes = (residual ? 3.0 : 2.0) * n * sizeof(float);
+  const double copy_bw = 2.0 * n * sizeof(float) / copy;
+  std::printf("  %-28s %8.3f ms %6.1f GB/s  %5.1f%% of memcpy's %.1f GB/s\n", name, chain * 1e3, bytes / chain * 1e-9,
+              100 * bytes / chain / copy_bw, copy_bw * 1e-9);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,7 +187,8 @@ int main(int argc, char** argv) {
     for (const auto& l : layers) {
       if (argc > 2 && !std::strstr(l.name, argv[2])) continue;
       const int64_t wsize = l.op == fd::AnchorOp::kDepthwiseConv2D ? l.k * l.k * l.oc : l.k * l.k * l.ic * l.oc;
-      std::vector<float> w(wsize), bias(l.oc), x(l.h * l.w * l.ic);
+      std::vector<float> w(wsize), bias(l.oc);
+      Activation x(l.h * l.w * l.ic);
       for (float& v : w) v = u(rng);
       for (float& v : x) v = u(rng);
       const fd::Graph g = graph_of(l, w, bias);
@@ -117,7 +201,7 @@ int main(int argc, char** argv) {
         continue;
       }
       const fd::Shape& out_shape = bound->output_shapes()[0];
-      std::vector<float> y(fd::num_elements(out_shape));
+      Activation y(fd::num_elements(out_shape));
       const float* in[] = {x.data()};
       float* out[] = {y.data()};
       const double flops = flops_of(l, l.op == fd::AnchorOp::kFullyConnected ? 1 : out_shape[1],
@@ -135,5 +219,14 @@ int main(int argc, char** argv) {
       std::printf("  %-28s %8.3f ms %7.1f GFLOP/s  %5.1f%% of peak\n", l.name, s * 1e3, flops / s * 1e-9,
                   100 * flops / s * 1e-9 / peak);
     }
+    using fd::EwOp;
+    const std::tuple<const char*, std::vector<EwOp>, bool> chains[] = {
+        {"chain affine relu6", {EwOp::Relu6}, false},
+        {"chain affine relu6 + y", {EwOp::Relu6}, true},
+        {"chain affine swish + y", {EwOp::Swish}, true},
+        {"chain affine 6 ops + y", {EwOp::Abs, EwOp::Square, EwOp::Relu6, EwOp::Neg, EwOp::Abs, EwOp::Relu}, true},
+    };
+    for (const auto& [name, ops, residual] : chains)
+      if (argc <= 2 || std::strstr(name, argv[2])) bench_chain(name, ops, residual, kernels);
   }
 }
