@@ -357,9 +357,11 @@ void coalesce(Shape& dom, std::vector<Shape*>& strides) {
 // 10 us of one core): below, waking the pool costs more than it saves.
 constexpr int64_t kParallelMinElements = 1 << 14;
 constexpr int64_t kParallelMinWork = 1 << 18;
-// All streams of one tile together. Measured on a Zen 5 core (48 KiB L1d, 1 MiB
-// L2): 2048-4096-float tiles beat 512-1024 by 10-25% on 5- and 20-op chains.
-constexpr int kTileBudgetFloats = 16384;
+// All streams of one tile together: 16 KiB, a third of L1d. On an Intel Xeon
+// (48 KiB L1d, 2 MiB L2) anchor_bench's chain of 6 unary ops ran at 91% of
+// memcpy's bandwidth with it and 72% with 64 KiB (past L1), swish 75% and 57%;
+// a Zen 5 core had preferred 2048-4096-float tiles, which 64 KiB gives.
+constexpr int kTileBudgetFloats = 4096;
 // An anchor's output tile: its epilogue then reads it from L2.
 constexpr int kAnchorTileFloats = 16384;
 // ... or, where the epilogue computes row statistics (a LayerNorm: ten passes
