@@ -104,13 +104,17 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
   if (last_panel < 0 || last_panel > panels) last_panel = panels;
   const int kc = w.k / taps;
   const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
+  const bool stream = w.data.size() * sizeof(float) > kStreamedWeightsBytes;
   for (int m0 = 0; m0 < m; m0 += kGemmRowBlock) {
     const int m1 = std::min(m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {
       const float* panel = w.data.data() + q * panel_size;
       const int nc = std::min(w.nr, w.n - q * w.nr);
       const bool half = q + 1 == panels && w.last_nr < w.nr;
-      for (int r = m0; r < m1;) {
+      // Tile j prefetches lines [j * k, (j + 1) * k) of the next panel: width / 16
+      // tiles cover its weights (k rows of width floats).
+      int tile = 0;
+      for (int r = m0; r < m1; ++tile) {
         const int left = std::min(kernel.mr, m1 - r);
         // Leftover rows: a single row alone where the kernel has a one-row tile, one
         // middle tile where they fit it, else small tiles where they do less work
@@ -123,7 +127,11 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
                                    : mid ? (half ? kernel.fn_mid_half : kernel.fn_mid)
                                    : few ? (half ? kernel.fn_few_half : kernel.fn_few)
                                          : (half ? kernel.fn_half : kernel.fn);
-        fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi);
+        const int next_width = q + 2 == panels ? w.last_nr : w.nr;
+        const bool ahead = stream && q + 1 < last_panel && tile < next_width / 16;
+        const float* next = ahead ? panel + panel_size + static_cast<size_t>(tile) * w.k * 16 : nullptr;
+        fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi,
+           next);
         r += step;
       }
     }

@@ -367,11 +367,10 @@ constexpr int kAnchorTileFloats = 16384;
 // ... or, where the epilogue computes row statistics (a LayerNorm: ten passes
 // over the tile), from L1: BERT 4% faster than with the tile above.
 constexpr int kRowTileFloats = 4096;
-// Weights above this do not stay in L2 beside a tile's data: the tile grows to
-// a GEMM row block (kGemmRowBlock rows, shared evenly) so that they stream from
-// L3 once per block, not once per tile. ResNet-50 8% faster (its 7x7 and 14x14
-// layers: 1-9 MiB of weights for 49 or 196 rows); BERT's row programs keep L1 tiles.
-constexpr size_t kStreamedWeightsBytes = size_t{1} << 20;
+// Weights above kStreamedWeightsBytes (gemm.h): the tile grows to a GEMM row
+// block (kGemmRowBlock rows, shared evenly) so that they stream from L3 once per
+// block, not once per tile. ResNet-50 8% faster (its 7x7 and 14x14 layers: 1-9
+// MiB of weights for 49 or 196 rows); BERT's row programs keep L1 tiles.
 
 }  // namespace
 

@@ -19,8 +19,10 @@ namespace fd {
 
 // Computes an mr x nc block of C (mr <= MR, nc <= NR) from one packed panel.
 // a holds mr rows of `taps` pointers: a[r * taps + t]. C has row stride ldc.
+// next: null, or memory to bring towards L2 meanwhile, one 64-byte line per k
+// (taps * kc lines from next on): part of the panel the next call reads.
 using GemmMicroKernel = void (*)(int mr, int nc, int taps, int kc, const float* const* a, const float* panel,
-                                 float* c, size_t ldc, float lo, float hi);
+                                 float* c, size_t ldc, float lo, float hi, const float* next);
 
 struct GemmKernel {
   const char* name;  // e.g. f32_gemm_12x32_avx512

@@ -13,7 +13,7 @@ namespace fd::simd {
 // MR rows x NV vectors of C.
 template <class V, int MR, int NV>
 void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
-                      size_t ldc, float lo, float hi) {
+                      size_t ldc, float lo, float hi, const float* next) {
   constexpr int NR = NV * V::W;
   const float* bias = panel + static_cast<size_t>(taps) * kc * NR;
   V acc[MR][NV];
@@ -30,6 +30,7 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
     const float* w = panel + static_cast<size_t>(t) * kc * NR;
 #pragma GCC unroll 4
     for (int i = 0; i < kc; ++i) {
+      if (next) __builtin_prefetch(next + (static_cast<size_t>(t) * kc + i) * 16, 0, 2);
       V wv[NV];
 #pragma GCC unroll 16
       for (int v = 0; v < NV; ++v) wv[v] = V::load(w + static_cast<size_t>(i) * NR + v * V::W);

@@ -38,7 +38,8 @@ std::vector<std::pair<std::string, const GemmKernel&>> every_gemm_kernel() {
 
 TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   const Problem problems[] = {{1, 1, 1},  {5, 7, 3},   {13, 33, 17},  {12, 32, 64},
-                              {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}, {1, 70, 129}};
+                              {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}, {1, 70, 129},
+                              {30, 1100, 300}};  // past kStreamedWeightsBytes: tiles prefetch the next panel
   const float kGuard = 1234.5f;
   for (const auto& [m, n, k] : problems) {
     for (const auto& [lo, hi, half_tail] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, false},
