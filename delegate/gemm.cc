@@ -57,8 +57,8 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
   p.n = n;
   p.k = k;
   p.nr = p.last_nr = nr;
-  const int panels = p.panels(), left = n - (panels - 1) * nr;
-  if (half_tail && nr % 2 == 0 && left <= nr / 2) p.last_nr = nr / 2;
+  const int panels = p.panels();
+  if (half_tail) p.last_nr = padded_columns(n, nr) - (panels - 1) * nr;
   const size_t panel_size = static_cast<size_t>(k + 1) * nr;
   p.data.resize((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr);
   for (int q = 0; q < panels; ++q) {  // panels written in order; columns past n are zeros
