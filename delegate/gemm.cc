@@ -113,6 +113,8 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
       const bool half = q + 1 == panels && w.last_nr < w.nr;
       // Tile j prefetches lines [j * k, (j + 1) * k) of the next panel: width / 16
       // tiles cover its weights (k rows of width floats).
+      const float* next_panel = stream && q + 1 < last_panel ? panel + panel_size : nullptr;
+      const int prefetching_tiles = (q + 2 == panels ? w.last_nr : w.nr) / 16;
       int tile = 0;
       for (int r = m0; r < m1; ++tile) {
         const int left = std::min(kernel.mr, m1 - r);
@@ -127,9 +129,8 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
                                    : mid ? (half ? kernel.fn_mid_half : kernel.fn_mid)
                                    : few ? (half ? kernel.fn_few_half : kernel.fn_few)
                                          : (half ? kernel.fn_half : kernel.fn);
-        const int next_width = q + 2 == panels ? w.last_nr : w.nr;
-        const bool ahead = stream && q + 1 < last_panel && tile < next_width / 16;
-        const float* next = ahead ? panel + panel_size + static_cast<size_t>(tile) * w.k * 16 : nullptr;
+        const float* next =
+            next_panel && tile < prefetching_tiles ? next_panel + static_cast<size_t>(tile) * w.k * 16 : nullptr;
         fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi,
            next);
         r += step;
