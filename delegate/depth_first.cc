@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "thread_pool.h"
+
 namespace fd {
 namespace {
 
@@ -53,7 +55,7 @@ int link_input(const std::vector<Program>& programs, const std::vector<std::uniq
 std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& programs,
                                                    const std::vector<std::unique_ptr<BoundProgram>>& bound,
                                                    const std::set<int>& exported, size_t min_bytes,
-                                                   size_t budget_bytes) {
+                                                   size_t budget_bytes, int parts) {
   std::vector<DepthFirstChain> chains;
   for (size_t k = 0; k + 1 < programs.size();) {
     DepthFirstChain c;
@@ -74,16 +76,17 @@ std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& p
       anchor[j] = bound[k + j]->anchor();
       c.row_size_.push_back(anchor[j]->output[2] * anchor[j]->output[3]);
     }
-    // The schedule for strips of `strip` rows of the last program: per strip,
-    // the rows each program must reach (backwards), then each produces them in
-    // order (forwards). A ring holds every row between the lowest its reader
-    // still reads and the highest it has produced.
-    auto simulate = [&](int64_t strip, std::vector<int64_t>* ring, std::vector<Piece>* pieces) {
-      std::vector<int64_t> done(n, 0), need(n, 0);
-      ring->assign(n - 1, 0);
-      const int64_t rows = anchor[n - 1]->output[1];
-      for (int64_t y = 0; y < rows; y += strip) {
-        need[n - 1] = std::min(rows, y + strip);
+    // The schedule for strips of `strip` rows of the last program's rows [y0,
+    // y1): per strip, the rows each program must reach (backwards), then each
+    // produces them in order (forwards). A ring holds every row between the
+    // lowest its reader still reads and the highest it has produced. A part
+    // from y0 > 0 starts each program at the first row its reader reads.
+    auto simulate = [&](int64_t strip, int64_t y0, int64_t y1, std::vector<int64_t>* ring,
+                        std::vector<Piece>* pieces) {
+      std::vector<int64_t> done(n, y0), need(n, 0);
+      for (int j = n - 2; j >= 0 && y0 > 0; --j) done[j] = input_rows(anchor[j + 1]->geo, done[j + 1], done[j + 1] + 1).first;
+      for (int64_t y = y0; y < y1; y += strip) {
+        need[n - 1] = std::min(y1, y + strip);
         for (int j = n - 2; j >= 0; --j) {
           const RowRange r = input_rows(anchor[j + 1]->geo, done[j + 1], need[j + 1]);
           need[j] = std::max(done[j], r.last);
@@ -95,15 +98,21 @@ std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& p
         }
       }
     };
+    const int64_t rows = anchor[n - 1]->output[1];
+    const int count = static_cast<int>(std::min<int64_t>(std::max(parts, 1), rows));
+    auto part_rows = [&](int p) { return rows * p / count; };
+    auto rings_for = [&](int64_t strip) {  // every part's rings, the largest per link
+      std::vector<int64_t> ring(n - 1, 0);
+      for (int p = 0; p < count; ++p) simulate(strip, part_rows(p), part_rows(p + 1), &ring, nullptr);
+      return ring;
+    };
     auto ring_bytes = [&](const std::vector<int64_t>& ring) {
       size_t bytes = 0;
       for (int j = 0; j + 1 < n; ++j) bytes += ring[j] * c.row_size_[j] * sizeof(float);
       return bytes;
     };
-    const int64_t rows = anchor[n - 1]->output[1];
-    for (int64_t strip = 1; strip <= rows; ++strip) {  // the tallest strip within budget
-      std::vector<int64_t> ring;
-      simulate(strip, &ring, nullptr);
+    for (int64_t strip = 1; strip <= part_rows(1); ++strip) {  // the tallest strip within budget
+      const std::vector<int64_t> ring = rings_for(strip);
       if (ring_bytes(ring) > budget_bytes) break;
       c.strip_ = strip;
       c.ring_rows_ = ring;
@@ -112,26 +121,30 @@ std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& p
       k += n - 1;
       continue;
     }
-    std::vector<Piece> pieces;
-    simulate(c.strip_, &c.ring_rows_, &pieces);
-    for (const Piece& p : pieces) {  // a ring's rows are contiguous up to where it wraps
-      if (p.link + 1 == n) {
-        c.schedule_.push_back(p);
-        continue;
+    for (int j = 0; j + 1 < n; ++j) bound[k + j + 1]->anchor()->read_ring(c.ring_rows_[j]);
+    c.parts_.resize(count);
+    for (int p = 0; p < count; ++p) {
+      Part& part = c.parts_[p];
+      std::vector<Piece> pieces;
+      std::vector<int64_t> ring(n - 1, 0);
+      simulate(c.strip_, part_rows(p), part_rows(p + 1), &ring, &pieces);
+      for (const Piece& q : pieces) {  // a ring's rows are contiguous up to where it wraps
+        if (q.link + 1 == n) {
+          part.schedule.push_back(q);
+          continue;
+        }
+        const int64_t r = c.ring_rows_[q.link];
+        for (int64_t y = q.y0; y < q.y1;) {
+          const int64_t end = std::min(q.y1, (y / r + 1) * r);
+          part.schedule.push_back({q.link, y, end});
+          y = end;
+        }
       }
-      const int64_t r = c.ring_rows_[p.link];
-      for (int64_t y = p.y0; y < p.y1;) {
-        const int64_t end = std::min(p.y1, (y / r + 1) * r);
-        c.schedule_.push_back({p.link, y, end});
-        y = end;
-      }
+      for (int j = 0; j + 1 < n; ++j) part.rings.emplace_back(static_cast<size_t>(c.ring_rows_[j] * c.row_size_[j]));
+      for (int j = 0; p > 0 && j < n; ++j) part.copies.push_back(std::make_unique<BoundProgram>(*bound[k + j]));
+      part.in.resize(n);
+      part.out.resize(n);
     }
-    for (int j = 0; j + 1 < n; ++j) {
-      c.rings_.emplace_back(static_cast<size_t>(c.ring_rows_[j] * c.row_size_[j]));
-      bound[k + j + 1]->anchor()->read_ring(c.ring_rows_[j]);
-    }
-    c.in_.resize(n);
-    c.out_.resize(n);
     chains.push_back(std::move(c));
     k += n;
   }
@@ -140,27 +153,41 @@ std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& p
 
 void DepthFirstChain::run(const std::vector<Program>& programs,
                           const std::vector<std::unique_ptr<BoundProgram>>& bound,
-                          const std::function<float*(int)>& data, double* seconds) const {
+                          const std::function<float*(int)>& data, double* seconds, ThreadPool* pool) const {
+  const int count = static_cast<int>(parts_.size());
+  if (pool && count > 1) {
+    pool->parallel_for(count, [&](int p) { run_part(parts_[p], programs, bound, data, p == 0 ? seconds : nullptr); });
+    return;
+  }
+  for (int p = 0; p < count; ++p) run_part(parts_[p], programs, bound, data, p == 0 ? seconds : nullptr);
+}
+
+void DepthFirstChain::run_part(Part& part, const std::vector<Program>& programs,
+                               const std::vector<std::unique_ptr<BoundProgram>>& bound,
+                               const std::function<float*(int)>& data, double* seconds) const {
   const int n = size();
+  auto program = [&](int j) -> const BoundProgram& { return part.copies.empty() ? *bound[first_ + j] : *part.copies[j]; };
+  auto& in = part.in;
+  auto& out = part.out;
   for (int j = 0; j < n; ++j) {
     const Program& p = programs[first_ + j];
-    in_[j].clear();
-    out_[j].clear();
+    in[j].clear();
+    out[j].clear();
     for (size_t i = 0; i < p.inputs.size(); ++i)
-      in_[j].push_back(j > 0 && static_cast<int>(i) == ring_input_[j] ? rings_[j - 1].data() : data(p.inputs[i]));
-    for (size_t o = 0; o < p.outputs.size(); ++o) out_[j].push_back(j + 1 < n ? nullptr : data(p.outputs[o]));
-    bound[first_ + j]->before_run(in_[j].data());
+      in[j].push_back(j > 0 && static_cast<int>(i) == ring_input_[j] ? part.rings[j - 1].data() : data(p.inputs[i]));
+    for (size_t o = 0; o < p.outputs.size(); ++o) out[j].push_back(j + 1 < n ? nullptr : data(p.outputs[o]));
+    program(j).before_run(in[j].data());
   }
-  for (const Piece& piece : schedule_) {
+  for (const Piece& piece : part.schedule) {
     const int j = piece.link;
     const int64_t rs = row_size_[j];
     const auto t0 = seconds ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     int64_t origin = 0;
     if (j + 1 < n) {  // into the ring, where row y0 lies
-      out_[j][0] = rings_[j].data() + (piece.y0 % ring_rows_[j]) * rs;
+      out[j][0] = part.rings[j].data() + (piece.y0 % ring_rows_[j]) * rs;
       origin = piece.y0 * rs;
     }
-    bound[first_ + j]->run_range(piece.y0 * rs, piece.y1 * rs, in_[j].data(), out_[j].data(), origin);
+    program(j).run_range(piece.y0 * rs, piece.y1 * rs, in[j].data(), out[j].data(), origin);
     if (seconds) seconds[j] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 }

@@ -21,42 +21,60 @@ namespace fd {
 constexpr size_t kDepthFirstMinBytes = size_t{1} << 20;
 constexpr size_t kDepthFirstBudgetBytes = size_t{512} << 10;
 
+class ThreadPool;
+
 class DepthFirstChain {
  public:
   // Chains among `programs` (bound as `bound`, in run order): runs of programs
   // each of which reads the one before it through its convolution or pool
   // anchor alone, batch 1, the tensor between them read by nothing else and not
   // in `exported`, and at least min_bytes (a smaller one stays in cache
-  // anyway). Strips are as tall as keeps the rings within budget_bytes. Points
-  // the chained anchors at their rings.
+  // anyway). Strips are as tall as keeps each part's rings within budget_bytes.
+  // Points the chained anchors at their rings.
+  //
+  // parts > 1: the last program's rows are cut into that many parts, each run
+  // by one thread with its own rings and its own copies of the chained programs
+  // (their indirection points into its rings), recomputing the few rows where
+  // parts meet.
   static std::vector<DepthFirstChain> find(const std::vector<Program>& programs,
                                            const std::vector<std::unique_ptr<BoundProgram>>& bound,
-                                           const std::set<int>& exported, size_t min_bytes, size_t budget_bytes);
+                                           const std::set<int>& exported, size_t min_bytes, size_t budget_bytes,
+                                           int parts = 1);
 
   int first() const { return first_; }  // the chain is programs first() .. first() + size() - 1
   int size() const { return static_cast<int>(row_size_.size()); }
   int64_t strip_rows() const { return strip_; }
 
-  // Runs the chain; data(t) is tensor t's memory (not asked for the tensors
-  // that live in rings). seconds (optional, one per program) accumulates the
-  // time spent in each.
+  // Runs the chain, its parts over `pool` (null: one after another); data(t) is
+  // tensor t's memory (not asked for the tensors that live in rings). seconds
+  // (optional, one per program) accumulates the time the first part spends in
+  // each.
   void run(const std::vector<Program>& programs, const std::vector<std::unique_ptr<BoundProgram>>& bound,
-           const std::function<float*(int)>& data, double* seconds) const;
+           const std::function<float*(int)>& data, double* seconds, ThreadPool* pool = nullptr) const;
 
  private:
   struct Piece {
     int link;        // program first_ + link
     int64_t y0, y1;  // its output rows
   };
+  // One thread's share: the last program's rows from some row on.
+  struct Part {
+    std::vector<Piece> schedule;
+    std::vector<std::vector<float, HugePageAllocator<float>>> rings;
+    std::vector<std::unique_ptr<BoundProgram>> copies;  // per program; empty for part 0, which runs `bound`
+    std::vector<std::vector<const float*>> in;
+    std::vector<std::vector<float*>> out;
+  };
+  void run_part(Part& part, const std::vector<Program>& programs,
+                const std::vector<std::unique_ptr<BoundProgram>>& bound, const std::function<float*(int)>& data,
+                double* seconds) const;
+
   int first_ = 0;
   int64_t strip_ = 0;
   std::vector<int64_t> row_size_;   // per program: floats per output row
   std::vector<int64_t> ring_rows_;  // per program but the last: rows its ring holds
   std::vector<int> ring_input_;     // per program but the first: the input that is a ring
-  std::vector<Piece> schedule_;
-  mutable std::vector<std::vector<float, HugePageAllocator<float>>> rings_;
-  mutable std::vector<std::vector<const float*>> in_;
-  mutable std::vector<std::vector<float*>> out_;
+  mutable std::vector<Part> parts_;
 };
 
 }  // namespace fd

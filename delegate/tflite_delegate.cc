@@ -261,7 +261,7 @@ struct Partition {
   // input's buffer under another shape.
   std::map<int, int> alias_of;  // the RESHAPE's output -> its input
   std::vector<bool> skipped;    // per bound program
-  std::vector<DepthFirstChain> chains;  // runs of programs executed depth-first (one thread)
+  std::vector<DepthFirstChain> chains;  // runs of programs executed depth-first, a part per thread
   std::vector<const float*> in;  // one program's input and output pointers, reused every invoke
   std::vector<float*> out;
   int threads = 1;
@@ -453,16 +453,13 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
   }
   const Options& o = part->delegate->opts;
   part->threads = thread_count(o, ctx);
-  part->chains.clear();
-  if (part->threads == 1) {
-    part->chains = DepthFirstChain::find(part->programs, part->bound, part->outputs, kDepthFirstMinBytes,
-                                         kDepthFirstBudgetBytes);
-    for (const DepthFirstChain& c : part->chains) {
-      log(*part->delegate, LogLevel::kVerbose, "depth-first chain: programs %d..%d, strips of %lld rows", c.first(),
-          c.first() + c.size() - 1, static_cast<long long>(c.strip_rows()));
-      // The tensors between links live in the chain's rings: no buffer.
-      for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) part->owned_shape.erase(part->programs[k].outputs[0]);
-    }
+  part->chains = DepthFirstChain::find(part->programs, part->bound, part->outputs, kDepthFirstMinBytes,
+                                       kDepthFirstBudgetBytes, part->threads);
+  for (const DepthFirstChain& c : part->chains) {
+    log(*part->delegate, LogLevel::kVerbose, "depth-first chain: programs %d..%d, strips of %lld rows", c.first(),
+        c.first() + c.size() - 1, static_cast<long long>(c.strip_rows()));
+    // The tensors between links live in the chain's rings: no buffer.
+    for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) part->owned_shape.erase(part->programs[k].outputs[0]);
   }
   // A lone RESHAPE of an owned tensor into an owned tensor becomes an alias.
   part->alias_of.clear();
@@ -505,7 +502,7 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
     if (next_chain < part->chains.size() && part->chains[next_chain].first() == static_cast<int>(k)) {
       const DepthFirstChain& c = part->chains[next_chain++];
       c.run(part->programs, part->bound, data,
-            reporting ? d->reports[part->report].program_seconds.data() + k : nullptr);
+            reporting ? d->reports[part->report].program_seconds.data() + k : nullptr, pool.get());
       k += c.size() - 1;
       continue;
     }

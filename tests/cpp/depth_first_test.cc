@@ -9,6 +9,7 @@
 #include <random>
 
 #include "cpu.h"
+#include "thread_pool.h"
 #include "graph_builder.h"
 
 namespace fd {
@@ -95,8 +96,10 @@ void build(const Chained& c, const Kernels& kernels, std::vector<Program>* progr
   }
 }
 
-// Runs the block's programs whole (chain_budget 0) or depth-first; returns the output.
-std::vector<float> run(const Chained& c, const Kernels& kernels, size_t chain_budget, int* chained_programs) {
+// Runs the block's programs whole (chain_budget 0) or depth-first, the chains
+// cut into `parts` run over `pool` (null: one after another); returns the output.
+std::vector<float> run(const Chained& c, const Kernels& kernels, size_t chain_budget, int* chained_programs,
+                       int parts = 1, ThreadPool* pool = nullptr) {
   const Graph& g = c.b.g;
   std::vector<Program> programs;
   std::vector<std::unique_ptr<BoundProgram>> bound;
@@ -108,7 +111,7 @@ std::vector<float> run(const Chained& c, const Kernels& kernels, size_t chain_bu
   memory[c.input].resize(num_elements(g.tensors[c.input].shape));
   for (float& v : memory[c.input]) v = u(rng);
   std::vector<DepthFirstChain> chains;
-  if (chain_budget) chains = DepthFirstChain::find(programs, bound, {c.output}, 0, chain_budget);
+  if (chain_budget) chains = DepthFirstChain::find(programs, bound, {c.output}, 0, chain_budget, parts);
   *chained_programs = 0;
   for (const auto& ch : chains) *chained_programs += ch.size();
   std::set<int> in_rings;
@@ -125,7 +128,7 @@ std::vector<float> run(const Chained& c, const Kernels& kernels, size_t chain_bu
     for (size_t k = 0; k < programs.size(); ++k) {
       if (next < chains.size() && chains[next].first() == static_cast<int>(k)) {
         std::vector<double> seconds(chains[next].size(), 0.0);
-        chains[next].run(programs, bound, data, seconds.data());
+        chains[next].run(programs, bound, data, seconds.data(), pool);
         k += chains[next++].size() - 1;
         continue;
       }
@@ -164,6 +167,33 @@ TEST(DepthFirst, ChainsMatchProgramsRunWholeBitForBit) {
         for (size_t i = 0; i < want.size(); ++i)
           ASSERT_EQ(got[i], want[i]) << isa << " block " << t.h << "x" << t.w << " k" << t.k << " s" << t.stride
                                      << " budget " << budget << " element " << i;
+      }
+    }
+  }
+}
+
+TEST(DepthFirst, ChainsCutIntoPartsMatchBitForBit) {
+  // Each part recomputes the rows where it meets the one before: every cut,
+  // stride and padding must still give the rows the whole run gives. Parts of
+  // one row, and more parts than rows, too.
+  ThreadPool pool(2);
+  for (const Block& t : {Block{20, 17, 8, 40, 8, 3, 1, false, false}, Block{21, 18, 8, 36, 12, 3, 2, true, false},
+                         Block{19, 16, 16, 24, 16, 5, 1, false, true}, Block{22, 15, 6, 30, 10, 5, 2, true, true}}) {
+    const Chained c(t);
+    const Kernels& kernels = *kernels_for("scalar");
+    int whole_programs = 0;
+    const std::vector<float> want = run(c, kernels, 0, &whole_programs);
+    for (int parts : {2, 3, 7, 40}) {
+      for (size_t budget : {size_t{16} << 10, size_t{64} << 20}) {
+        int chained = 0;
+        const std::vector<float> got = run(c, kernels, budget, &chained, parts, parts == 2 ? &pool : nullptr);
+        if (budget > (size_t{16} << 10)) {
+          EXPECT_EQ(chained, static_cast<int>(c.groups.size())) << parts;
+        }
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_EQ(got[i], want[i]) << "block " << t.h << "x" << t.w << " k" << t.k << " s" << t.stride << " parts "
+                                     << parts << " budget " << budget << " element " << i;
       }
     }
   }
