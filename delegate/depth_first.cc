@@ -84,7 +84,8 @@ std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& p
     auto simulate = [&](int64_t strip, int64_t y0, int64_t y1, std::vector<int64_t>* ring,
                         std::vector<Piece>* pieces) {
       std::vector<int64_t> done(n, y0), need(n, 0);
-      for (int j = n - 2; j >= 0 && y0 > 0; --j) done[j] = input_rows(anchor[j + 1]->geo, done[j + 1], done[j + 1] + 1).first;
+      for (int j = n - 2; j >= 0 && y0 > 0; --j)
+        done[j] = input_rows(anchor[j + 1]->geo, done[j + 1], done[j + 1] + 1).first;
       for (int64_t y = y0; y < y1; y += strip) {
         need[n - 1] = std::min(y1, y + strip);
         for (int j = n - 2; j >= 0; --j) {
@@ -166,7 +167,9 @@ void DepthFirstChain::run_part(Part& part, const std::vector<Program>& programs,
                                const std::vector<std::unique_ptr<BoundProgram>>& bound,
                                const std::function<float*(int)>& data, double* seconds) const {
   const int n = size();
-  auto program = [&](int j) -> const BoundProgram& { return part.copies.empty() ? *bound[first_ + j] : *part.copies[j]; };
+  auto program = [&](int j) -> const BoundProgram& {
+    return part.copies.empty() ? *bound[first_ + j] : *part.copies[j];
+  };
   auto& in = part.in;
   auto& out = part.out;
   for (int j = 0; j < n; ++j) {
