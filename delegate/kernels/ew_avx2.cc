@@ -1,6 +1,6 @@
 // Elementwise kernels for avx2, instantiated from ew_math.h.
-#include "vec_avx2.h"
-#include "ew_loops.h"
+#include "kernels/vec_avx2.h"
+#include "kernels/ew_loops.h"
 
 namespace fd {
 

@@ -1,6 +1,6 @@
 // Elementwise kernels for avx512, instantiated from ew_math.h.
-#include "vec_avx512.h"
-#include "ew_loops.h"
+#include "kernels/vec_avx512.h"
+#include "kernels/ew_loops.h"
 
 namespace fd {
 

@@ -2,8 +2,8 @@
 // Include only from an ew_<isa>.cc compiled for that ISA.
 #pragma once
 
-#include "ew_math.h"
-#include "ew_table.h"
+#include "kernels/ew_math.h"
+#include "kernels/ew_table.h"
 
 namespace fd::simd {
 
@@ -42,7 +42,7 @@ void ew_loop(const float* a, const float* b, const float* c, float* dst, size_t 
 template <class V> EwTable make_ew_table(const char* isa) {
   return EwTable{isa, {
 #define FD_ENTRY(name, arity) &ew_loop<V, name##Op, arity>,
-      FD_EW_OPS(FD_ENTRY)
+      FD_EW_KERNEL_OPS(FD_ENTRY)
 #undef FD_ENTRY
   }};
 }

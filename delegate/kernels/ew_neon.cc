@@ -1,6 +1,6 @@
 // Elementwise kernels for neon, instantiated from ew_math.h.
-#include "vec_neon.h"
-#include "ew_loops.h"
+#include "kernels/vec_neon.h"
+#include "kernels/ew_loops.h"
 
 namespace fd {
 

@@ -1,6 +1,6 @@
 // Elementwise kernels for scalar, instantiated from ew_math.h.
-#include "vec_scalar.h"
-#include "ew_loops.h"
+#include "kernels/vec_scalar.h"
+#include "kernels/ew_loops.h"
 
 namespace fd {
 

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "../ops.h"
+#include "kernels/ew_ops.h"
 
 namespace fd {
 
@@ -14,7 +14,7 @@ using EwKernel = void (*)(const float* a, const float* b, const float* c, float*
 
 struct EwTable {
   const char* isa;
-  EwKernel fn[kEwOpCount];
+  EwKernel fn[kEwKernelOpCount];
 };
 
 // Defined in ew_<isa>.cc; a table exists only where its ISA was compiled in.

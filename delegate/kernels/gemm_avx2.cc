@@ -1,7 +1,7 @@
 // Micro-kernels for avx2: GEMM 6 rows x 16 columns (leftovers 3 rows), depthwise 16 channels per block, pools, rows.
-#include "vec_avx2.h"
-#include "gemm_microkernel.h"
-#include "row_microkernel.h"
+#include "kernels/vec_avx2.h"
+#include "kernels/gemm_microkernel.h"
+#include "kernels/row_microkernel.h"
 
 namespace fd {
 

@@ -1,8 +1,8 @@
 // Micro-kernels for avx512: GEMM 12 rows x 32 columns (leftovers 8, 4 or 1 rows)
 // and 6 x 64 (leftovers 3 or 1), depthwise 32 channels per block, pools, rows.
-#include "vec_avx512.h"
-#include "gemm_microkernel.h"
-#include "row_microkernel.h"
+#include "kernels/vec_avx512.h"
+#include "kernels/gemm_microkernel.h"
+#include "kernels/row_microkernel.h"
 
 namespace fd {
 

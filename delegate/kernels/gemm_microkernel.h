@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "gemm.h"
+#include "kernels/gemm.h"
 
 namespace fd::simd {
 

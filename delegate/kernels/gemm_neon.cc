@@ -1,7 +1,7 @@
 // Micro-kernels for neon: GEMM 8 rows x 8 columns (leftovers 4 rows), depthwise 16 channels per block, pools, rows.
-#include "vec_neon.h"
-#include "gemm_microkernel.h"
-#include "row_microkernel.h"
+#include "kernels/vec_neon.h"
+#include "kernels/gemm_microkernel.h"
+#include "kernels/row_microkernel.h"
 
 namespace fd {
 

@@ -1,7 +1,7 @@
 // Micro-kernels for scalar: GEMM 4 rows x 4 columns, depthwise 4 channels per block, pools, rows.
-#include "vec_scalar.h"
-#include "gemm_microkernel.h"
-#include "row_microkernel.h"
+#include "kernels/vec_scalar.h"
+#include "kernels/gemm_microkernel.h"
+#include "kernels/row_microkernel.h"
 
 namespace fd {
 

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "ew_math.h"
-#include "gemm.h"
+#include "kernels/ew_math.h"
+#include "kernels/gemm.h"
 
 namespace fd::simd {
 

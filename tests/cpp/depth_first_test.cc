@@ -1,15 +1,15 @@
 // Depth-first chains against the same programs run whole, one after another:
 // every output element takes the same operations in the same order, so the
 // results must agree bit for bit.
-#include "depth_first.h"
+#include "runtime/depth_first.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
-#include "cpu.h"
-#include "thread_pool.h"
+#include "kernels/cpu.h"
+#include "runtime/thread_pool.h"
 #include "graph_builder.h"
 
 namespace fd {
@@ -85,7 +85,7 @@ void build(const Chained& c, const Kernels& kernels, std::vector<Program>* progr
   for (const auto& group : c.groups) written[g.nodes[group.back()].outputs[0]] = true;
   (*shape_of)[c.input] = g.tensors[c.input].shape;
   for (const auto& group : c.groups) {
-    programs->push_back(build_program(g, group, written, kernels));
+    programs->push_back(build_program(g, group, test::planned_folds(g), written, kernels));
     std::vector<Shape> shapes;
     for (int t : programs->back().inputs) shapes.push_back(shape_of->at(t));
     std::string error;

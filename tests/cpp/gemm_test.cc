@@ -1,6 +1,6 @@
 // GEMM and depthwise micro-kernels on every ISA: against a naive double-precision
 // reference, and bit for bit against the scalar instantiation (same fma order).
-#include "gemm.h"
+#include "runtime/gemm_driver.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <tuple>
 
-#include "cpu.h"
+#include "kernels/cpu.h"
 
 namespace fd {
 namespace {

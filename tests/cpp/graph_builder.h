@@ -4,7 +4,8 @@
 #include <random>
 #include <vector>
 
-#include "ir.h"
+#include "ir/graph.h"
+#include "plan/planner.h"
 
 namespace fd::test {
 
@@ -16,6 +17,15 @@ inline const float* random_weights(size_t n, uint32_t seed) {
   keep.emplace_back(n);
   for (float& v : keep.back()) v = u(rng);
   return keep.back().data();
+}
+
+// The planner's folds for the whole graph (every family, groups of any size):
+// what build_program takes in when a test fuses nodes by hand.
+inline std::vector<Fold> planned_folds(const Graph& g) {
+  PlannerOptions o;
+  o.families = kFamilyAll;
+  o.min_nodes_per_group = 1;
+  return plan_fusion(g, o).folds;
 }
 
 class GraphBuilder {

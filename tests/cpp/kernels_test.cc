@@ -6,21 +6,21 @@
 #include <cstring>
 #include <random>
 
-#include "cpu.h"
+#include "kernels/cpu.h"
 #include "kernels/ew_table.h"
 
 namespace fd {
 namespace {
 
 // Inputs an op is defined on (log, sqrt, rsqrt want positives; pow a mix).
-std::vector<float> inputs_for(EwOp op, int operand, size_t n, uint32_t seed) {
+std::vector<float> inputs_for(EwKernelOp op, int operand, size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> wide(-6.f, 6.f), pos(1e-3f, 50.f), expo(-3.f, 3.f);
   static const float specials[] = {0.f, -0.f, 1.f, -1.f, 1e-40f, -1e-40f, 3e38f, -3e38f, 90.f, -110.f, 0.5f, 6.f};
-  const bool positive = op == EwOp::Log || op == EwOp::Sqrt || op == EwOp::Rsqrt;
+  const bool positive = op == EwKernelOp::Log || op == EwKernelOp::Sqrt || op == EwKernelOp::Rsqrt;
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) {
-    if (op == EwOp::Pow) v[i] = operand == 0 ? (i % 5 == 0 ? -pos(rng) : pos(rng)) : (i % 3 == 0 ? std::round(expo(rng)) : expo(rng));
+    if (op == EwKernelOp::Pow) v[i] = operand == 0 ? (i % 5 == 0 ? -pos(rng) : pos(rng)) : (i % 3 == 0 ? std::round(expo(rng)) : expo(rng));
     else if (i % 17 == 5) v[i] = positive ? std::fabs(specials[i % 12]) : specials[i % 12];
     else v[i] = positive ? pos(rng) : wide(rng);
   }
@@ -34,8 +34,8 @@ TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
     const EwTable* t = kernels_for(isa)->ew;
     ASSERT_NE(t, nullptr) << isa;
     ++tables;
-    for (int o = 0; o < kEwOpCount; ++o) {
-      const EwOp op = static_cast<EwOp>(o);
+    for (int o = 0; o < kEwKernelOpCount; ++o) {
+      const EwKernelOp op = static_cast<EwKernelOp>(o);
       for (size_t n : {1, 3, 7, 13, 15, 16, 17, 31, 33, 100, 1021, 4099}) {
         auto a = inputs_for(op, 0, n, 1 + n), b = inputs_for(op, 1, n, 2 + n), c = inputs_for(op, 2, n, 3 + n);
         std::vector<float> want(n), got(n + 1, 12345.f);  // one guard element past the end
@@ -43,10 +43,10 @@ TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
         t->fn[o](a.data(), b.data(), c.data(), got.data(), n, 0.2f);
         for (size_t i = 0; i < n; ++i) {
           const bool same = std::memcmp(&want[i], &got[i], 4) == 0 || (std::isnan(want[i]) && std::isnan(got[i]));
-          ASSERT_TRUE(same) << isa << " " << ew_name(op) << " n=" << n << " i=" << i << " x=" << a[i]
+          ASSERT_TRUE(same) << isa << " " << kernel_op_name(op) << " n=" << n << " i=" << i << " x=" << a[i]
                             << " y=" << b[i] << ": " << got[i] << " vs " << want[i];
         }
-        ASSERT_EQ(got[n], 12345.f) << isa << " " << ew_name(op) << " wrote past the end";
+        ASSERT_EQ(got[n], 12345.f) << isa << " " << kernel_op_name(op) << " wrote past the end";
       }
     }
   }
@@ -57,7 +57,7 @@ TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
 }
 
 // Worst relative error of op over `xs` (and `ys`) against a double reference.
-double worst_error(EwOp op, const std::vector<float>& xs, const std::vector<float>& ys,
+double worst_error(EwKernelOp op, const std::vector<float>& xs, const std::vector<float>& ys,
                    double (*ref)(double, double), double floor_magnitude = 0) {
   std::vector<float> out(xs.size());
   ew_table_scalar().fn[static_cast<int>(op)](xs.data(), ys.empty() ? nullptr : ys.data(), nullptr,
@@ -79,20 +79,20 @@ std::vector<float> sweep(double lo, double hi, int n = 200001) {
 // The stated bounds of the approximated functions (README: Accuracy).
 TEST(Accuracy, ApproximatedFunctionsMeetTheirStatedBounds) {
   const std::vector<float> none;
-  EXPECT_LT(worst_error(EwOp::Exp, sweep(-87, 88), none, [](double x, double) { return std::exp(x); }), 2e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Exp, sweep(-87, 88), none, [](double x, double) { return std::exp(x); }), 2e-7);
   std::vector<float> logs(200001);
   for (size_t i = 0; i < logs.size(); ++i) logs[i] = static_cast<float>(std::exp(-87.0 + 175.0 * i / (logs.size() - 1)));
-  EXPECT_LT(worst_error(EwOp::Log, logs, none, [](double x, double) { return std::log(x); }), 4e-7);
-  EXPECT_LT(worst_error(EwOp::Log, sweep(0.5, 2), none, [](double x, double) { return std::log(x); }), 4e-7);
-  EXPECT_LT(worst_error(EwOp::Tanh, sweep(-12, 12), none, [](double x, double) { return std::tanh(x); }), 4e-7);
-  EXPECT_LT(worst_error(EwOp::Logistic, sweep(-80, 20), none, [](double x, double) { return 1 / (1 + std::exp(-x)); }), 3e-7);
-  EXPECT_LT(worst_error(EwOp::Swish, sweep(-80, 20), none, [](double x, double) { return x / (1 + std::exp(-x)); }), 4e-7);
-  EXPECT_LT(worst_error(EwOp::Elu, sweep(-20, 3), none, [](double x, double) { return x > 0 ? x : std::expm1(x); }), 3e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Log, logs, none, [](double x, double) { return std::log(x); }), 4e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Log, sweep(0.5, 2), none, [](double x, double) { return std::log(x); }), 4e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Tanh, sweep(-12, 12), none, [](double x, double) { return std::tanh(x); }), 4e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Logistic, sweep(-80, 20), none, [](double x, double) { return 1 / (1 + std::exp(-x)); }), 3e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Swish, sweep(-80, 20), none, [](double x, double) { return x / (1 + std::exp(-x)); }), 4e-7);
+  EXPECT_LT(worst_error(EwKernelOp::Elu, sweep(-20, 3), none, [](double x, double) { return x > 0 ? x : std::expm1(x); }), 3e-7);
   // GELU, erf form: 0.5 x (1 + erf(x/sqrt2)) cancels for x << 0 as the reference
   // formula does, so its error is bounded absolutely, relative to max(1, |x|).
   const auto xs = sweep(-10, 10);
   std::vector<float> out(xs.size());
-  ew_table_scalar().fn[static_cast<int>(EwOp::Gelu)](xs.data(), nullptr, nullptr, out.data(), xs.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Gelu)](xs.data(), nullptr, nullptr, out.data(), xs.size(), 0.f);
   double gelu_worst = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const double x = xs[i], r = 0.5 * x * std::erfc(-x / std::sqrt(2.0));
@@ -103,21 +103,21 @@ TEST(Accuracy, ApproximatedFunctionsMeetTheirStatedBounds) {
   auto gelu_tanh = [](double x, double) {
     return x / (1 + std::exp(-2 * 0.7978845608028654 * (x + 0.044715 * x * x * x)));
   };
-  EXPECT_LT(worst_error(EwOp::GeluTanh, sweep(-3, 8), none, gelu_tanh), 1e-6);
-  EXPECT_LT(worst_error(EwOp::GeluTanh, sweep(-8, -3), none, gelu_tanh), 1e-5);  // tail: |gelu| < 1e-2
+  EXPECT_LT(worst_error(EwKernelOp::GeluTanh, sweep(-3, 8), none, gelu_tanh), 1e-6);
+  EXPECT_LT(worst_error(EwKernelOp::GeluTanh, sweep(-8, -3), none, gelu_tanh), 1e-5);  // tail: |gelu| < 1e-2
   std::vector<float> px, py;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> ux(0.05f, 20.f), uy(-4.f, 4.f);
   for (int i = 0; i < 200000; ++i) px.push_back(ux(rng)), py.push_back(uy(rng));
   // pow: relative error grows with |y ln x| (here up to 12): (3 + 12) * 2^-23.
-  EXPECT_LT(worst_error(EwOp::Pow, px, py, [](double x, double y) { return std::pow(x, y); }), 1.8e-6);
+  EXPECT_LT(worst_error(EwKernelOp::Pow, px, py, [](double x, double y) { return std::pow(x, y); }), 1.8e-6);
 }
 
 TEST(Accuracy, PowSpecialCasesFollowStdPow) {
   const std::vector<float> x = {-2.f, -2.f, -2.f, 0.f, 0.f, 5.f, -1.5f, 1.f, -0.f, -0.f, 0.f, 2.f};
   const std::vector<float> y = {3.f, 2.f, 0.5f, 2.f, 0.f, 0.f, 2.f, NAN, 3.f, -3.f, -2.f, NAN};
   std::vector<float> out(x.size());
-  ew_table_scalar().fn[static_cast<int>(EwOp::Pow)](x.data(), y.data(), nullptr, out.data(), x.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Pow)](x.data(), y.data(), nullptr, out.data(), x.size(), 0.f);
   for (size_t i = 0; i < x.size(); ++i) {
     const float want = std::pow(x[i], y[i]);
     if (std::isnan(want)) {
@@ -135,8 +135,8 @@ TEST(Accuracy, PowSpecialCasesFollowStdPow) {
 TEST(Accuracy, TanhAndGeluStayInRange) {
   const auto xs = sweep(-1e6, 1e6, 400001);
   std::vector<float> t(xs.size()), g(xs.size());
-  ew_table_scalar().fn[static_cast<int>(EwOp::Tanh)](xs.data(), nullptr, nullptr, t.data(), xs.size(), 0.f);
-  ew_table_scalar().fn[static_cast<int>(EwOp::Gelu)](xs.data(), nullptr, nullptr, g.data(), xs.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Tanh)](xs.data(), nullptr, nullptr, t.data(), xs.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Gelu)](xs.data(), nullptr, nullptr, g.data(), xs.size(), 0.f);
   for (size_t i = 0; i < xs.size(); ++i) {
     ASSERT_LE(std::fabs(t[i]), 1.f) << xs[i];
     if (xs[i] < 0) {
@@ -144,7 +144,7 @@ TEST(Accuracy, TanhAndGeluStayInRange) {
     }
   }
   const auto near = sweep(8, 9, 100001);
-  ew_table_scalar().fn[static_cast<int>(EwOp::Tanh)](near.data(), nullptr, nullptr, t.data(), near.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Tanh)](near.data(), nullptr, nullptr, t.data(), near.size(), 0.f);
   for (size_t i = 0; i < near.size(); ++i) ASSERT_LE(t[i], 1.f) << near[i];
 }
 
@@ -159,7 +159,7 @@ TEST(Accuracy, HardSwishIsTheReferenceFormulaBitForBit) {
   }
   xs.insert(xs.end(), {INFINITY, -INFINITY, 0.f, -0.f, 3.f, -3.f, 3e38f});
   std::vector<float> out(xs.size());
-  ew_table_scalar().fn[static_cast<int>(EwOp::HardSwish)](xs.data(), nullptr, nullptr, out.data(), xs.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::HardSwish)](xs.data(), nullptr, nullptr, out.data(), xs.size(), 0.f);
   for (size_t i = 0; i < xs.size(); ++i) {
     const float x = xs[i], want = x * std::min(6.f, std::max(0.f, x + 3.f)) / 6.f;
     ASSERT_TRUE(std::memcmp(&want, &out[i], 4) == 0 || (std::isnan(want) && std::isnan(out[i])))
@@ -173,7 +173,7 @@ TEST(Accuracy, HardSwishIsTheReferenceFormulaBitForBit) {
 TEST(Accuracy, DISABLED_HardSwishDiv6OverEveryFloat) {
   constexpr size_t kBlock = 1 << 16;
   std::vector<float> x(kBlock), got(kBlock);
-  const EwKernel hard_swish = ew_table_scalar().fn[static_cast<int>(EwOp::HardSwish)];
+  const EwKernel hard_swish = ew_table_scalar().fn[static_cast<int>(EwKernelOp::HardSwish)];
   uint64_t wrong = 0;
   for (uint64_t start = 0; start < (uint64_t{1} << 32); start += kBlock) {
     for (size_t i = 0; i < kBlock; ++i) {
@@ -195,16 +195,16 @@ TEST(Accuracy, SwishIsLogisticThenMulBitForBit) {
   const auto xs = sweep(-120, 100, 100001);
   std::vector<float> sig(xs.size()), two_pass(xs.size()), one_pass(xs.size());
   const EwTable& t = ew_table_scalar();
-  t.fn[static_cast<int>(EwOp::Logistic)](xs.data(), nullptr, nullptr, sig.data(), xs.size(), 0.f);
-  t.fn[static_cast<int>(EwOp::Mul)](xs.data(), sig.data(), nullptr, two_pass.data(), xs.size(), 0.f);
-  t.fn[static_cast<int>(EwOp::Swish)](xs.data(), nullptr, nullptr, one_pass.data(), xs.size(), 0.f);
+  t.fn[static_cast<int>(EwKernelOp::Logistic)](xs.data(), nullptr, nullptr, sig.data(), xs.size(), 0.f);
+  t.fn[static_cast<int>(EwKernelOp::Mul)](xs.data(), sig.data(), nullptr, two_pass.data(), xs.size(), 0.f);
+  t.fn[static_cast<int>(EwKernelOp::Swish)](xs.data(), nullptr, nullptr, one_pass.data(), xs.size(), 0.f);
   for (size_t i = 0; i < xs.size(); ++i) ASSERT_EQ(std::memcmp(&one_pass[i], &two_pass[i], 4), 0) << xs[i];
 }
 
 TEST(Accuracy, LogisticKeepsSubnormalResults) {
   const std::vector<float> x = {-90.f, -100.f, -103.f, 90.f};
   std::vector<float> out(x.size());
-  ew_table_scalar().fn[static_cast<int>(EwOp::Logistic)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Logistic)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(out[i], std::exp(static_cast<double>(x[i])), 1.5e-45) << x[i];
   EXPECT_EQ(out[3], 1.f);
 }
@@ -212,14 +212,14 @@ TEST(Accuracy, LogisticKeepsSubnormalResults) {
 TEST(Accuracy, LogAndExpSpecialValues) {
   const std::vector<float> x = {0.f, -1.f, INFINITY, 1.f, 1e-42f};
   std::vector<float> out(x.size());
-  ew_table_scalar().fn[static_cast<int>(EwOp::Log)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Log)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
   EXPECT_EQ(out[0], -INFINITY);
   EXPECT_TRUE(std::isnan(out[1]));
   EXPECT_EQ(out[2], INFINITY);
   EXPECT_EQ(out[3], 0.f);
   EXPECT_NEAR(out[4], std::log(static_cast<double>(x[4])), 1e-5);  // denormal input
   const std::vector<float> e = {-200.f, 200.f, -100.f};
-  ew_table_scalar().fn[static_cast<int>(EwOp::Exp)](e.data(), nullptr, nullptr, out.data(), e.size(), 0.f);
+  ew_table_scalar().fn[static_cast<int>(EwKernelOp::Exp)](e.data(), nullptr, nullptr, out.data(), e.size(), 0.f);
   EXPECT_EQ(out[0], 0.f);
   EXPECT_EQ(out[1], INFINITY);
   EXPECT_NEAR(out[2], std::exp(-100.0), 1.5e-45);  // denormal result: within one spacing

@@ -1,8 +1,8 @@
-#include "options.h"
+#include "frontends/options.h"
 
 #include <gtest/gtest.h>
 
-#include "cpu.h"
+#include "kernels/cpu.h"
 
 namespace fd {
 namespace {

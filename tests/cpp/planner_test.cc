@@ -1,4 +1,4 @@
-#include "planner.h"
+#include "plan/planner.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ TEST(Planner, ChainIsOneGroup) {
   GraphBuilder b;
   int t = b.tensor(kS);
   for (EwOp op : {EwOp::Tanh, EwOp::Abs, EwOp::Exp, EwOp::Neg, EwOp::Logistic}) t = b.ew(op, {t}, kS);
-  const Plan p = plan_fusion(b.g, {});
+  const FusionPlan p = plan_fusion(b.g, {});
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2, 3, 4}));
 }
@@ -22,7 +22,7 @@ TEST(Planner, ChainIsOneGroup) {
 TEST(Planner, LoneOpIsLeftByPolicyUnlessAllowed) {
   GraphBuilder b;
   b.ew(EwOp::Tanh, {b.tensor(kS)}, kS);
-  Plan p = plan_fusion(b.g, {});
+  FusionPlan p = plan_fusion(b.g, {});
   EXPECT_TRUE(p.groups.empty());
   EXPECT_NE(p.reason[0].find("min_nodes_per_partition"), std::string::npos);
   PlannerOptions one;
@@ -36,7 +36,7 @@ TEST(Planner, PairIsLeftByDefaultTripleIsClaimed) {
   t = b.ew(EwOp::Mul, {t, 0}, kS);  // swish: two nodes
   EXPECT_TRUE(plan_fusion(b.g, {}).groups.empty());
   b.ew(EwOp::Abs, {t}, kS);
-  const Plan p = plan_fusion(b.g, {});
+  const FusionPlan p = plan_fusion(b.g, {});
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2}));
 }
@@ -47,7 +47,7 @@ TEST(Planner, BranchAndJoinStayTogether) {
   const int l = b.ew(EwOp::Exp, {x}, kS);
   const int r = b.ew(EwOp::Tanh, {x}, kS);
   b.ew(EwOp::Add, {l, r}, kS);
-  const Plan p = plan_fusion(b.g, {});
+  const FusionPlan p = plan_fusion(b.g, {});
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0].size(), 4u);
 }
@@ -61,7 +61,7 @@ TEST(Planner, BroadcastInputsJoinButShapeChangesSplit) {
   b.ew(EwOp::Tanh, {x}, kS);
   PlannerOptions pairs;  // groups of two count here
   pairs.min_nodes_per_group = 2;
-  const Plan p = plan_fusion(b.g, pairs);
+  const FusionPlan p = plan_fusion(b.g, pairs);
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
   EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3}));
@@ -75,7 +75,7 @@ TEST(Planner, GroupsStayConvex) {
   b.ew(EwOp::Add, {a, o}, kS);
   PlannerOptions one;
   one.min_nodes_per_group = 1;
-  const Plan p = plan_fusion(b.g, one);
+  const FusionPlan p = plan_fusion(b.g, one);
   EXPECT_EQ(p.groups.size(), 2u);
   EXPECT_NE(p.group_of[0], p.group_of[2]);
   EXPECT_EQ(p.reason[1], "unsupported op CONV_2D");
@@ -95,7 +95,7 @@ TEST(Planner, GroupsNeverDependOnEachOther) {
   b.ew(EwOp::Sub, {a, e}, kS);
   PlannerOptions one;
   one.min_nodes_per_group = 1;
-  const Plan p = plan_fusion(b.g, one);
+  const FusionPlan p = plan_fusion(b.g, one);
   // depends[i][j]: node i reads (transitively) the output of node j.
   const int n = static_cast<int>(b.g.nodes.size());
   std::vector<std::vector<bool>> depends(n, std::vector<bool>(n, false));
@@ -123,7 +123,7 @@ TEST(Planner, NonFloatAndUnsupportedActivationsAreDeclined) {
   const int q = b.tensor(kS, /*float32=*/false);
   const int x = b.ew(EwOp::Abs, {q}, kS);
   b.ew(EwOp::Add, {x, b.tensor(kS)}, kS, Activation::kUnsupported);
-  const Plan p = plan_fusion(b.g, {});
+  const FusionPlan p = plan_fusion(b.g, {});
   EXPECT_TRUE(p.groups.empty());
   EXPECT_NE(p.reason[0].find("dtype"), std::string::npos);
   EXPECT_NE(p.reason[1].find("activation"), std::string::npos);
@@ -135,7 +135,7 @@ TEST(Planner, DynamicShapesAndIncompatibleBroadcastsAreDeclined) {
   b.g.tensors[d].has_dynamic_shape = true;
   b.ew(EwOp::Exp, {d}, kS);
   b.ew(EwOp::Add, {b.tensor({3}), b.tensor({4})}, {4});
-  const Plan p = plan_fusion(b.g, {});
+  const FusionPlan p = plan_fusion(b.g, {});
   EXPECT_NE(p.reason[0].find("dynamic shape"), std::string::npos);
   EXPECT_NE(p.reason[1].find("do not broadcast"), std::string::npos);
 }
@@ -146,7 +146,7 @@ TEST(Planner, DisabledFamilyClaimsNothing) {
   b.ew(EwOp::Exp, {x}, kS);
   PlannerOptions none;
   none.families = 0;
-  const Plan p = plan_fusion(b.g, none);
+  const FusionPlan p = plan_fusion(b.g, none);
   EXPECT_TRUE(p.groups.empty());
   EXPECT_NE(p.reason[0].find("disabled"), std::string::npos);
 }
@@ -157,7 +157,7 @@ TEST(Planner, FullyConnectedAnchorsItsEpilogueWhenEnabled) {
   const int x = b.ew(EwOp::Tanh, {b.tensor({4, 8})}, {4, 8});
   const int y = b.fc(x, w, bias, 8, 8, {4, 8});
   b.ew(EwOp::Add, {b.ew(EwOp::Exp, {y}, {4, 8}), x}, {4, 8});  // x comes from TANH, outside the FC's group
-  Plan p = plan_fusion(b.g, {});
+  FusionPlan p = plan_fusion(b.g, {});
   EXPECT_NE(p.reason[1].find("'fully_connected' is disabled"), std::string::npos);
   PlannerOptions all;
   all.families = kFamilyAll;
@@ -179,7 +179,7 @@ TEST(Planner, AResidualAddOfAnotherRankJoinsTheFullyConnected) {
   b.ew(EwOp::Add, {x, y}, {1, 4, 8});
   PlannerOptions all;
   all.families = kFamilyAll;
-  const Plan p = plan_fusion(b.g, all);
+  const FusionPlan p = plan_fusion(b.g, all);
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
 }
@@ -223,7 +223,7 @@ TEST(Planner, PadFoldsIntoTheConvolutionThatIsItsOnlyReader) {
   b.ew(EwOp::Relu, {y}, {1, 4, 4, 8});
   PlannerOptions all;
   all.families = kFamilyAll;
-  Plan p = plan_fusion(b.g, all);
+  FusionPlan p = plan_fusion(b.g, all);
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2}));
   EXPECT_NE(plan_fusion(b.g, {}).reason[1].find("'conv' is disabled"), std::string::npos);
@@ -242,7 +242,7 @@ TEST(Planner, ConvolutionShapesMustFit) {
   b.conv(AnchorOp::kConv2D, b.tensor({1, 2, 2, 5}), w, {4, 3, 3, 5}, nullptr, valid_stride(1), {1, 0, 0, 4});
   PlannerOptions all;
   all.families = kFamilyAll;
-  const Plan p = plan_fusion(b.g, all);
+  const FusionPlan p = plan_fusion(b.g, all);
   EXPECT_TRUE(p.groups.empty());
   EXPECT_NE(p.reason[0].find("does not fit"), std::string::npos) << p.reason[0];
   EXPECT_NE(p.reason[1].find("empty convolution output"), std::string::npos) << p.reason[1];
@@ -257,7 +257,7 @@ TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
   b.ew(EwOp::Mul, {y, pooled}, s);  // reads the conv's output, but cannot join its group
   PlannerOptions all;
   all.families = kFamilyAll;
-  const Plan p = plan_fusion(b.g, all);
+  const FusionPlan p = plan_fusion(b.g, all);
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_GE(p.group_of[2], 0);
   PlannerOptions ew_only;
@@ -276,7 +276,7 @@ TEST(Planner, AChannelScaleFoldsIntoTheConvolutionWhenItsWeightsAreSmaller) {
     b.conv(AnchorOp::kConv2D, scaled, w, {oc, 1, 1, 32}, nullptr, valid_stride(1), {1, 8, 8, oc});
     PlannerOptions all;
     all.families = kFamilyAll;
-    const Plan p = plan_fusion(b.g, all);
+    const FusionPlan p = plan_fusion(b.g, all);
     if (oc == 16) {
       EXPECT_EQ(p.group_of[1], p.group_of[2]);
       EXPECT_NE(p.group_of[0], p.group_of[1]);
@@ -296,7 +296,7 @@ TEST(Planner, AChannelScaleWithAnotherReaderIsNotFolded) {
   PlannerOptions all;
   all.families = kFamilyAll;
   all.min_nodes_per_group = 1;
-  const Plan p = plan_fusion(b.g, all);
+  const FusionPlan p = plan_fusion(b.g, all);
   EXPECT_EQ(p.group_of[0], p.group_of[2]);  // an elementwise group
   EXPECT_NE(p.group_of[0], p.group_of[1]);
   EXPECT_EQ(channel_scale_side(b.g, b.g.nodes[0]), 1);
@@ -315,7 +315,7 @@ TEST(Planner, AttentionRunsAsRowOpsWithTheirEpilogues) {
   const int t = b.row_op(AnchorOp::kTranspose, {o}, {1, 8, 2, 4}, {0, 2, 1, 3});
   const int r = b.row_op(AnchorOp::kReshape, {t}, {8, 8}, {8, -1});
   b.row_op(AnchorOp::kRowMean, {r}, {8, 1});
-  Plan plan = plan_fusion(b.g, {});
+  FusionPlan plan = plan_fusion(b.g, {});
   EXPECT_TRUE(plan.groups.empty());
   EXPECT_NE(plan.reason[0].find("'transformer' is disabled"), std::string::npos) << plan.reason[0];
   PlannerOptions all;
@@ -346,7 +346,7 @@ TEST(Planner, LayerNormIsOneGroupWithItsPrologue) {
   b.ew(EwOp::Add, {b.ew(EwOp::Mul, {x, scale}, s), shift}, s);
   PlannerOptions all;
   all.families = kFamilyAll;
-  Plan p = plan_fusion(b.g, all);
+  FusionPlan p = plan_fusion(b.g, all);
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0].size(), b.g.nodes.size());
   // A row value reading a per-row tensor from outside cannot run per row: it stays out.
@@ -377,7 +377,7 @@ TEST(Planner, AConstantInputMapFoldsIntoTheConvolution) {
     PlannerOptions all;
     all.families = kFamilyAll;
     all.min_nodes_per_group = 1;
-    const Plan plan = plan_fusion(b.g, all);
+    const FusionPlan plan = plan_fusion(b.g, all);
     const auto f = input_affine(b.g, 2);
     if (!shared) {
       ASSERT_TRUE(f);
@@ -413,7 +413,7 @@ TEST(Planner, AFoldedInputMapReadsItsSourceFromOutsideTheGroup) {
   PlannerOptions all;
   all.families = kFamilyAll;
   all.min_nodes_per_group = 1;
-  const Plan plan = plan_fusion(b.g, all);
+  const FusionPlan plan = plan_fusion(b.g, all);
   ASSERT_EQ(input_affine(b.g, 3)->source, x);
   EXPECT_EQ(plan.group_of[1], plan.group_of[3]);  // the chain folds into the conv
   EXPECT_NE(plan.group_of[0], plan.group_of[3]);  // x's producer does not join it
@@ -438,7 +438,7 @@ TEST(Planner, ATransposeReadOnlyByABatchMatMulFoldsIntoIt) {
   PlannerOptions all;
   all.families = kFamilyAll;
   all.min_nodes_per_group = 1;
-  const Plan plan = plan_fusion(b.g, all);
+  const FusionPlan plan = plan_fusion(b.g, all);
   EXPECT_EQ(plan.groups[plan.group_of[2]], (std::vector<int>{0, 1, 2}));
   EXPECT_NE(plan.group_of[3], plan.group_of[4]);
   EXPECT_NE(plan.group_of[5], plan.group_of[6]);
@@ -454,7 +454,7 @@ TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {
   PlannerOptions all;
   all.families = kFamilyAll;
   all.min_nodes_per_group = 1;
-  const Plan plan = plan_fusion(b.g, all);
+  const FusionPlan plan = plan_fusion(b.g, all);
   EXPECT_TRUE(plan.groups.empty());
   for (int i = 0; i < 4; ++i) EXPECT_NE(plan.reason[i].find("does not fit"), std::string::npos) << plan.reason[i];
   EXPECT_NE(plan.reason[4].find("dtype"), std::string::npos) << plan.reason[4];

@@ -1,16 +1,18 @@
 // Fused programs against a naive node-by-node evaluation with broadcasting.
-#include "program.h"
+#include "runtime/program.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <deque>
 #include <map>
+#include <optional>
 #include <random>
 
-#include "cpu.h"
+#include "kernels/cpu.h"
+#include "ops/op_classes.h"
 #include "graph_builder.h"
-#include "thread_pool.h"
+#include "runtime/thread_pool.h"
 
 namespace fd {
 namespace {
@@ -246,6 +248,8 @@ struct Case {
   GraphBuilder b;
   std::map<int, std::vector<float>> inputs;
   std::deque<std::vector<float>> constants;
+  std::optional<std::vector<Fold>> folds;  // set: these instead of the planner's
+  std::vector<Fold> folds_to_use() const { return folds ? *folds : test::planned_folds(b.g); }
   // A constant tensor of values in [lo, hi] (also given to the naive run).
   int constant(Shape s, float lo, float hi) {
     std::mt19937 rng(static_cast<uint32_t>(constants.size() + 77));
@@ -271,7 +275,7 @@ struct Case {
     for (size_t i = 0; i < group.size(); ++i) group[i] = static_cast<int>(i);
     std::vector<bool> written(b.g.tensors.size(), false);
     for (int t : written_tensors) written[t] = true;
-    const Program p = build_program(b.g, group, written, *kernels_for("scalar"));
+    const Program p = build_program(b.g, group, folds_to_use(), written, *kernels_for("scalar"));
     std::vector<Shape> shapes;
     std::vector<const float*> in;
     for (int t : p.inputs) {
@@ -281,7 +285,7 @@ struct Case {
     const auto want = naive(b.g, inputs);
     for (const auto& isa : available_isas()) {
       // Weights are packed for one kernel: rebuild the program per ISA.
-      const Program pi = build_program(b.g, group, written, *kernels_for(isa));
+      const Program pi = build_program(b.g, group, folds_to_use(), written, *kernels_for(isa));
       std::string error;
       auto bound = BoundProgram::bind(pi, shapes, *kernels_for(isa)->ew, &error);
       ASSERT_TRUE(bound) << error;
@@ -348,7 +352,7 @@ TEST(Program, ValuesOfDifferentShapesAskForNodeByNode) {
   const int big = b.ew(EwOp::Mul, {small, b.tensor({2, 3, 5, 7})}, {2, 3, 5, 7});
   std::vector<bool> written(b.g.tensors.size(), false);
   written[small] = written[big] = true;
-  const Program p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
+  const Program p = build_program(b.g, {0, 1}, test::planned_folds(b.g), written, *kernels_for("scalar"));
   std::string error;
   bool mixed = false;
   EXPECT_FALSE(BoundProgram::bind(p, {{1, 1, 1, 7}, {2, 3, 5, 7}}, ew_table_scalar(), &error, &mixed));
@@ -501,7 +505,7 @@ TEST(Program, AnInputNormalisationFoldsIntoTheConvolution) {
                            random_weights(16, 4), conv_params(t.stride, 1, t.same), out, Activation::kRelu6);
     std::vector<bool> written(c.b.g.tensors.size(), false);
     written[z] = true;
-    const Program p = build_program(c.b.g, {0, 1, 2, 3}, written, *kernels_for("scalar"));
+    const Program p = build_program(c.b.g, {0, 1, 2, 3}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
     ASSERT_EQ(p.inputs, std::vector<int>{x}) << p.to_string();  // the conv reads x: the chain folded
     ThreadPool pool(2);
     c.check({z}, &pool, 1e-5);
@@ -544,6 +548,16 @@ TEST(Program, DepthwiseWithOnlyHorizontalStrideOne) {
 
 // A squeeze-excite MUL folds into the weights of the convolution or fully
 // connected layer it feeds; check() changes the scale between runs.
+// MUL node `mul` (its input `side` the per-channel vector) folded into node `anchor`.
+std::vector<Fold> channel_scale_fold(int mul, int anchor, int side) {
+  Fold f;
+  f.kind = FoldKind::kChannelScale;
+  f.anchor = anchor;
+  f.nodes = {mul};
+  f.operand = side;
+  return {f};
+}
+
 TEST(Program, AChannelScaleFoldsIntoTheWeightsOfItsReader) {
   struct C {
     int64_t ic, k;
@@ -559,7 +573,10 @@ TEST(Program, AChannelScaleFoldsIntoTheWeightsOfItsReader) {
     const int z = c.b.ew(EwOp::Add, {y, c.input(out)}, out);
     std::vector<bool> written(c.b.g.tensors.size(), false);
     written[z] = true;
-    const Program p = build_program(c.b.g, {0, 1, 2}, written, *kernels_for("scalar"));
+    // The runtime folds what the plan says, also where the planner's policy
+    // would not (weights larger than the input).
+    c.folds = channel_scale_fold(0, 1, t.k == 1 ? 1 : 0);
+    const Program p = build_program(c.b.g, {0, 1, 2}, *c.folds, written, *kernels_for("scalar"));
     ASSERT_EQ(p.anchors.size(), 1u);
     EXPECT_TRUE(p.anchors[0].scale_input);
     EXPECT_EQ(p.code.size(), 2u) << p.to_string();  // the anchor, the ADD: no MUL
@@ -569,6 +586,7 @@ TEST(Program, AChannelScaleFoldsIntoTheWeightsOfItsReader) {
   Case c;
   const int scaled = c.b.ew(EwOp::Mul, {c.input({20}), c.input({7, 20})}, {7, 20});
   c.b.fc(scaled, random_weights(11 * 20, 8), nullptr, 11, 20, {7, 11}, Activation::kNone, false);
+  c.folds = channel_scale_fold(0, 1, 0);
   c.check({c.b.g.nodes[1].outputs[0]}, nullptr, 1e-5);
 }
 
@@ -700,7 +718,7 @@ TEST(Program, TransposedOperandsFoldIntoTheBatchMatMul) {
     written[z] = true;
     std::vector<int> all(c.b.g.nodes.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-    const Program p = build_program(c.b.g, all, written, *kernels_for("scalar"));
+    const Program p = build_program(c.b.g, all, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
     ASSERT_EQ(p.anchors.size(), 1u) << p.to_string();  // the TRANSPOSEs do not run
     ThreadPool pool(2);
     c.check({z}, &pool, 1e-5);
@@ -730,7 +748,7 @@ TEST(Program, RowOpsReportInputsThatDoNotFit) {
   const int a = c.input({2, 4, 3}), b = c.input({2, 5, 6});
   c.b.row_op(AnchorOp::kBatchMatMul, {a, b}, {2, 4, 6});
   std::vector<bool> written(c.b.g.tensors.size(), true);
-  const Program p = build_program(c.b.g, {0}, written, *kernels_for("scalar"));
+  const Program p = build_program(c.b.g, {0}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
   std::string error;
   EXPECT_FALSE(BoundProgram::bind(p, {{2, 4, 3}, {2, 5, 6}}, *kernels_for("scalar")->ew, &error));
   EXPECT_NE(error.find("BatchMatMul does not fit"), std::string::npos) << error;
@@ -757,7 +775,7 @@ TEST(Program, IncompatibleShapesAreReported) {
   const int x = b.tensor({4});
   b.ew(EwOp::Add, {x, b.tensor({4})}, {4});
   std::vector<bool> written(b.g.tensors.size(), true);
-  const Program p = build_program(b.g, {0}, written, *kernels_for("scalar"));
+  const Program p = build_program(b.g, {0}, test::planned_folds(b.g), written, *kernels_for("scalar"));
   std::string error;
   EXPECT_FALSE(BoundProgram::bind(p, {{3}, {4}}, ew_table_scalar(), &error));
   EXPECT_NE(error.find("do not broadcast"), std::string::npos);
@@ -771,13 +789,13 @@ TEST(Program, MultiplyAddBecomesOneFmaUnlessTheProductIsShared) {
   const int out = b.ew(EwOp::Sub, {z, m}, s);
   std::vector<bool> written(b.g.tensors.size(), false);
   written[out] = true;
-  Program p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
+  Program p = build_program(b.g, {0, 1}, test::planned_folds(b.g), written, *kernels_for("scalar"));
   ASSERT_EQ(p.code.size(), 1u);
-  EXPECT_EQ(p.code[0].op, EwOp::Fnma);
+  EXPECT_EQ(p.code[0].op, EwKernelOp::Fnma);
   written[m] = true;  // the product is needed outside: keep it
-  p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
+  p = build_program(b.g, {0, 1}, test::planned_folds(b.g), written, *kernels_for("scalar"));
   ASSERT_EQ(p.code.size(), 2u);
-  EXPECT_EQ(p.code[0].op, EwOp::Mul);
+  EXPECT_EQ(p.code[0].op, EwKernelOp::Mul);
 }
 
 TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
@@ -789,15 +807,15 @@ TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
     const int out = c.b.ew(EwOp::Mul, {side ? sig : x, side ? x : sig}, s);
     std::vector<bool> written(c.b.g.tensors.size(), false);
     written[out] = true;
-    Program p = build_program(c.b.g, {0, 1, 2}, written, *kernels_for("scalar"));
+    Program p = build_program(c.b.g, {0, 1, 2}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
     ASSERT_EQ(p.code.size(), 2u) << p.to_string();
-    EXPECT_EQ(p.code[1].op, EwOp::Swish);
+    EXPECT_EQ(p.code[1].op, EwKernelOp::Swish);
     EXPECT_EQ(p.code[1].src[0], static_cast<int>(p.inputs.size()));  // reads x, the TANH
     c.check({out});
     written[sig] = true;  // the logistic is needed outside: keep it
-    p = build_program(c.b.g, {0, 1, 2}, written, *kernels_for("scalar"));
+    p = build_program(c.b.g, {0, 1, 2}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
     ASSERT_EQ(p.code.size(), 3u) << p.to_string();
-    EXPECT_EQ(p.code[2].op, EwOp::Mul);
+    EXPECT_EQ(p.code[2].op, EwKernelOp::Mul);
     c.check({sig, out});
   }
   {  // both folds in one program: SWISH(x) + y * z is SWISH then one FMA
@@ -808,10 +826,10 @@ TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
     const int out = c.b.ew(EwOp::Add, {swish, c.b.ew(EwOp::Mul, {c.input(s), c.input(s)}, s)}, s);
     std::vector<bool> written(c.b.g.tensors.size(), false);
     written[out] = true;
-    const Program p = build_program(c.b.g, {0, 1, 2, 3}, written, *kernels_for("scalar"));
+    const Program p = build_program(c.b.g, {0, 1, 2, 3}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
     ASSERT_EQ(p.code.size(), 2u) << p.to_string();
-    EXPECT_EQ(p.code[0].op, EwOp::Swish);
-    EXPECT_EQ(p.code[1].op, EwOp::Fma);
+    EXPECT_EQ(p.code[0].op, EwKernelOp::Swish);
+    EXPECT_EQ(p.code[1].op, EwKernelOp::Fma);
     EXPECT_EQ(p.code[1].src[2], static_cast<int>(p.inputs.size()));  // adds the SWISH
     c.check({out});
   }
@@ -820,9 +838,9 @@ TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
   const int out = c.b.ew(EwOp::Mul, {c.input(s), c.b.ew(EwOp::Logistic, {c.input(s)}, s)}, s);
   std::vector<bool> written(c.b.g.tensors.size(), false);
   written[out] = true;
-  const Program p = build_program(c.b.g, {0, 1}, written, *kernels_for("scalar"));
+  const Program p = build_program(c.b.g, {0, 1}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
   ASSERT_EQ(p.code.size(), 2u);
-  EXPECT_EQ(p.code[1].op, EwOp::Mul);
+  EXPECT_EQ(p.code[1].op, EwKernelOp::Mul);
 }
 
 TEST(Program, PowByConstantTwoOrHalfIsExact) {
@@ -832,9 +850,9 @@ TEST(Program, PowByConstantTwoOrHalfIsExact) {
     const int out = b.ew(EwOp::Pow, {b.tensor({8}), b.tensor({}, true, k)}, {8});
     std::vector<bool> written(b.g.tensors.size(), false);
     written[out] = true;
-    const Program p = build_program(b.g, {0}, written, *kernels_for("scalar"));
+    const Program p = build_program(b.g, {0}, test::planned_folds(b.g), written, *kernels_for("scalar"));
     ASSERT_EQ(p.code.size(), 1u);
-    EXPECT_EQ(p.code[0].op, e == 2.f ? EwOp::Square : EwOp::Sqrt);
+    EXPECT_EQ(p.code[0].op, e == 2.f ? EwKernelOp::Square : EwKernelOp::Sqrt);
     EXPECT_EQ(p.inputs.size(), 1u);
   }
 }

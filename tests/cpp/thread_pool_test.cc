@@ -1,6 +1,6 @@
 // The thread pool: every task runs exactly once, whatever the pool's size, the
 // number of tasks, and however late a worker wakes.
-#include "thread_pool.h"
+#include "runtime/thread_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu.h"
-#include "tflite_abi.h"
+#include "kernels/cpu.h"
+#include "frontends/tflite/tflite_abi.h"
 
 #if defined(__ANDROID__)
 #include <android/log.h>

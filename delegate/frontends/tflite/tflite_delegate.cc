@@ -1,0 +1,416 @@
+// The TFLite front end: context -> IR, plan -> partitions, and the partition
+// kernel that runs the fused programs. Plus the two plugin entry points.
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "kernels/cpu.h"
+#include "runtime/executor.h"
+#include "frontends/options.h"
+#include "plan/planner.h"
+#include "runtime/program.h"
+#include "runtime/report.h"
+#include "runtime/thread_pool.h"
+#include "frontends/tflite/tflite_abi.h"
+#include "frontends/tflite/tflite_ops.h"
+
+namespace fd {
+namespace {
+
+// The delegate's state; TfLiteDelegate is its first member.
+struct Delegate {
+  TfLiteDelegate base{};
+  Options opts;
+  const EwTable* table = nullptr;
+  const Kernels* kernels = nullptr;
+  std::mutex pool_mu;
+  std::map<int, std::shared_ptr<ThreadPool>> pools;  // by thread count; shared with invokes in flight
+  // Handed from Prepare to the kernels' init, which runs inside Replace...().
+  std::shared_ptr<const Graph> graph;
+  FusionPlan plan;
+  std::map<int, int> position_of_node;  // TFLite node index -> graph position
+  std::vector<PartitionReport> reports;  // one per partition kernel, for plan and profile
+};
+
+Delegate* state(TfLiteDelegate* d) { return static_cast<Delegate*>(d->data_); }
+
+void log(const Delegate& d, LogLevel level, const char* fmt, ...) {
+  if (static_cast<int>(level) > static_cast<int>(d.opts.log)) return;
+  std::va_list args;
+  va_start(args, fmt);
+  std::fprintf(stderr, "fusedelegate: ");
+  std::vfprintf(stderr, fmt, args);
+  std::fprintf(stderr, "\n");
+  va_end(args);
+}
+
+std::shared_ptr<ThreadPool> pool_for(Delegate& d, int threads) {
+  if (threads <= 1) return nullptr;
+  std::lock_guard<std::mutex> lock(d.pool_mu);
+  auto& pool = d.pools[threads];
+  if (!pool) pool = std::make_shared<ThreadPool>(threads);
+  return pool;
+}
+
+// The option's thread count, else the interpreter's (-1 there means one).
+int thread_count(const Options& o, const TfLiteContext* ctx) {
+  return o.num_threads > 0 ? o.num_threads : std::max(1, ctx->recommended_num_threads);
+}
+
+TfLiteIntArray* int_array(const std::vector<int>& v) {
+  auto* a = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + v.size() * sizeof(int)));
+  a->size = static_cast<int>(v.size());
+  for (size_t i = 0; i < v.size(); ++i) a->data[i] = v[i];
+  return a;
+}
+
+Shape shape_of(const TfLiteTensor& t) {
+  Shape s;
+  if (t.dims)
+    for (int i = 0; i < t.dims->size; ++i) s.push_back(t.dims->data[i]);
+  return s;
+}
+
+bool sane_array(const TfLiteIntArray* a, size_t tensors) {
+  if (!a || a->size < 0 || a->size > 4096) return false;
+  for (int i = 0; i < a->size; ++i)
+    if (a->data[i] < -1 || a->data[i] >= static_cast<int64_t>(tensors)) return false;
+  return true;
+}
+
+// A cheap check that the runtime's structs look like the ones we declared.
+// Returns "" or what looks wrong.
+std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
+  if (!ctx->tensors || ctx->tensors_size > (1u << 26)) return "implausible tensor table";
+  if (!plan || plan->size < 0 || plan->size > (1 << 24)) return "implausible execution plan";
+  for (size_t i = 0; i < ctx->tensors_size; ++i) {
+    const TfLiteTensor& t = ctx->tensors[i];
+    if (t.type < 0 || t.type > 32 || t.allocation_type < 0 || t.allocation_type > 16)
+      return "tensor " + std::to_string(i) + " has an unknown type or allocation type";
+    if (t.dims && (t.dims->size < 0 || t.dims->size > 16))
+      return "tensor " + std::to_string(i) + " has an implausible rank";
+    if (t.type == kTfLiteFloat32 && t.allocation_type == kTfLiteMmapRo && t.dims && t.data &&
+        t.bytes != sizeof(float) * static_cast<size_t>(num_elements(shape_of(t))))
+      return "tensor " + std::to_string(i) + ": size in bytes does not match its shape";
+  }
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* node = nullptr;
+    TfLiteRegistration* reg = nullptr;
+    if (ctx->GetNodeAndRegistration(ctx, plan->data[i], &node, &reg) != kTfLiteOk || !node || !reg)
+      return "cannot read node " + std::to_string(plan->data[i]);
+    if (!sane_array(node->inputs, ctx->tensors_size) || !sane_array(node->outputs, ctx->tensors_size))
+      return "node " + std::to_string(plan->data[i]) + " has implausible inputs or outputs";
+    if (reg->builtin_code < 0 || reg->builtin_code > 100000)
+      return "node " + std::to_string(plan->data[i]) + " has an implausible op code";
+  }
+  return "";
+}
+
+// The values of a constant int32 or int64 tensor, or false.
+bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
+  const TfLiteTensor& x = ctx->tensors[t];
+  if (x.allocation_type != kTfLiteMmapRo || !x.data || (x.type != kTfLiteInt32 && x.type != kTfLiteInt64))
+    return false;
+  const int64_t count = num_elements(shape_of(x));
+  if (static_cast<size_t>(count) * (x.type == kTfLiteInt32 ? 4 : 8) > x.bytes) return false;
+  out->clear();
+  for (int64_t i = 0; i < count; ++i)
+    out->push_back(x.type == kTfLiteInt32 ? static_cast<const int32_t*>(x.data)[i]
+                                          : static_cast<const int64_t*>(x.data)[i]);
+  return true;
+}
+
+// A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
+// value into the node, which then keeps only its data input.
+bool read_pad(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() < 2 || n->inputs.size() > 3) return false;
+  const Shape ps = shape_of(ctx->tensors[n->inputs[1]]);
+  if (ps.size() != 2 || ps[1] != 2 || !constant_ints(ctx, n->inputs[1], &n->pads)) return false;
+  if (n->inputs.size() == 3) {  // PADV2
+    const TfLiteTensor& v = ctx->tensors[n->inputs[2]];
+    if (v.type != kTfLiteFloat32 || v.allocation_type != kTfLiteMmapRo || !v.data || v.bytes != sizeof(float))
+      return false;
+    n->param = *static_cast<const float*>(v.data);
+  }
+  n->inputs.resize(1);
+  return true;
+}
+
+// RESHAPE's new shape (a constant tensor, else the output's static shape) and
+// TRANSPOSE's permutation (a constant tensor) into node.dims; the node then
+// keeps only its data input.
+bool read_dims(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() == 2 && constant_ints(ctx, n->inputs[1], &n->dims)) {
+    n->inputs.resize(1);
+    return true;
+  }
+  if (n->anchor != AnchorOp::kReshape || n->inputs.size() != 1 || n->outputs.size() != 1) return false;
+  n->dims = shape_of(ctx->tensors[n->outputs[0]]);
+  return true;
+}
+
+// MEAN's axes: a constant int32 tensor (the type TFLite's MEAN takes), or false.
+bool mean_axes(TfLiteContext* ctx, const Node& n, std::vector<int64_t>* axes) {
+  return n.inputs.size() == 2 && ctx->tensors[n.inputs[1]].type == kTfLiteInt32 &&
+         constant_ints(ctx, n.inputs[1], axes);
+}
+
+// MEAN over the last axis only (a constant axis rank - 1, or -1): a row mean.
+bool last_axis_mean(TfLiteContext* ctx, Node* n) {
+  std::vector<int64_t> axes;
+  if (!mean_axes(ctx, *n, &axes) || axes.size() != 1) return false;
+  const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
+  const int rank = x.dims ? x.dims->size : 0;
+  if (rank < 1 || (axes[0] != rank - 1 && axes[0] != -1)) return false;
+  n->anchor = AnchorOp::kRowMean;
+  n->inputs.resize(1);
+  return true;
+}
+
+// MEAN over exactly H and W of a 4-D tensor (constant axes 1, 2, in any order
+// or negative); the node then keeps only its data input.
+bool spatial_mean(TfLiteContext* ctx, Node* n) {
+  std::vector<int64_t> axes;
+  if (!mean_axes(ctx, *n, &axes)) return false;
+  const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
+  if (!x.dims || x.dims->size != 4) return false;
+  bool h = false, w = false;
+  for (int64_t a : axes) {
+    const int64_t axis = (a + 4) % 4;
+    if (axis == 1) h = true;
+    else if (axis == 2) w = true;
+    else return false;
+  }
+  n->inputs.resize(1);
+  return h && w;
+}
+
+Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
+  Graph g;
+  g.tensors.resize(ctx->tensors_size);
+  for (size_t i = 0; i < ctx->tensors_size; ++i) {
+    const TfLiteTensor& t = ctx->tensors[i];
+    Tensor& out = g.tensors[i];
+    out.is_float32 = t.type == kTfLiteFloat32;
+    out.is_constant = t.allocation_type == kTfLiteMmapRo;
+    out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
+    out.shape = shape_of(t);
+    if (out.is_constant && out.is_float32) out.data = static_cast<const float*>(t.data);
+  }
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* node = nullptr;
+    TfLiteRegistration* reg = nullptr;
+    ctx->GetNodeAndRegistration(ctx, plan->data[i], &node, &reg);
+    Node n;
+    n.id = plan->data[i];
+    translate_tflite_op(reg->builtin_code, node->builtin_data, &n);
+    for (int k = 0; k < node->inputs->size; ++k) {
+      if (node->inputs->data[k] < 0) {  // optional input absent: only a GEMM's bias may be
+        if (!(n.kind == OpKind::kAnchor && k == 2)) n.kind = OpKind::kOpaque;
+        continue;
+      }
+      n.inputs.push_back(node->inputs->data[k]);
+    }
+    for (int k = 0; k < node->outputs->size; ++k) {
+      if (node->outputs->data[k] < 0) {  // no output tensor: nothing we would fuse
+        n.kind = OpKind::kOpaque;
+        continue;
+      }
+      n.outputs.push_back(node->outputs->data[k]);
+    }
+    if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kMean && !last_axis_mean(ctx, &n) &&
+        !spatial_mean(ctx, &n))
+      n.kind = OpKind::kOpaque;
+    const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose;
+    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, &n)) n.kind = OpKind::kOpaque;
+    (*position)[n.id] = static_cast<int>(g.nodes.size());
+    g.nodes.push_back(std::move(n));
+  }
+  return g;
+}
+
+// ---- The partition kernel: the executor over one partition's groups.
+struct Partition {
+  Delegate* delegate;
+  std::unique_ptr<Executor> exec;
+  int report = -1;  // index into Delegate::reports
+};
+
+// The context's tensors, for the executor.
+class ContextTensors : public TensorHost {
+ public:
+  explicit ContextTensors(TfLiteContext* ctx) : ctx_(ctx) {}
+  Shape shape(int t) const override { return shape_of(ctx_->tensors[t]); }
+  float* data(int t) const override { return static_cast<float*>(ctx_->tensors[t].data); }
+  bool resize(int t, const Shape& s) override {
+    return ctx_->ResizeTensor(ctx_, &ctx_->tensors[t], int_array(std::vector<int>(s.begin(), s.end()))) == kTfLiteOk;
+  }
+  void error(const std::string& message) override { ctx_->ReportError(ctx_, "fusedelegate: %s", message.c_str()); }
+
+ private:
+  TfLiteContext* ctx_;
+};
+
+void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
+  const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
+  Delegate* d = state(params->delegate);
+  const Graph& g = *d->graph;
+  PartitionReport report;
+  std::map<int, std::vector<int>> groups;  // plan group -> positions
+  for (int i = 0; i < params->nodes_to_replace->size; ++i) {
+    const int pos = d->position_of_node.at(params->nodes_to_replace->data[i]);
+    groups[d->plan.group_of[pos]].push_back(pos);
+    report.nodes.push_back(pos);
+  }
+  std::vector<std::vector<int>> members;
+  for (auto& [gid, nodes] : groups) members.push_back(std::move(nodes));
+  const TfLiteIntArray* outs = params->output_tensors;
+  auto* part = new Partition{d, std::make_unique<Executor>(d->graph, members, d->plan.folds,
+                                                           std::set<int>(outs->data, outs->data + outs->size),
+                                                           *d->kernels),
+                             static_cast<int>(d->reports.size())};
+  for (size_t k = 0; k < part->exec->groups().size(); ++k) {
+    const Program& prog = part->exec->planned()[k];
+    report.group_nodes.push_back(part->exec->groups()[k]);
+    report.programs.push_back(prog.to_string());
+    report.group_inputs.push_back(prog.inputs);
+    report.group_outputs.push_back(prog.outputs);
+    report.group_bytes_saved.push_back(intermediate_bytes_saved(g, part->exec->groups()[k], prog));
+    log(*d, LogLevel::kVerbose, "fused program:\n%s", report.programs.back().c_str());
+  }
+  d->reports.push_back(std::move(report));
+  return part;
+}
+
+void kernel_free(TfLiteContext*, void* buffer) { delete static_cast<Partition*>(buffer); }
+
+TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
+  auto* part = static_cast<Partition*>(node->user_data);
+  ContextTensors tensors(ctx);
+  if (!part->exec->prepare(tensors, thread_count(part->delegate->opts, ctx))) return kTfLiteError;
+  for (const DepthFirstChain& c : part->exec->chains())
+    log(*part->delegate, LogLevel::kVerbose, "depth-first chain: programs %d..%d, strips of %lld rows", c.first(),
+        c.first() + c.size() - 1, static_cast<long long>(c.strip_rows()));
+  if (part->report < static_cast<int>(part->delegate->reports.size())) {
+    PartitionReport& r = part->delegate->reports[part->report];
+    r.program_ops = part->exec->labels();
+    r.program_seconds.assign(r.program_ops.size(), 0.0);
+    r.program_strip_rows = part->exec->strip_rows();
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
+  auto* part = static_cast<Partition*>(node->user_data);
+  Delegate* d = part->delegate;
+  const std::shared_ptr<ThreadPool> pool = pool_for(*d, part->exec->threads());
+  const bool reporting = !d->opts.profile_file.empty() && part->report < static_cast<int>(d->reports.size());
+  const auto start = std::chrono::steady_clock::now();
+  part->exec->invoke(ContextTensors(ctx), pool.get(),
+                     reporting ? d->reports[part->report].program_seconds.data() : nullptr);
+  if (reporting) {
+    PartitionReport& r = d->reports[part->report];
+    r.invokes += 1;
+    r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
+  Delegate* d = state(base);
+  TfLiteIntArray* plan = nullptr;
+  if (ctx->GetExecutionPlan(ctx, &plan) != kTfLiteOk) return kTfLiteOk;
+  const std::string abi = check_abi(ctx, plan);
+  if (!abi.empty()) {
+    std::fprintf(stderr,
+                 "fusedelegate: the runtime's TFLite structures do not look as this build expects (%s); "
+                 "claiming nothing\n", abi.c_str());
+    return kTfLiteOk;
+  }
+  d->position_of_node.clear();
+  d->graph = std::make_shared<const Graph>(graph_from_context(ctx, plan, &d->position_of_node));
+  const Graph& g = *d->graph;
+  PlannerOptions po;
+  po.families = d->opts.families;
+  po.min_nodes_per_group = d->opts.min_nodes_per_partition;
+  d->plan = plan_fusion(g, po);
+
+  std::vector<int> claimed;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (d->plan.group_of[i] >= 0) claimed.push_back(g.nodes[i].id);
+    else log(*d, LogLevel::kVerbose, "node %d %s left: %s", g.nodes[i].id, g.nodes[i].name.c_str(),
+             d->plan.reason[i].c_str());
+  }
+  log(*d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(),
+      g.nodes.size(), d->plan.groups.size(), d->table->isa);
+  TfLiteRegistration reg{};
+  reg.init = kernel_init;
+  reg.free = kernel_free;
+  reg.prepare = kernel_prepare;
+  reg.invoke = kernel_invoke;
+  reg.builtin_code = kTfLiteBuiltinDelegate;
+  reg.custom_name = "FuseDelegate";
+  reg.version = 1;
+  d->reports.clear();
+  TfLiteStatus st = kTfLiteOk;
+  if (!claimed.empty()) {
+    TfLiteIntArray* nodes = int_array(claimed);
+    st = ctx->ReplaceNodeSubsetsWithDelegateKernels(ctx, reg, nodes, base);
+    std::free(nodes);
+  }
+  if (!d->opts.plan_file.empty()) {
+    const std::string err = write_text_file(
+        d->opts.plan_file, plan_json(g, d->plan, d->reports, d->table->isa, thread_count(d->opts, ctx)));
+    if (!err.empty()) std::fprintf(stderr, "fusedelegate: plan_file: %s\n", err.c_str());
+  }
+  return st;
+}
+
+}  // namespace
+}  // namespace fd
+
+extern "C" {
+
+__attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_delegate(
+    char** keys, char** values, size_t count, void (*report_error)(const char*)) {
+  count &= 0xffffffffu;  // Python's loader passes a C int in this size_t slot
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (size_t i = 0; i < count; ++i) kv.emplace_back(keys[i] ? keys[i] : "", values[i] ? values[i] : "");
+  fd::Options opts;
+  const std::string error = fd::parse_options(kv, &opts);
+  if (!error.empty()) {
+    if (report_error) report_error(error.c_str());
+    else std::fprintf(stderr, "%s\n", error.c_str());
+    return nullptr;
+  }
+  auto* d = new fd::Delegate();
+  d->opts = opts;
+  d->kernels = fd::kernels_for(opts.isa);
+  d->table = d->kernels->ew;
+  d->base.data_ = d;
+  d->base.Prepare = fd::delegate_prepare;
+  d->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors;
+  return &d->base;
+}
+
+__attribute__((visibility("default"))) void tflite_plugin_destroy_delegate(TfLiteDelegate* delegate) {
+  if (!delegate) return;
+  fd::Delegate* d = fd::state(delegate);
+  if (!d->opts.profile_file.empty() && d->graph) {
+    const std::string err = fd::write_text_file(d->opts.profile_file, fd::profile_json(*d->graph, d->reports));
+    if (!err.empty()) std::fprintf(stderr, "fusedelegate: profile_file: %s\n", err.c_str());
+  }
+  delete d;
+}
+
+}  // extern "C"

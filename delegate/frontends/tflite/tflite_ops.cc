@@ -1,0 +1,197 @@
+#include "frontends/tflite/tflite_ops.h"
+
+#include <string>
+
+namespace fd {
+namespace {
+
+enum class Params { kNone, kFusedActivation, kLeakyReluAlpha, kGeluApproximate };
+
+struct Entry {
+  int code;
+  const char* name;
+  EwOp ew;
+  Params params;
+};
+
+// Builtin codes from TFLite's schema (BuiltinOperator).
+constexpr Entry kElementwise[] = {
+    {0, "ADD", EwOp::Add, Params::kFusedActivation},
+    {41, "SUB", EwOp::Sub, Params::kFusedActivation},
+    {18, "MUL", EwOp::Mul, Params::kFusedActivation},
+    {42, "DIV", EwOp::Div, Params::kFusedActivation},
+    {55, "MAXIMUM", EwOp::Maximum, Params::kNone},
+    {57, "MINIMUM", EwOp::Minimum, Params::kNone},
+    {99, "SQUARED_DIFFERENCE", EwOp::SquaredDifference, Params::kNone},
+    {78, "POW", EwOp::Pow, Params::kNone},
+    {19, "RELU", EwOp::Relu, Params::kNone},
+    {21, "RELU6", EwOp::Relu6, Params::kNone},
+    {20, "RELU_N1_TO_1", EwOp::ReluN1To1, Params::kNone},
+    {152, "RELU_0_TO_1", EwOp::Relu0To1, Params::kNone},
+    {98, "LEAKY_RELU", EwOp::LeakyRelu, Params::kLeakyReluAlpha},
+    {111, "ELU", EwOp::Elu, Params::kNone},
+    {14, "LOGISTIC", EwOp::Logistic, Params::kNone},
+    {28, "TANH", EwOp::Tanh, Params::kNone},
+    {117, "HARD_SWISH", EwOp::HardSwish, Params::kNone},
+    {150, "GELU", EwOp::Gelu, Params::kGeluApproximate},
+    {47, "EXP", EwOp::Exp, Params::kNone},
+    {73, "LOG", EwOp::Log, Params::kNone},
+    {75, "SQRT", EwOp::Sqrt, Params::kNone},
+    {76, "RSQRT", EwOp::Rsqrt, Params::kNone},
+    {92, "SQUARE", EwOp::Square, Params::kNone},
+    {59, "NEG", EwOp::Neg, Params::kNone},
+    {101, "ABS", EwOp::Abs, Params::kNone},
+};
+
+// Names of other common ops, for messages only.
+constexpr std::pair<int, const char*> kOtherNames[] = {
+    {1, "AVERAGE_POOL_2D"}, {2, "CONCATENATION"}, {3, "CONV_2D"}, {4, "DEPTHWISE_CONV_2D"},
+    {6, "DEQUANTIZE"}, {9, "FULLY_CONNECTED"}, {17, "MAX_POOL_2D"}, {22, "RESHAPE"},
+    {25, "SOFTMAX"}, {32, "CUSTOM"}, {34, "PAD"}, {39, "TRANSPOSE"}, {40, "MEAN"},
+    {45, "STRIDED_SLICE"}, {49, "SPLIT"}, {51, "DELEGATE"}, {53, "CAST"}, {60, "PADV2"},
+    {74, "SUM"}, {77, "SHAPE"}, {83, "PACK"}, {100, "MIRROR_PAD"}, {114, "QUANTIZE"},
+    {66, "SIN"}, {126, "BATCH_MATMUL"},
+};
+
+const Entry* find(int code) {
+  for (const Entry& e : kElementwise)
+    if (e.code == code) return &e;
+  return nullptr;
+}
+
+// From any params struct that starts with (or is) a TfLiteFusedActivation.
+Activation activation(const void* data) {
+  if (!data) return Activation::kNone;
+  switch (static_cast<const TfLiteFusedActivationParams*>(data)->activation) {
+    case kTfLiteActNone: return Activation::kNone;
+    case kTfLiteActRelu: return Activation::kRelu;
+    case kTfLiteActReluN1To1: return Activation::kReluN1To1;
+    case kTfLiteActRelu6: return Activation::kRelu6;
+    default: return Activation::kUnsupported;
+  }
+}
+
+}  // namespace
+
+const char* tflite_op_name(int code) {
+  if (const Entry* e = find(code)) return e->name;
+  for (const auto& [c, name] : kOtherNames)
+    if (c == code) return name;
+  return nullptr;
+}
+
+namespace {
+
+template <class P>
+ConvParams conv_params(const P& p) {
+  ConvParams c;
+  c.stride_h = p.stride_height;
+  c.stride_w = p.stride_width;
+  c.dilation_h = p.dilation_height_factor;
+  c.dilation_w = p.dilation_width_factor;
+  c.same_padding = p.padding == kTfLitePaddingSame;
+  return c;
+}
+
+// CONV_2D and DEPTHWISE_CONV_2D; false if the params are missing or unknown.
+bool translate_conv(int code, const void* data, Node* node) {
+  if (!data) return false;
+  node->kind = OpKind::kAnchor;
+  if (code == kTfLiteBuiltinConv2D) {
+    const auto& p = *static_cast<const TfLiteConvParams*>(data);
+    node->anchor = AnchorOp::kConv2D;
+    node->conv = conv_params(p);
+    node->act = activation(&p.activation);
+    return p.padding != kTfLitePaddingUnknown;
+  }
+  const auto& p = *static_cast<const TfLiteDepthwiseConvParams*>(data);
+  node->anchor = AnchorOp::kDepthwiseConv2D;
+  node->conv = conv_params(p);
+  node->act = activation(&p.activation);
+  return p.padding != kTfLitePaddingUnknown;
+}
+
+}  // namespace
+
+void translate_tflite_op(int code, const void* data, Node* node) {
+  const char* name = tflite_op_name(code);
+  node->name = name ? name : "BUILTIN_" + std::to_string(code);
+  if (code == kTfLiteBuiltinFullyConnected) {
+    const auto* p = static_cast<const TfLiteFullyConnectedParams*>(data);
+    node->kind = p && p->weights_format != 0 ? OpKind::kOpaque : OpKind::kAnchor;
+    node->anchor = AnchorOp::kFullyConnected;
+    node->act = activation(data);
+    node->keep_num_dims = p && p->keep_num_dims;
+    return;
+  }
+  if ((code == kTfLiteBuiltinMaxPool2D || code == kTfLiteBuiltinAveragePool2D) && data) {
+    const auto& p = *static_cast<const TfLitePoolParams*>(data);
+    node->kind = p.padding == kTfLitePaddingUnknown ? OpKind::kOpaque : OpKind::kAnchor;
+    node->anchor = code == kTfLiteBuiltinMaxPool2D ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D;
+    node->conv.stride_h = p.stride_height;
+    node->conv.stride_w = p.stride_width;
+    node->conv.window_h = p.filter_height;
+    node->conv.window_w = p.filter_width;
+    node->conv.same_padding = p.padding == kTfLitePaddingSame;
+    node->act = activation(&p.activation);
+    return;
+  }
+  if (code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax || code == kTfLiteBuiltinReshape ||
+      code == kTfLiteBuiltinTranspose) {  // RESHAPE's shape and TRANSPOSE's perm: the front end reads them
+    node->kind = OpKind::kAnchor;
+    node->anchor = code == kTfLiteBuiltinBatchMatMul ? AnchorOp::kBatchMatMul
+                   : code == kTfLiteBuiltinSoftmax   ? AnchorOp::kSoftmax
+                   : code == kTfLiteBuiltinReshape   ? AnchorOp::kReshape
+                                                     : AnchorOp::kTranspose;
+    const bool has_params = code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax;
+    if (has_params && !data) {
+      node->kind = OpKind::kOpaque;
+    } else if (code == kTfLiteBuiltinBatchMatMul) {
+      const auto& p = *static_cast<const TfLiteBatchMatMulParams*>(data);
+      node->adj_x = p.adj_x;
+      node->adj_y = p.adj_y;
+    } else if (code == kTfLiteBuiltinSoftmax) {
+      node->param = static_cast<const TfLiteSoftmaxParams*>(data)->beta;
+    }
+    return;
+  }
+  if (code == kTfLiteBuiltinMean) {  // the axes are a tensor: the front end checks them
+    node->kind = OpKind::kAnchor;
+    node->anchor = AnchorOp::kMean;
+    node->keep_num_dims = data && static_cast<const TfLiteReducerParams*>(data)->keep_dims;
+    return;
+  }
+  if (code == kTfLiteBuiltinConv2D || code == kTfLiteBuiltinDepthwiseConv2D) {
+    if (!translate_conv(code, data, node)) node->kind = OpKind::kOpaque;
+    return;
+  }
+  if (code == kTfLiteBuiltinPad || code == kTfLiteBuiltinPadV2 || code == kTfLiteBuiltinMirrorPad) {
+    // The paddings (and PADV2's constant) are tensors: the front end reads them.
+    node->kind = OpKind::kPad;
+    if (code == kTfLiteBuiltinMirrorPad) {
+      const int mode = data ? static_cast<const TfLiteMirrorPaddingParams*>(data)->mode : 0;
+      node->pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
+      if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) node->kind = OpKind::kOpaque;
+    }
+    return;
+  }
+  const Entry* e = find(code);
+  if (!e) {
+    node->kind = OpKind::kOpaque;
+    return;
+  }
+  node->kind = OpKind::kElementwise;
+  node->ew = e->ew;
+  switch (e->params) {
+    case Params::kNone: break;
+    case Params::kFusedActivation: node->act = activation(data); break;
+    case Params::kLeakyReluAlpha:
+      node->param = data ? static_cast<const TfLiteLeakyReluParams*>(data)->alpha : 0.2f;
+      break;
+    case Params::kGeluApproximate:
+      if (data && static_cast<const TfLiteGeluParams*>(data)->approximate) node->ew = EwOp::GeluTanh;
+      break;
+  }
+}
+
+}  // namespace fd

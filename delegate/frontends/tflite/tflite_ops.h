@@ -1,0 +1,32 @@
+// How TFLite builtin ops map onto our op list: the front end's half of the op
+// table (the Grappler front end keeps the same for TF op names).
+#pragma once
+
+#include "ir/graph.h"
+#include "frontends/tflite/tflite_abi.h"
+
+namespace fd {
+
+constexpr int kTfLiteBuiltinDelegate = 51;
+constexpr int kTfLiteBuiltinFullyConnected = 9;
+constexpr int kTfLiteBuiltinAveragePool2D = 1;
+constexpr int kTfLiteBuiltinConv2D = 3;
+constexpr int kTfLiteBuiltinMaxPool2D = 17;
+constexpr int kTfLiteBuiltinMean = 40;
+constexpr int kTfLiteBuiltinDepthwiseConv2D = 4;
+constexpr int kTfLiteBuiltinPad = 34;
+constexpr int kTfLiteBuiltinPadV2 = 60;
+constexpr int kTfLiteBuiltinMirrorPad = 100;
+constexpr int kTfLiteBuiltinReshape = 22;
+constexpr int kTfLiteBuiltinSoftmax = 25;
+constexpr int kTfLiteBuiltinTranspose = 39;
+constexpr int kTfLiteBuiltinBatchMatMul = 126;
+
+// Name of a builtin op code, for plans and messages.
+const char* tflite_op_name(int builtin_code);
+
+// Fills kind, ew, act, param and name of `node` from a TFLite registration code
+// and its builtin_data.
+void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node);
+
+}  // namespace fd

@@ -1,0 +1,55 @@
+// What the planner decided, as data: which nodes run fused, in which groups,
+// and which nodes fold into an anchor of their group. The runtime builds its
+// programs from this and re-derives no decision; a plan file shows it whole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fd {
+
+// A node (or chain of nodes) that does not run on its own: an anchor of its
+// group reads through it.
+enum class FoldKind : uint8_t {
+  kPad,           // a PAD before a convolution or pool: read through the anchor's window
+  kChannelScale,  // a MUL by a per-channel vector (a squeeze-excite gate): scales the weights on each run
+  kInputAffine,   // MUL/ADD/SUB by constants before a CONV_2D: taken into its weights, bias and padding
+  kTranspose,     // a TRANSPOSE before a BATCH_MATMUL: read through permuted strides
+};
+
+struct Fold {
+  FoldKind kind = FoldKind::kPad;
+  int anchor = -1;         // the node (graph position) it folds into
+  std::vector<int> nodes;  // the folded nodes, in execution order
+  // kChannelScale: which input of the MUL is the vector; kTranspose: which
+  // operand of the BATCH_MATMUL the TRANSPOSE is.
+  int operand = 0;
+  int source = -1;                  // kInputAffine: the tensor the chain starts from
+  std::vector<float> scale, shift;  // kInputAffine: per input channel, value = source * scale + shift
+};
+
+struct FusionPlan {
+  std::vector<std::vector<int>> groups;  // node positions per group, in execution order
+  std::vector<int> group_of;             // per node: its group, or -1
+  std::vector<std::string> reason;       // per node: why it is not claimed ("" if claimed)
+  std::vector<Fold> folds;               // every fold; its nodes are in its anchor's group
+};
+
+// The folds whose anchor and folded nodes all lie in `group`.
+inline std::vector<Fold> folds_within(const std::vector<Fold>& folds, const std::vector<int>& group) {
+  auto in = [&](int pos) {
+    for (int m : group)
+      if (m == pos) return true;
+    return false;
+  };
+  std::vector<Fold> out;
+  for (const Fold& f : folds) {
+    bool all = in(f.anchor);
+    for (int m : f.nodes) all = all && in(m);
+    if (all) out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace fd

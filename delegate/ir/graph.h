@@ -1,0 +1,57 @@
+// Our own small graph IR: what the planner and the fused programs read. The
+// TFLite front end (and later the Grappler pass) translate into it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/op_types.h"
+
+namespace fd {
+
+using Shape = std::vector<int64_t>;
+
+struct Tensor {
+  bool is_float32 = false;
+  bool is_constant = false;
+  bool has_dynamic_shape = false;  // shape known only at run time (data-dependent)
+  Shape shape;
+  const float* data = nullptr;  // constants only, valid while planning
+};
+
+// CONV_2D / DEPTHWISE_CONV_2D attributes.
+struct ConvParams {
+  int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  bool same_padding = false;  // TFLite SAME (else VALID)
+  int window_h = 0, window_w = 0;  // pools: the window (convolutions take it from the filter)
+};
+
+struct Node {
+  int id = -1;  // the front end's node index
+  std::string name;  // op name, for plans and messages
+  OpKind kind = OpKind::kOpaque;
+  EwOp ew = EwOp::kCount;  // for kElementwise
+  AnchorOp anchor = AnchorOp::kFullyConnected;  // for kAnchor
+  Activation act = Activation::kNone;
+  float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with; kSoftmax: beta
+  bool keep_num_dims = false;  // FULLY_CONNECTED, MEAN: output keeps the input's rank
+  ConvParams conv;
+  PadMode pad_mode = PadMode::kConstant;  // kPad
+  std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
+  std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation
+  bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
+  // Tensor indices. kAnchor: input, then weights and optional bias (none for
+  // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the
+  // input only). kPad: the input only.
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+};
+
+// Nodes are in execution (topological) order.
+struct Graph {
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;
+};
+
+}  // namespace fd

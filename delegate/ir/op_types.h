@@ -1,0 +1,73 @@
+// The op vocabulary of the graph IR: which op a node is and its enumerated
+// attributes. Front ends translate into it; the planner and the runtime read it.
+#pragma once
+
+#include <cstdint>
+
+namespace fd {
+
+// The graph's elementwise ops (name, arity). The runtime lowers each onto the
+// kernel op of the same name (kernels/ew_ops.h).
+#define FD_GRAPH_EW_OPS(X)                                                        \
+  X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Maximum, 2) X(Minimum, 2)             \
+  X(SquaredDifference, 2) X(Pow, 2)                                               \
+  X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)           \
+  X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \
+  X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)
+
+enum class EwOp : uint8_t {
+#define FD_ENUM(name, arity) name,
+  FD_GRAPH_EW_OPS(FD_ENUM)
+#undef FD_ENUM
+  kCount
+};
+
+inline int ew_arity(EwOp op) {
+  static const uint8_t arity[] = {
+#define FD_ARITY(name, a) a,
+      FD_GRAPH_EW_OPS(FD_ARITY)
+#undef FD_ARITY
+  };
+  return arity[static_cast<int>(op)];
+}
+
+inline const char* ew_name(EwOp op) {
+  static const char* const names[] = {
+#define FD_NAME(name, a) #name,
+      FD_GRAPH_EW_OPS(FD_NAME)
+#undef FD_NAME
+  };
+  return names[static_cast<int>(op)];
+}
+
+// How the planner treats an op.
+enum class OpKind : uint8_t {
+  kElementwise,  // one output, same-shape or broadcast inputs, pure per element
+  kAnchor,       // heavy op whose output rows start a group: see AnchorOp
+  kPad,          // PAD / PADV2 / MIRROR_PAD: folded into the convolution that reads it
+  kOpaque,       // anything we do not fuse (yet)
+};
+
+// Heavy anchors. Each computes rows of its output (the last dim is the row) from
+// its whole input and constant weights; elementwise epilogues then run on them.
+enum class AnchorOp : uint8_t {
+  kFullyConnected,   // input rows times weights [n, k]
+  kConv2D,           // NHWC input, filter [oc, kh, kw, ic]
+  kDepthwiseConv2D,  // NHWC input, filter [1, kh, kw, ic * multiplier]
+  kMaxPool2D,        // NHWC, max over the window (padding excluded)
+  kAveragePool2D,    // NHWC, mean over the window's pixels inside the input
+  kMean,             // MEAN over H and W of NHWC: one window covering the image
+  kPad,              // a PAD whose output must be stored (else it is folded): copies rows
+  kBatchMatMul,      // [..., m, k] x [..., k, n] (adj_x / adj_y: transposed), both run-time values
+  kSoftmax,          // softmax of each row (the last axis), scaled by beta
+  kRowMean,          // MEAN over the last axis: rows of one value
+  kReshape,          // the same floats under another shape: copies rows
+  kTranspose,        // a permutation of the axes: gathers rows
+};
+
+// Activation fused into a binary op or an anchor.
+enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kUnsupported };
+
+enum class PadMode : uint8_t { kConstant, kReflect, kSymmetric };
+
+}  // namespace fd

@@ -1,0 +1,48 @@
+#include "kernels/cpu.h"
+
+namespace fd {
+
+std::vector<std::string> available_isas() {
+  std::vector<std::string> isas = {"scalar"};
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  // libgcc checks that the OS saves the wider registers (XCR0) too.
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isas.push_back("avx2");
+  if (__builtin_cpu_supports("avx512f")) isas.push_back("avx512");
+#elif defined(__aarch64__)
+  isas.push_back("neon");  // Advanced SIMD with FMA is part of ARMv8-A
+#endif
+  return isas;
+}
+
+namespace {
+
+// The ISA "auto" or `isa` names, if this CPU and build have it; "" if not.
+std::string resolve(const std::string& isa) {
+  const auto isas = available_isas();
+  const std::string want = isa == "auto" ? isas.back() : isa;
+  for (const auto& i : isas)
+    if (i == want) return want;
+  return "";
+}
+
+}  // namespace
+
+const Kernels* kernels_for(const std::string& isa) {
+  const std::string want = resolve(isa);
+  static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar(), &row_kernel_scalar()};
+  if (want == "scalar") return &scalar;
+#if defined(__x86_64__)
+  static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2()};
+  static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(), &row_kernel_avx512(),
+                              &gemm_kernel_avx512_wide()};
+  if (want == "avx2") return &avx2;
+  if (want == "avx512") return &avx512;
+#elif defined(__aarch64__)
+  static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon()};
+  if (want == "neon") return &neon;
+#endif
+  return nullptr;
+}
+
+}  // namespace fd

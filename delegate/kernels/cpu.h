@@ -1,0 +1,28 @@
+// Which vector ISAs this CPU runs, and the kernel table for a requested one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/ew_table.h"
+#include "kernels/gemm.h"
+
+namespace fd {
+
+// ISAs usable on this CPU, best last: "scalar", then e.g. "avx2", "avx512".
+std::vector<std::string> available_isas();
+
+// Every kernel of one ISA.
+struct Kernels {
+  const EwTable* ew;
+  const GemmKernel* gemm;
+  const DwKernel* dw;
+  const RowKernel* rows;
+  const GemmKernel* gemm_wide = nullptr;  // optional: wider panels, see gemm_for
+};
+
+// The kernels for `isa` ("auto" = best available), or null if this CPU or build
+// lacks it.
+const Kernels* kernels_for(const std::string& isa);
+
+}  // namespace fd

@@ -1,0 +1,32 @@
+// The output shapes of the anchor ops, from their inputs and attributes.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/shape.h"
+
+namespace fd {
+
+// FULLY_CONNECTED: input [..., k] (rows = elements / k) times weights [n, k]
+// gives [rows, n], or [..., n] when keep_num_dims; nothing if k does not fit.
+std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weights, bool keep_num_dims);
+
+// BATCH_MATMUL: a [..., m, k] times b [..., k, n] (adj_x / adj_y: the operand's
+// last two axes swapped) gives [..., m, n]. Equal ranks >= 2; b's batch axes
+// equal a's or all 1 (one b for every batch). Nothing if they do not fit.
+std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj_x, bool adj_y);
+
+// MEAN over the last axis: that axis becomes 1 (keep_dims) or goes; nothing
+// for a rank-0 input.
+std::optional<Shape> row_mean_shape(const Shape& input, bool keep_dims);
+
+// RESHAPE to `dims`, one of which may be -1 (inferred); nothing if the element
+// counts differ.
+std::optional<Shape> reshape_shape(const Shape& input, const std::vector<int64_t>& dims);
+
+// TRANSPOSE: output axis d is input axis perm[d]; nothing if perm is not a
+// permutation of the input's axes.
+std::optional<Shape> transpose_shape(const Shape& input, const std::vector<int64_t>& perm);
+
+}  // namespace fd

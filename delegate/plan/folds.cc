@@ -1,0 +1,190 @@
+// Fold passes: nodes that run inside an anchor of their group instead of on
+// their own (a PAD, a squeeze-excite gate, an input normalisation, a TRANSPOSE).
+#include <algorithm>
+
+#include "ir/shape.h"
+#include "ops/op_classes.h"
+#include "plan/passes.h"
+
+namespace fd {
+namespace {
+
+bool is_anchor(const Node& n, AnchorOp op) { return n.kind == OpKind::kAnchor && n.anchor == op; }
+
+// A MUL, ADD or SUB of x by a constant k (scalar or per channel): x * a + b
+// per channel, composed onto the map (scale, shift) of the rest of the chain.
+// False if the node is not such a step.
+bool compose_affine_step(const Graph& g, const Node& n, const Shape& in, std::vector<double>& scale,
+                         std::vector<double>& shift, int* x_side) {
+  if (n.kind != OpKind::kElementwise || n.act != Activation::kNone || n.inputs.size() != 2 ||
+      (n.ew != EwOp::Mul && n.ew != EwOp::Add && n.ew != EwOp::Sub))
+    return false;
+  const int side = g.tensors[n.inputs[1]].is_constant ? 1 : 0;  // the constant's
+  const Tensor& k = g.tensors[n.inputs[side]];
+  const Tensor& x = g.tensors[n.inputs[1 - side]];
+  const int64_t size = num_elements(k.shape), channels = in.back();
+  if (!k.is_constant || !k.is_float32 || !k.data || x.is_constant || x.shape != in ||
+      (size != 1 && (size != channels || k.shape.back() != channels)))
+    return false;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    const double v = k.data[size == 1 ? 0 : ch];
+    double a = 1, b = 0;
+    if (n.ew == EwOp::Mul) a = v;
+    else if (n.ew == EwOp::Add) b = v;
+    else if (side == 1) b = -v;  // x - v
+    else a = -1, b = v;          // v - x
+    shift[ch] += scale[ch] * b;
+    scale[ch] *= a;
+  }
+  *x_side = 1 - side;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Fold> input_affine(const Graph& g, const GraphIndex& index, int conv) {
+  const Node& c = g.nodes[conv];
+  if (!is_anchor(c, AnchorOp::kConv2D) || c.inputs.empty()) return std::nullopt;
+  const Shape& in = g.tensors[c.inputs[0]].shape;
+  if (in.size() != 4 || in.back() <= 0) return std::nullopt;
+  const int64_t channels = in.back();
+  std::vector<double> scale(channels, 1.0), shift(channels, 0.0);  // of the chain from here on
+  Fold f;
+  f.kind = FoldKind::kInputAffine;
+  f.anchor = conv;
+  int t = c.inputs[0], x_side = 0;
+  for (int p = index.producer[t]; p >= 0 && index.readers[t] == 1; p = index.producer[t]) {
+    if (!compose_affine_step(g, g.nodes[p], in, scale, shift, &x_side)) break;
+    f.nodes.insert(f.nodes.begin(), p);
+    t = g.nodes[p].inputs[x_side];
+  }
+  if (f.nodes.empty()) return std::nullopt;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    if (scale[ch] == 0) return std::nullopt;
+    f.scale.push_back(static_cast<float>(scale[ch]));
+    f.shift.push_back(static_cast<float>(shift[ch]));
+  }
+  f.source = t;
+  return f;
+}
+
+std::optional<Fold> input_affine(const Graph& g, int conv) { return input_affine(g, GraphIndex(g), conv); }
+
+int folded_transpose(const Graph& g, const GraphIndex& index, int bmm, int i) {
+  const Node& b = g.nodes[bmm];
+  if (!is_anchor(b, AnchorOp::kBatchMatMul) || b.inputs.size() != 2) return -1;
+  const int t = b.inputs[i];
+  if (b.inputs[1 - i] == t) return -1;
+  const int producer = index.producer[t];
+  if (producer < 0 || index.readers[t] != 1) return -1;
+  const Node& p = g.nodes[producer];
+  if (!is_anchor(p, AnchorOp::kTranspose) || p.inputs.empty()) return -1;
+  const size_t rank = p.dims.size();
+  if (rank < 2 || rank != g.tensors[p.inputs[0]].shape.size()) return -1;
+  if (i == 0 && (b.adj_x || p.dims.back() != static_cast<int64_t>(rank) - 1)) return -1;
+  return producer;
+}
+
+int folded_transpose(const Graph& g, int bmm, int i) { return folded_transpose(g, GraphIndex(g), bmm, i); }
+
+int channel_scale_side(const Graph& g, const Node& mul) {
+  if (mul.kind != OpKind::kElementwise || mul.ew != EwOp::Mul || mul.act != Activation::kNone ||
+      mul.inputs.size() != 2 || mul.outputs.size() != 1)
+    return -1;
+  const Shape& out = g.tensors[mul.outputs[0]].shape;
+  for (int side = 0; side < 2; ++side) {
+    const Shape& x = g.tensors[mul.inputs[1 - side]].shape;
+    const Shape& v = g.tensors[mul.inputs[side]].shape;
+    if (x != out || x.size() < 2 || v.empty() || v.size() > x.size()) continue;
+    if (v.back() == x.back() && num_elements(v) == v.back() && num_elements(x) > num_elements(v)) return side;
+  }
+  return -1;
+}
+
+namespace {
+
+void add_fold(FoldSet& s, Fold f) {
+  s.into[f.anchor].push_back(static_cast<int>(s.folds.size()));
+  for (int m : f.nodes) s.folded[m] = true;
+  s.folds.push_back(std::move(f));
+}
+
+// A legal PAD folds into the convolution or pool that is its one reader; it is
+// claimed only so.
+void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal, std::vector<std::string>& reason,
+               FoldSet& s) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
+    const int t = g.nodes[i].outputs[0], r = index.last_reader[t];
+    const bool conv = r >= 0 && g.nodes[r].kind == OpKind::kAnchor && reads_windows(g.nodes[r].anchor);
+    if (index.readers[t] != 1 || !conv || !legal[r] || g.nodes[r].inputs[0] != t) {
+      reason[i] = "PAD is fused only into a convolution or pool that is its one reader";
+      legal[i] = false;
+      continue;
+    }
+    Fold f;
+    f.kind = FoldKind::kPad;
+    f.anchor = r;
+    f.nodes = {static_cast<int>(i)};
+    add_fold(s, std::move(f));
+  }
+}
+
+// A squeeze-excite MUL folds into the CONV_2D or FULLY_CONNECTED that is its
+// one reader when scaling the weights on each run costs no more than a pass
+// over the MUL's output would.
+void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal, FoldSet& s) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& r = g.nodes[i];
+    if (!legal[i] || !s.into[i].empty() ||
+        !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)))
+      continue;
+    const int t = r.inputs[0], p = index.producer[t];
+    if (p < 0 || !legal[p] || s.folded[p] || index.readers[t] != 1) continue;
+    const int side = channel_scale_side(g, g.nodes[p]);
+    if (side < 0) continue;
+    const Shape& w = g.tensors[r.inputs[1]].shape;
+    if (r.anchor == AnchorOp::kFullyConnected && g.tensors[t].shape.back() != w.back()) continue;
+    if (num_elements(w) > num_elements(g.tensors[t].shape)) continue;
+    Fold f;
+    f.kind = FoldKind::kChannelScale;
+    f.anchor = static_cast<int>(i);
+    f.nodes = {p};
+    f.operand = side;
+    add_fold(s, std::move(f));
+  }
+}
+
+}  // namespace
+
+FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& legal,
+                   std::vector<std::string>& reason) {
+  const int n = static_cast<int>(g.nodes.size());
+  FoldSet s;
+  s.into.assign(n, {});
+  s.folded.assign(n, false);
+  fold_pads(g, index, legal, reason, s);
+  for (int i = 0; i < n; ++i) {  // constant per-channel affine chains before a CONV_2D
+    if (!legal[i]) continue;
+    auto f = input_affine(g, index, i);
+    if (f && std::all_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return legal[m]; }))
+      add_fold(s, std::move(*f));
+  }
+  fold_channel_scales(g, index, legal, s);
+  for (int i = 0; i < n; ++i) {  // TRANSPOSEs read only by a BATCH_MATMUL: no copy
+    if (!legal[i] || !is_anchor(g.nodes[i], AnchorOp::kBatchMatMul)) continue;
+    for (int operand = 0; operand < 2; ++operand) {
+      const int p = folded_transpose(g, index, i, operand);
+      if (p < 0 || !legal[p]) continue;
+      Fold f;
+      f.kind = FoldKind::kTranspose;
+      f.anchor = i;
+      f.nodes = {p};
+      f.operand = operand;
+      add_fold(s, std::move(f));
+    }
+  }
+  return s;
+}
+
+}  // namespace fd

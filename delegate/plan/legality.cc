@@ -1,0 +1,155 @@
+// Legality: whether a node can run fused at all, or why not.
+#include <string>
+
+#include "ir/shape.h"
+#include "ops/conv_geometry.h"
+#include "ops/op_classes.h"
+#include "ops/shape_rules.h"
+#include "plan/planner.h"
+
+namespace fd {
+namespace {
+
+// Weights [n, k] (FULLY_CONNECTED), [oc, kh, kw, ic] (CONV_2D) or [1, kh, kw, c]
+// (DEPTHWISE_CONV_2D), constant; an optional constant bias [n].
+std::string weights_legality(const Graph& g, const Node& node) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const size_t rank = node.anchor == AnchorOp::kFullyConnected ? 2 : 4;
+  if (!w.is_float32 || !w.is_constant || !w.data || w.shape.size() != rank || num_elements(w.shape) <= 0)
+    return "weights are not a constant float32 tensor of rank " + std::to_string(rank);
+  if (node.anchor == AnchorOp::kDepthwiseConv2D && w.shape[0] != 1) return "depthwise filter is not [1, kh, kw, c]";
+  const int64_t n = node.anchor == AnchorOp::kDepthwiseConv2D ? w.shape[3] : w.shape[0];
+  if (node.inputs.size() == 3) {
+    const Tensor& b = g.tensors[node.inputs[2]];
+    if (!b.is_float32 || !b.is_constant || !b.data || b.shape != Shape{n})
+      return "bias is not a constant float32 [n] vector";
+  }
+  return "";
+}
+
+// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE: run-time inputs of
+// static shape, the output the shape the op gives.
+std::string row_op_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (!(families & kFamilyTransformer)) return "fusion family 'transformer' is disabled";
+  const size_t arity = node.anchor == AnchorOp::kBatchMatMul ? 2 : 1;
+  if (node.inputs.size() != arity || node.outputs.size() != 1)
+    return node.name + " has an unexpected number of inputs or outputs";
+  if (node.act != Activation::kNone) return "fused activation of " + node.name + " is not supported";
+  for (int t : node.inputs) {
+    if (!g.tensors[t].is_float32) return "dtype: input is not float32";
+    if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+  }
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  if (in.empty() || static_cast<int>(in.size()) > kMaxRank) return "input rank is 0 or above " + std::to_string(kMaxRank);
+  if (num_elements(in) == 0) return "empty input";
+  std::optional<Shape> expect;
+  switch (node.anchor) {
+    case AnchorOp::kBatchMatMul:
+      expect = batch_matmul_shape(in, g.tensors[node.inputs[1]].shape, node.adj_x, node.adj_y);
+      break;
+    case AnchorOp::kSoftmax: expect = in; break;
+    case AnchorOp::kRowMean: expect = row_mean_shape(in, node.keep_num_dims); break;
+    case AnchorOp::kReshape: expect = reshape_shape(in, node.dims); break;
+    case AnchorOp::kTranspose: expect = transpose_shape(in, node.dims); break;
+    default: break;
+  }
+  if (!expect) return node.name + " does not fit its input " + to_string(in);
+  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
+  return "";
+}
+
+std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (is_row_op(node.anchor)) return row_op_legality(g, node, families);
+  const bool fc = node.anchor == AnchorOp::kFullyConnected;
+  if (fc && !(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
+  if (!fc && !(families & kFamilyConv)) return "fusion family 'conv' is disabled";
+  if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
+  const bool pool = is_pool(node.anchor);
+  if (node.outputs.size() != 1 || node.inputs.size() < (pool ? 1u : 2u) || node.inputs.size() > (pool ? 1u : 3u))
+    return node.name + " has an unexpected number of inputs or outputs";
+  const Tensor& in = g.tensors[node.inputs[0]];
+  if (!in.is_float32) return "dtype: input is not float32";
+  if (in.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (pool) {
+    if (in.shape.size() != 4) return "input is not 4-D NHWC";
+    const bool mean = node.anchor == AnchorOp::kMean;
+    std::string error;
+    const auto geo = conv_geometry(in.shape, mean ? static_cast<int>(in.shape[1]) : node.conv.window_h,
+                                   mean ? static_cast<int>(in.shape[2]) : node.conv.window_w,
+                                   mean ? ConvParams{} : node.conv, FoldedPad{}, &error);
+    if (!geo) return error;
+    const Shape expect = mean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
+                                                     : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
+    if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
+    return "";
+  }
+  if (std::string w = weights_legality(g, node); !w.empty()) return w;
+  const Tensor& w = g.tensors[node.inputs[1]];
+  Shape expect;
+  if (fc) {
+    const auto out = fully_connected_shape(in.shape, w.shape, node.keep_num_dims);
+    if (!out) return "input " + to_string(in.shape) + " does not fit weights " + to_string(w.shape);
+    expect = *out;
+  } else {
+    std::string error;
+    const auto geo = conv_geometry(in.shape, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), node.conv,
+                                   FoldedPad{}, &error);
+    if (!geo) return error;
+    const bool fits = node.anchor == AnchorOp::kConv2D ? w.shape[3] == geo->channels
+                                                       : w.shape[3] % geo->channels == 0;
+    if (!fits) return "input " + to_string(in.shape) + " does not fit filter " + to_string(w.shape);
+    expect = {geo->batch, geo->out_h, geo->out_w, w.shape[node.anchor == AnchorOp::kConv2D ? 0 : 3]};
+  }
+  if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
+  return "";
+}
+
+// A PAD is claimed only folded into the convolution that is its one reader.
+std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (!(families & kFamilyConv)) return "fusion family 'conv' is disabled";
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return "PAD without constant paddings";
+  const Tensor& in = g.tensors[node.inputs[0]];
+  if (!in.is_float32 || in.has_dynamic_shape || in.shape.size() != 4 || node.pads.size() != 8)
+    return "PAD of a tensor that is not a static 4-D float32 one";
+  for (int64_t p : node.pads)
+    if (p < 0) return "negative padding";
+  if (node.pads[0] || node.pads[1] || node.pads[6] || node.pads[7]) return "PAD of batch or channels";
+  return "";
+}
+
+}  // namespace
+
+std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (node.kind == OpKind::kAnchor) return anchor_legality(g, node, families);
+  if (node.kind == OpKind::kPad) return pad_legality(g, node, families);
+  if (node.kind != OpKind::kElementwise) return "unsupported op " + node.name;
+  if (!(families & kFamilyElementwise)) return "fusion family 'elementwise' is disabled";
+  if (node.act == Activation::kUnsupported)
+    return "fused activation of " + node.name + " is not supported";
+  if (node.outputs.size() != 1 || static_cast<int>(node.inputs.size()) != ew_arity(node.ew))
+    return node.name + " has an unexpected number of inputs or outputs";
+  Shape out_shape;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Tensor& t = g.tensors[node.inputs[i]];
+    if (!t.is_float32) return "dtype: input is not float32";
+    if (t.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+    if (i == 0) {
+      out_shape = t.shape;
+    } else if (auto b = broadcast(out_shape, t.shape)) {
+      out_shape = *b;
+    } else {
+      return "inputs " + to_string(out_shape) + " and " + to_string(t.shape) + " do not broadcast";
+    }
+  }
+  if (static_cast<int>(out_shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
+  const Tensor& out = g.tensors[node.outputs[0]];
+  if (!out.is_float32) return "dtype: output is not float32";
+  if (out.has_dynamic_shape) return "dynamic shape: output shape known only at run time";
+  return "";
+}
+
+}  // namespace fd

@@ -1,0 +1,48 @@
+// Policy: an anchored group is worth running alone; a small elementwise group
+// saves no traffic, unless it sits next to an anchored group, whose partition
+// it then joins instead of splitting the model around itself.
+#include "plan/passes.h"
+
+namespace fd {
+namespace {
+
+// Whether a member of `group` reads from or feeds a node of an anchored group.
+bool touches_anchored(const Graph& g, const GraphIndex& index, const std::vector<int>& group,
+                      const std::vector<int>& group_of, const std::vector<bool>& anchored) {
+  auto anchored_node = [&](int node) { return node >= 0 && group_of[node] >= 0 && anchored[group_of[node]]; };
+  for (int m : group) {
+    for (int t : g.nodes[m].inputs)
+      if (anchored_node(index.producer[t])) return true;
+    for (int out : g.nodes[m].outputs)
+      for (size_t c = 0; c < g.nodes.size(); ++c)
+        for (int t : g.nodes[c].inputs)
+          if (t == out && anchored_node(static_cast<int>(c))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std::vector<int>>& groups,
+                  const PlannerOptions& opts, FusionPlan* plan) {
+  std::vector<int> group_of(g.nodes.size(), -1);
+  std::vector<bool> anchored(groups.size(), false);
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (int m : groups[k]) {
+      group_of[m] = static_cast<int>(k);
+      anchored[k] = anchored[k] || g.nodes[m].kind == OpKind::kAnchor;
+    }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const bool big = static_cast<int>(groups[k].size()) >= opts.min_nodes_per_group;
+    if (!anchored[k] && !big && !touches_anchored(g, index, groups[k], group_of, anchored)) {
+      for (int m : groups[k])
+        plan->reason[m] = "policy: a group of " + std::to_string(groups[k].size()) +
+                          " node(s) is below min_nodes_per_partition=" + std::to_string(opts.min_nodes_per_group);
+      continue;
+    }
+    for (int m : groups[k]) plan->group_of[m] = static_cast<int>(plan->groups.size());
+    plan->groups.push_back(groups[k]);
+  }
+}
+
+}  // namespace fd

@@ -1,0 +1,114 @@
+// Heavy anchors inside fused programs: FULLY_CONNECTED, CONV_2D,
+// DEPTHWISE_CONV_2D, pools (and a PAD that must be stored), and the row ops of
+// family transformer (BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE,
+// TRANSPOSE). Weights are packed once when the program is built; binding to
+// input shapes fixes the geometry; a run computes a range of output rows
+// (pixels) from the whole inputs.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/conv_geometry.h"
+#include "kernels/cpu.h"
+#include "runtime/gemm_driver.h"
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+
+namespace fd {
+
+struct AnchorStep {
+  AnchorOp op = AnchorOp::kFullyConnected;
+  const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
+  const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools
+  const RowKernel* rows = nullptr;   // SOFTMAX, last-axis MEAN
+  std::shared_ptr<const PackedWeights> weights;  // none for pools and kPad
+  int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
+  bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
+  int kh = 1, kw = 1;
+  ConvParams conv;
+  FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
+  float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp
+  float beta = 1.f;                     // SOFTMAX
+  bool adj_x = false, adj_y = false;    // BATCH_MATMUL
+  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation
+  // BATCH_MATMUL: per operand, a TRANSPOSE folded into it (its permutation;
+  // empty: none). The operand is read through the permuted strides.
+  std::vector<int64_t> operand_perm[2];
+  // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
+  // input), folded into a copy of the weights on each run.
+  bool scale_input = false;
+  // CONV_2D with a folded input affine map: per input channel, the value its
+  // padding taps read (the source value that the map sends to 0). Else zeros.
+  std::vector<float> outside;
+  std::string to_string() const;
+};
+
+// Packs `node`'s weights for `kernels`; `pad` is a PAD folded into it (if any).
+// `affine` (CONV_2D only, may be null): a fold of kind kInputAffine, the input
+// is source * scale + shift per channel; the weights, bias and padding take it
+// in and the anchor reads source.
+AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
+                       const Fold* affine = nullptr);
+
+// An anchor bound to its inputs' shapes.
+struct BoundAnchor {
+  AnchorStep step;  // a copy: the weights are shared
+  Shape output;
+  int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
+  ConvGeometry geo;      // convolutions and PAD
+  std::vector<int32_t> offsets;  // conv_offsets(geo)
+  std::vector<float> zero_row, pad_row;
+  std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
+  int64_t m = 0, batches = 1;        // BATCH_MATMUL: rows per batch, batches
+  bool b_shared = false;             // BATCH_MATMUL: one b for every batch
+  Shape out_strides;                 // TRANSPOSE: per output axis, its stride in the input
+  // Indirection rows of every output pixel (taps each; filter_rows: kh each),
+  // for the input at `rows_for`.
+  bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
+  int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
+  // Multiply-adds (or window reads) per output value: how much work a row is.
+  int64_t depth() const;
+  mutable std::vector<const float*> rows;
+  mutable const float* rows_for = nullptr;
+  mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
+  mutable std::vector<float> patches;            // ... copied here on every run
+  mutable const float* src = nullptr;             // row ops: the input of this run
+  mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
+  mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
+  Shape view[2], view_strides[2];                 // BATCH_MATMUL: each operand as read, and its strides
+  mutable PackedWeights scaled;                   // scale_input: the weights times this run's scale
+  const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
+  // Points the rows at `inputs` (the anchor's input tensors: two for
+  // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
+  // thread-safe: call on every run, before running rows in parallel.
+  void before_run(const float* const* inputs) const;
+  // From now on the input holds only `ring` rows, row y at y % ring (ConvGeometry::ring_rows).
+  void read_ring(int64_t ring);
+
+ private:
+  void point_rows(const float* input) const;
+  void to_filter_rows(int64_t pixels) const;
+};
+
+// `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL and
+// scale_input).
+std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error);
+
+// Output rows [first, first + count) into out (count * n floats), from the
+// inputs given to before_run.
+void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out);
+
+// A row op (SOFTMAX, row MEAN) on `rows` rows at `in` (a tile of the program).
+void run_row_op(const BoundAnchor& a, const float* in, int64_t rows, float* out);
+
+// The GEMM anchors (FULLY_CONNECTED, CONV_2D): their weight panels, and the
+// same rows as run_anchor but only the columns of panels [first_panel, last_panel).
+int anchor_panels(const BoundAnchor& a);
+void run_anchor_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                       float* out);
+
+}  // namespace fd

@@ -1,0 +1,147 @@
+#include "runtime/gemm_driver.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fd {
+
+namespace {
+
+constexpr int kPackDepths = 32;
+using Float4 = float __attribute__((vector_size(16)));
+
+Float4 load4(const float* p) {
+  Float4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// panel[i * width + j] = src[j * col_stride + i * k_stride] for depths [i0, i1) and
+// columns [0, cols), the zero columns after them too. Where depths are
+// consecutive (k_stride 1), 4x4 blocks go through registers.
+void transpose_block(const float* src, size_t col_stride, size_t k_stride, int i0, int i1, int cols, int width,
+                     float* panel) {
+  int j = 0;
+  for (; k_stride == 1 && j + 4 <= cols; j += 4) {
+    const float* s = src + j * col_stride;
+    int i = i0;
+    for (; i + 4 <= i1; i += 4) {
+      const Float4 r0 = load4(s + i), r1 = load4(s + col_stride + i);
+      const Float4 r2 = load4(s + 2 * col_stride + i), r3 = load4(s + 3 * col_stride + i);
+      const Float4 lo01 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), hi01 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+      const Float4 lo23 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), hi23 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      const Float4 out[4] = {__builtin_shufflevector(lo01, lo23, 0, 1, 4, 5),
+                             __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7),
+                             __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5),
+                             __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7)};
+      for (int d = 0; d < 4; ++d) std::memcpy(panel + (i + d) * width + j, &out[d], sizeof out[d]);
+    }
+    for (; i < i1; ++i)
+      for (int c = 0; c < 4; ++c) panel[i * width + j + c] = s[c * col_stride + i];
+  }
+  for (; j < cols; ++j)
+    for (int i = i0; i < i1; ++i) panel[i * width + j] = src[j * col_stride + i * k_stride];
+  for (int i = i0; i < i1; ++i) std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
+}
+
+}  // namespace
+
+int padded_columns(int n, int nr) {
+  const int full = (n - 1) / nr, left = n - full * nr;
+  return full * nr + (nr % 2 == 0 && left <= nr / 2 ? nr / 2 : nr);
+}
+
+void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+                       bool half_tail, PackedWeights* out) {
+  PackedWeights& p = *out;
+  p.n = n;
+  p.k = k;
+  p.nr = p.last_nr = nr;
+  const int panels = p.panels();
+  if (half_tail) p.last_nr = padded_columns(n, nr) - (panels - 1) * nr;
+  const size_t panel_size = static_cast<size_t>(k + 1) * nr;
+  p.data.resize((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr);
+  for (int q = 0; q < panels; ++q) {  // panels written in order; columns past n are zeros
+    const int width = q + 1 < panels ? nr : p.last_nr, cols = std::min(width, n - q * nr);
+    float* panel = p.data.data() + q * panel_size;
+    const float* src = w + static_cast<size_t>(q) * nr * col_stride;
+    if (col_stride == 1) {  // a depth's columns lie side by side: one copy per panel row
+      for (int i = 0; i < k; ++i) {
+        std::copy(src + i * k_stride, src + i * k_stride + cols, panel + i * width);
+        std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
+      }
+    } else {  // a transpose, in blocks of depths that stay in L1
+      for (int i0 = 0; i0 < k; i0 += kPackDepths)
+        transpose_block(src, col_stride, k_stride, i0, std::min(k, i0 + kPackDepths), cols, width, panel);
+    }
+    panel += static_cast<size_t>(k) * width;
+    for (int j = 0; j < width; ++j) panel[j] = bias && j < cols ? bias[q * nr + j] : 0.f;
+  }
+}
+
+PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail) {
+  PackedWeights p;
+  pack_weights_into(w, k, 1, bias, n, k, nr, half_tail, &p);
+  return p;
+}
+
+void scale_weights_into(const PackedWeights& w, const float* scale, int kc, PackedWeights* out) {
+  const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
+  for (int q = 0; q < w.panels(); ++q) {
+    const int width = q + 1 < w.panels() ? w.nr : w.last_nr;
+    const float* src = w.data.data() + q * panel_size;
+    float* dst = out->data.data() + q * panel_size;
+    for (int i = 0, c = 0; i < w.k; ++i, c = c + 1 == kc ? 0 : c + 1)
+      for (int j = 0; j < width; ++j) dst[i * width + j] = src[i * width + j] * scale[c];
+    std::copy(src + static_cast<size_t>(w.k) * width, src + static_cast<size_t>(w.k + 1) * width,
+              dst + static_cast<size_t>(w.k) * width);
+  }
+}
+
+void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
+          size_t ldc, float lo, float hi, int first_panel, int last_panel) {
+  const int panels = w.panels();
+  if (last_panel < 0 || last_panel > panels) last_panel = panels;
+  const int kc = w.k / taps;
+  const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
+  const bool stream = w.data.size() * sizeof(float) > kStreamedWeightsBytes;
+  for (int m0 = 0; m0 < m; m0 += kGemmRowBlock) {
+    const int m1 = std::min(m, m0 + kGemmRowBlock);
+    for (int q = first_panel; q < last_panel; ++q) {
+      const float* panel = w.data.data() + q * panel_size;
+      const int nc = std::min(w.nr, w.n - q * w.nr);
+      const bool half = q + 1 == panels && w.last_nr < w.nr;
+      // Tile j prefetches lines [j * k, (j + 1) * k) of the next panel: width / 16
+      // tiles cover its weights (k rows of width floats).
+      const float* next_panel = stream && q + 1 < last_panel ? panel + panel_size : nullptr;
+      const int prefetching_tiles = (q + 2 == panels ? w.last_nr : w.nr) / 16;
+      int tile = 0;
+      for (int r = m0; r < m1; ++tile) {
+        const int left = std::min(kernel.mr, m1 - r);
+        // Leftover rows: a single row alone where the kernel has a one-row tile, one
+        // middle tile where they fit it, else small tiles where they do less work
+        // than one mostly idle full tile.
+        const bool one = kernel.fn_one && left == 1;
+        const bool mid = kernel.fn_mid && left > kernel.few_mr && left <= kernel.mid_mr;
+        const bool few = !mid && (left + kernel.few_mr - 1) / kernel.few_mr * kernel.few_mr < kernel.mr;
+        const int step = few ? std::min(left, kernel.few_mr) : left;
+        const GemmMicroKernel fn = one   ? (half ? kernel.fn_one_half : kernel.fn_one)
+                                   : mid ? (half ? kernel.fn_mid_half : kernel.fn_mid)
+                                   : few ? (half ? kernel.fn_few_half : kernel.fn_few)
+                                         : (half ? kernel.fn_half : kernel.fn);
+        const float* next =
+            next_panel && tile < prefetching_tiles ? next_panel + static_cast<size_t>(tile) * w.k * 16 : nullptr;
+        fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi,
+           next);
+        r += step;
+      }
+    }
+  }
+}
+
+const GemmKernel& gemm_for(const Kernels& kernels, int n) {
+  const GemmKernel* wide = kernels.gemm_wide;
+  return wide && padded_columns(n, wide->nr) <= padded_columns(n, kernels.gemm->nr) ? *wide : *kernels.gemm;
+}
+
+}  // namespace fd

@@ -1,0 +1,57 @@
+// Packed-weight GEMM driver: C = clamp(A * W^T + bias, lo, hi) with W [n x k],
+// A's rows read through an indirection table (kernels/gemm.h).
+#pragma once
+
+#include <vector>
+
+#include "kernels/cpu.h"
+#include "kernels/gemm.h"
+#include "runtime/memory.h"
+
+namespace fd {
+
+// Rows per block: a block of A stays in L2 while every panel passes over it.
+constexpr int kGemmRowBlock = 96;
+// Weights above this do not stay in L2 beside the rows' data, so each panel's
+// first tile would read it from L3 at a third of the kernel's pace: the tiles
+// of one panel prefetch the next panel into L2 as they go.
+constexpr size_t kStreamedWeightsBytes = size_t{1} << 20;
+
+struct PackedWeights {
+  int n = 0, k = 0, nr = 0;
+  int last_nr = 0;          // the last panel's width: nr, or nr / 2
+  std::vector<float, HugePageAllocator<float>> data;  // panels of (k + 1) * width floats: weights by k, then biases
+  int panels() const { return (n + nr - 1) / nr; }
+};
+
+// The columns n takes in panels nr wide, the last nr / 2 wide where that holds
+// what is left (pack_weights with half_tail).
+int padded_columns(int n, int nr);
+
+// Packs W [n x k] (row-major) and bias [n] (may be null) into panels of nr
+// columns; with half_tail the last panel may be nr / 2 wide.
+PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail = false);
+
+// The same from any layout: weight (column j, depth i) is w[j * col_stride + i *
+// k_stride]. Reuses out's storage (no allocation once it is large enough): for
+// BATCH_MATMUL operands packed on every run.
+void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+                       bool half_tail, PackedWeights* out);
+
+// out = w with depth i scaled by scale[i % kc] (kc: the input channels; a
+// convolution's depths run over taps, then channels). The biases are copied.
+// out must already have w's size: no allocation.
+void scale_weights_into(const PackedWeights& w, const float* scale, int kc, PackedWeights* out);
+
+// Rows [0, m) of C (row stride ldc), the columns of panels [first_panel,
+// last_panel). Row r of A is the concatenation of the kc = k / taps floats at
+// rows[r * taps + t], t = 0..taps-1.
+void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
+          size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1);
+
+// The GEMM kernel for n output columns: the wide one where the ISA has it and
+// its panels leave no more lanes idle than gemm's (n = 96, 256, 576: yes;
+// 16, 40, 144: no).
+const GemmKernel& gemm_for(const Kernels& kernels, int n);
+
+}  // namespace fd

@@ -1,0 +1,112 @@
+#include "runtime/memory.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace fd {
+
+namespace {
+
+constexpr size_t kBlockAlign = 64;
+// Address space reserved per region; only the pages blocks use get memory.
+constexpr size_t kRegionBytes = size_t{16} << 20;
+
+size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+// Blocks are carved in order from the newest region; a region is unmapped once
+// every block carved from it is freed.
+struct Region {
+  char* base;
+  size_t size, used;
+  int live;
+};
+
+// Never destroyed: blocks may be freed by other objects' destructors at exit.
+struct Regions {
+  std::mutex mutex;
+  std::vector<Region> list;  // the last one is the one carved from
+};
+Regions& all_regions() {
+  static Regions* r = new Regions;
+  return *r;
+}
+
+#if defined(__linux__)
+Region map_region(size_t size) {
+  // Over-reserve by one huge page, then trim both ends to 2 MiB alignment.
+  char* raw = static_cast<char*>(
+      mmap(nullptr, size + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  char* base = reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(raw), kHugePageBytes));
+  const size_t head = base - raw, tail = kHugePageBytes - head;
+  if (head) munmap(raw, head);
+  if (tail) munmap(base + size, tail);
+#if defined(MADV_HUGEPAGE)
+  madvise(base, size, MADV_HUGEPAGE);  // a hint: without huge pages the region still works
+#endif
+  return {base, size, 0, 0};
+}
+
+void unmap_region(const Region& r) { munmap(r.base, r.size); }
+
+// Maps the block's pages now, in one call (Linux 5.14+; older kernels fault them later).
+void populate(char* p, size_t bytes) {
+  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
+  const uintptr_t page = 4096, start = reinterpret_cast<uintptr_t>(p) / page * page;
+  madvise(reinterpret_cast<void*>(start), round_up(reinterpret_cast<uintptr_t>(p) + bytes, page) - start,
+          kPopulateWrite);
+}
+#else
+Region map_region(size_t size) {
+  char* base = static_cast<char*>(::operator new(size, std::align_val_t(kHugePageBytes)));
+  return {base, size, 0, 0};
+}
+void unmap_region(const Region& r) { ::operator delete(r.base, std::align_val_t(kHugePageBytes)); }
+void populate(char*, size_t) {}
+#endif
+
+}  // namespace
+
+void* allocate_block(size_t bytes) {
+  if (bytes < kRegionBlockBytes) return ::operator new(bytes, std::align_val_t(kBlockAlign));
+  const size_t size = round_up(bytes, kBlockAlign);
+  Regions& regions = all_regions();
+  std::lock_guard<std::mutex> lock(regions.mutex);
+  if (regions.list.empty() || regions.list.back().size - regions.list.back().used < size)
+    regions.list.push_back(map_region(std::max(kRegionBytes, round_up(size, kHugePageBytes))));
+  Region& r = regions.list.back();
+  char* p = r.base + r.used;
+  r.used += size;
+  ++r.live;
+  populate(p, size);
+  return p;
+}
+
+void free_block(void* p, size_t bytes) {
+  if (bytes < kRegionBlockBytes) return ::operator delete(p, std::align_val_t(kBlockAlign));
+  Regions& regions = all_regions();
+  std::lock_guard<std::mutex> lock(regions.mutex);
+  const auto r = std::find_if(regions.list.begin(), regions.list.end(), [p](const Region& r) {
+    return static_cast<char*>(p) >= r.base && static_cast<char*>(p) < r.base + r.size;
+  });
+  if (r == regions.list.end()) std::abort();  // not a block of ours: a bug, not bad input
+  if (--r->live == 0) {
+    unmap_region(*r);
+    regions.list.erase(r);
+  }
+}
+
+int block_regions() {
+  Regions& regions = all_regions();
+  std::lock_guard<std::mutex> lock(regions.mutex);
+  return static_cast<int>(regions.list.size());
+}
+
+}  // namespace fd

@@ -1,0 +1,707 @@
+#include "runtime/program.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <cmath>
+#include <set>
+
+#include "ir/shape.h"
+#include "ops/op_classes.h"
+#include "runtime/thread_pool.h"
+
+namespace fd {
+namespace {
+
+EwKernelOp activation_op(Activation a) {
+  switch (a) {
+    case Activation::kRelu: return EwKernelOp::Relu;
+    case Activation::kReluN1To1: return EwKernelOp::ReluN1To1;
+    case Activation::kRelu6: return EwKernelOp::Relu6;
+    default: return EwKernelOp::kCount;  // the planner declines any other activation
+  }
+}
+
+// How many instructions read each value, plus two for a value written out, so
+// that one is never folded into its reader.
+std::vector<int> value_uses(const Program& p) {
+  std::vector<int> uses(p.value_count(), 0);
+  for (const Instr& in : p.code)
+    for (int i = 0; i < in.arity(); ++i) ++uses[in.src[i]];
+  for (int v : p.output_values) uses[v] += 2;
+  return uses;
+}
+
+// The instruction making value v if it is the elementwise `op` and v has exactly one reader.
+const Instr* single_use_producer(const Program& p, const std::vector<int>& uses, int v, EwKernelOp op) {
+  const int ni = static_cast<int>(p.inputs.size());
+  if (v < ni || uses[v] != 1) return nullptr;
+  const Instr& in = p.code[v - ni];
+  return in.anchor < 0 && in.op == op ? &in : nullptr;
+}
+
+// Drops the instructions whose values were folded into their reader, and renumbers.
+void drop_folded(Program& p, const std::vector<bool>& folded) {
+  const int ni = static_cast<int>(p.inputs.size());
+  std::vector<int> remap(p.value_count(), -1);
+  for (int i = 0; i < ni; ++i) remap[i] = i;
+  std::vector<Instr> code;
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    const int v = ni + static_cast<int>(k);
+    if (folded[v]) continue;
+    remap[v] = ni + static_cast<int>(code.size());
+    code.push_back(p.code[k]);
+  }
+  for (Instr& in : code)
+    for (int& s : in.src)
+      if (s >= 0) s = remap[s];
+  for (int& v : p.output_values) v = remap[v];
+  p.code = std::move(code);
+}
+
+// x * LOGISTIC(x), the logistic read nowhere else, becomes one SWISH(x): one
+// pass instead of two. Returns the number rewritten.
+int fuse_swish(Program& p) {
+  std::vector<int> uses = value_uses(p);
+  std::vector<bool> folded(p.value_count(), false);
+  int fused = 0;
+  for (Instr& in : p.code) {
+    if (in.anchor >= 0 || in.op != EwKernelOp::Mul) continue;
+    for (int side = 0; side < 2; ++side) {
+      const Instr* sig = single_use_producer(p, uses, in.src[side], EwKernelOp::Logistic);
+      if (!sig || sig->src[0] != in.src[1 - side]) continue;
+      folded[in.src[side]] = true;
+      in = Instr{EwKernelOp::Swish, 0.f, {in.src[1 - side], -1, -1}};
+      ++fused;
+      break;
+    }
+  }
+  if (fused) drop_folded(p, folded);
+  return fused;
+}
+
+// MUL feeding only an ADD or SUB becomes one FMA; returns the number rewritten.
+int fuse_multiply_add(Program& p) {
+  std::vector<int> uses = value_uses(p);
+  std::vector<bool> folded(p.value_count(), false);
+  int fused = 0;
+  for (Instr& in : p.code) {
+    if (in.anchor >= 0 || (in.op != EwKernelOp::Add && in.op != EwKernelOp::Sub)) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int v = in.src[side];
+      const Instr* mul = single_use_producer(p, uses, v, EwKernelOp::Mul);
+      if (!mul) continue;
+      const int other = in.src[1 - side];
+      in.op = in.op == EwKernelOp::Add ? EwKernelOp::Fma : side == 0 ? EwKernelOp::Fms : EwKernelOp::Fnma;
+      in.src[0] = mul->src[0];
+      in.src[1] = mul->src[1];
+      in.src[2] = other;
+      ++uses[mul->src[0]];
+      ++uses[mul->src[1]];
+      uses[v] = 0;
+      folded[v] = true;
+      ++fused;
+      break;
+    }
+  }
+  if (fused) drop_folded(p, folded);
+  return fused;
+}
+
+}  // namespace
+
+namespace {
+
+FoldedPad folded_pad(const Node& pad) {
+  FoldedPad f;  // NHWC: pads[2..3] are H, pads[4..5] are W
+  f.top = pad.pads[2];
+  f.bottom = pad.pads[3];
+  f.left = pad.pads[4];
+  f.right = pad.pads[5];
+  f.mode = pad.pad_mode;
+  f.value = pad.param;
+  return f;
+}
+
+// The graph's elementwise op as the kernel op of the same name.
+EwKernelOp kernel_op(EwOp op) {
+  switch (op) {
+#define FD_LOWER(name, arity) \
+  case EwOp::name: return EwKernelOp::name;
+    FD_GRAPH_EW_OPS(FD_LOWER)
+#undef FD_LOWER
+    case EwOp::kCount: break;
+  }
+  return EwKernelOp::kCount;
+}
+
+// The planner's folds of one group, by the anchor they fold into.
+struct GroupFolds {
+  std::map<int, const Fold*> affine;                   // CONV_2D -> its input map
+  std::map<int, std::array<const Node*, 2>> transpose;  // BATCH_MATMUL -> per operand
+  std::map<int, std::vector<int>> scaled;              // anchor -> {the MUL's tensor, its per-channel scale}
+  std::map<int, const Node*> pad;                      // anchor -> the PAD before it
+  std::set<int> outputs;  // of folded nodes: they run only if their output must be stored
+
+  GroupFolds(const Graph& g, const std::vector<Fold>& folds, const std::vector<bool>& written) {
+    for (const Fold& f : folds) {
+      const Node& first = g.nodes[f.nodes[0]];
+      switch (f.kind) {
+        case FoldKind::kPad: pad[f.anchor] = &first; break;
+        case FoldKind::kTranspose: transpose[f.anchor][f.operand] = &first; break;
+        case FoldKind::kChannelScale:
+          scaled[f.anchor] = {first.inputs[1 - f.operand], first.inputs[f.operand]};
+          break;
+        case FoldKind::kInputAffine: affine[f.anchor] = &f; break;
+      }
+      // An input map runs whole if one of its values must be stored.
+      bool stored = false;
+      for (int m : f.nodes) stored = stored || written[g.nodes[m].outputs[0]];
+      if (f.kind != FoldKind::kInputAffine || !stored)
+        for (int m : f.nodes) outputs.insert(g.nodes[m].outputs[0]);
+    }
+  }
+};
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const Graph& g, const std::vector<Fold>& folds, const std::vector<bool>& written,
+                 const Kernels& kernels)
+      : g_(g), folds_(g, folds, written), written_(written), kernels_(kernels) {}
+  Program build(const std::vector<int>& group);
+
+ private:
+  std::vector<int> reads(int pos, EwOp op) const;
+  bool runs(const Node& node) const {  // a folded node (or PAD) runs only if its output must be stored
+    const bool folds = node.kind == OpKind::kPad || folds_.outputs.count(node.outputs[0]);
+    return !folds || written_[node.outputs[0]];
+  }
+  EwOp op_of(const Node& node) const;
+  AnchorStep anchor_of(int pos) const;
+  void emit(int pos, EwOp op);
+
+  const Graph& g_;
+  const GroupFolds folds_;
+  const std::vector<bool>& written_;
+  const Kernels& kernels_;
+  Program p_;
+  std::map<int, int> value_of_;  // tensor -> value
+};
+
+// POW with a constant scalar exponent becomes an exact cheaper op.
+EwOp ProgramBuilder::op_of(const Node& node) const {
+  if (node.kind != OpKind::kElementwise) return EwOp::kCount;
+  if (node.ew != EwOp::Pow) return node.ew;
+  const Tensor& y = g_.tensors[node.inputs[1]];
+  const Shape& x = g_.tensors[node.inputs[0]].shape;
+  if (!y.is_constant || !y.data || num_elements(y.shape) != 1 || y.shape.size() > x.size()) return EwOp::Pow;
+  if (y.data[0] == 2.f) return EwOp::Square;
+  if (y.data[0] == 0.5f) return EwOp::Sqrt;
+  return EwOp::Pow;
+}
+
+// The tensors a node takes as values; an anchor reads through what folds into it.
+std::vector<int> ProgramBuilder::reads(int pos, EwOp op) const {
+  const Node& node = g_.nodes[pos];
+  if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) return {it->second->source};
+  if (node.kind == OpKind::kElementwise) return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
+  if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) {
+    std::vector<int> in = node.inputs;
+    if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
+      for (int i = 0; i < 2; ++i)
+        if (it->second[i]) in[i] = it->second[i]->inputs[0];
+    return in;
+  }
+  if (auto it = folds_.scaled.find(pos); it != folds_.scaled.end()) return it->second;
+  if (auto it = folds_.pad.find(pos); it != folds_.pad.end()) return {it->second->inputs[0]};
+  return {node.inputs[0]};
+}
+
+AnchorStep ProgramBuilder::anchor_of(int pos) const {
+  const Node& node = g_.nodes[pos];
+  auto pad = folds_.pad.find(pos);
+  const FoldedPad fp = node.kind == OpKind::kPad ? folded_pad(node)
+                       : pad != folds_.pad.end() ? folded_pad(*pad->second)
+                                                 : FoldedPad{};
+  auto affine = folds_.affine.find(pos);
+  AnchorStep a = make_anchor(g_, node, fp, kernels_, affine != folds_.affine.end() ? affine->second : nullptr);
+  a.scale_input = folds_.scaled.count(pos) > 0;
+  if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
+    for (int i = 0; i < 2; ++i)
+      if (it->second[i]) a.operand_perm[i] = it->second[i]->dims;
+  return a;
+}
+
+// The node's instructions (an anchor, or an op and its fused activation).
+void ProgramBuilder::emit(int pos, EwOp op) {
+  const Node& node = g_.nodes[pos];
+  const int ni = static_cast<int>(p_.inputs.size());
+  Instr in{kernel_op(op), node.param, {-1, -1, -1}};
+  const std::vector<int> srcs = reads(pos, op);
+  for (size_t i = 0; i < srcs.size(); ++i) in.src[i] = value_of_.at(srcs[i]);
+  if (node.kind != OpKind::kElementwise) {
+    in.anchor = static_cast<int>(p_.anchors.size());
+    p_.anchors.push_back(anchor_of(pos));
+  }
+  p_.code.push_back(in);
+  if (node.kind == OpKind::kElementwise && node.act != Activation::kNone)
+    p_.code.push_back(Instr{activation_op(node.act), 0.f, {ni + static_cast<int>(p_.code.size()) - 1, -1, -1}});
+  const int out = node.outputs[0];
+  value_of_[out] = ni + static_cast<int>(p_.code.size()) - 1;
+  if (written_[out]) {
+    p_.outputs.push_back(out);
+    p_.output_values.push_back(value_of_[out]);
+  }
+}
+
+Program ProgramBuilder::build(const std::vector<int>& group) {
+  std::vector<bool> produced(g_.tensors.size(), false);
+  for (int pos : group)
+    if (g_.nodes[pos].kind != OpKind::kPad) produced[g_.nodes[pos].outputs[0]] = true;
+  for (int pos : group) {  // the program's inputs: what running nodes read from outside
+    if (!runs(g_.nodes[pos])) continue;
+    for (int t : reads(pos, op_of(g_.nodes[pos]))) {
+      if (produced[t] || value_of_.count(t)) continue;
+      value_of_[t] = static_cast<int>(p_.inputs.size());
+      p_.inputs.push_back(t);
+    }
+  }
+  for (int pos : group)
+    if (runs(g_.nodes[pos])) emit(pos, op_of(g_.nodes[pos]));
+  fuse_swish(p_);
+  fuse_multiply_add(p_);
+  return std::move(p_);
+}
+
+}  // namespace
+
+Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
+                      const std::vector<bool>& written, const Kernels& kernels) {
+  return ProgramBuilder(g, folds_within(folds, group), written, kernels).build(group);
+}
+
+std::string Program::to_string() const {
+  const int ni = static_cast<int>(inputs.size());
+  auto name = [&](int v) {
+    return v < ni ? "in" + std::to_string(v) + "(t" + std::to_string(inputs[v]) + ")"
+                  : "v" + std::to_string(v);
+  };
+  std::string s;
+  for (size_t k = 0; k < code.size(); ++k) {
+    const Instr& in = code[k];
+    if (in.anchor >= 0) {
+      s += "v" + std::to_string(ni + k) + " = " + anchors[in.anchor].to_string() + "(";
+    } else {
+      s += "v" + std::to_string(ni + k) + " = " + kernel_op_name(in.op) + "(";
+    }
+    for (int i = 0; i < in.arity(); ++i) s += (i ? ", " : "") + name(in.src[i]);
+    s += ")\n";
+  }
+  for (size_t o = 0; o < outputs.size(); ++o)
+    s += "t" + std::to_string(outputs[o]) + " <- " + name(output_values[o]) + "\n";
+  return s;
+}
+
+namespace {
+
+// Fills a dense tile with n elements of a broadcast input, from linear index t0
+// of the (coalesced) domain on. After coalescing, an input's innermost stride is
+// 1 (it varies there) or 0 (it is broadcast there).
+void gather_tile(const Shape& dom, const Shape& strides, int64_t t0, int64_t n, const float* tensor,
+                 float* tile) {
+  const int r = static_cast<int>(dom.size());
+  int64_t idx[kMaxRank];
+  for (int d = r - 1; d >= 0; --d) {
+    idx[d] = t0 % dom[d];
+    t0 /= dom[d];
+  }
+  const int64_t inner = dom[r - 1];
+  while (n > 0) {
+    int64_t off = 0;
+    for (int d = 0; d < r; ++d) off += idx[d] * strides[d];
+    const int64_t seg = std::min(n, inner - idx[r - 1]);
+    if (strides[r - 1]) std::memcpy(tile, tensor + off, seg * sizeof(float));
+    else std::fill(tile, tile + seg, tensor[off]);
+    tile += seg;
+    n -= seg;
+    idx[r - 1] = 0;
+    for (int d = r - 2; d >= 0 && ++idx[d] == dom[d]; --d) idx[d] = 0;
+  }
+}
+
+// Each of rows values repeated len times.
+void expand_rows(const float* values, int64_t rows, int64_t len, float* out) {
+  for (int64_t r = 0; r < rows; ++r) std::fill(out + r * len, out + (r + 1) * len, values[r]);
+}
+
+Shape dense_strides(const Shape& dom) {
+  Shape s(dom.size());
+  int64_t st = 1;
+  for (int d = static_cast<int>(dom.size()) - 1; d >= 0; --d) {
+    s[d] = st;
+    st *= dom[d];
+  }
+  return s;
+}
+
+// Drops size-1 dims and merges neighbours that every operand walks contiguously.
+void coalesce(Shape& dom, std::vector<Shape*>& strides) {
+  Shape nd;
+  std::vector<Shape> ns(strides.size());
+  for (size_t d = 0; d < dom.size(); ++d) {
+    if (dom[d] == 1) continue;
+    bool merge = !nd.empty();
+    for (size_t k = 0; merge && k < strides.size(); ++k)
+      merge = ns[k].back() == (*strides[k])[d] * dom[d];
+    if (merge) {
+      nd.back() *= dom[d];
+      for (size_t k = 0; k < strides.size(); ++k) ns[k].back() = (*strides[k])[d];
+    } else {
+      nd.push_back(dom[d]);
+      for (size_t k = 0; k < strides.size(); ++k) ns[k].push_back((*strides[k])[d]);
+    }
+  }
+  if (nd.empty()) {
+    nd.push_back(1);
+    for (auto& s : ns) s.push_back(0);
+  }
+  dom = nd;
+  for (size_t k = 0; k < strides.size(); ++k) *strides[k] = ns[k];
+}
+
+// Run in parallel from this many elements, or this many multiply-adds (about
+// 10 us of one core): below, waking the pool costs more than it saves.
+constexpr int64_t kParallelMinElements = 1 << 14;
+constexpr int64_t kParallelMinWork = 1 << 18;
+// All streams of one tile together: 16 KiB, a third of L1d. On an Intel Xeon
+// (48 KiB L1d, 2 MiB L2) anchor_bench's chain of 6 unary ops ran at 91% of
+// memcpy's bandwidth with it and 72% with 64 KiB (past L1), swish 75% and 57%;
+// a Zen 5 core had preferred 2048-4096-float tiles, which 64 KiB gives.
+constexpr int kTileBudgetFloats = 4096;
+// An anchor's output tile: its epilogue then reads it from L2.
+constexpr int kAnchorTileFloats = 16384;
+// ... or, where the epilogue computes row statistics (a LayerNorm: ten passes
+// over the tile), from L1: BERT 4% faster than with the tile above.
+constexpr int kRowTileFloats = 4096;
+// Weights above kStreamedWeightsBytes (gemm.h): the tile grows to a GEMM row
+// block (kGemmRowBlock rows, shared evenly) so that they stream from L3 once per
+// block, not once per tile. ResNet-50 8% faster (its 7x7 and 14x14 layers: 1-9
+// MiB of weights for 49 or 196 rows); BERT's row programs keep L1 tiles.
+
+}  // namespace
+
+std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::vector<Shape>& input_shapes,
+                                                 const EwTable& table, std::string* error,
+                                                 bool* mixed_shapes) {
+  auto b = std::unique_ptr<BoundProgram>(new BoundProgram());
+  const int ni = static_cast<int>(p.inputs.size());
+  const int no = static_cast<int>(p.outputs.size());
+  if (mixed_shapes) *mixed_shapes = false;
+  // Every value's shape, then the domain they all share.
+  std::vector<Shape> shape(input_shapes);
+  for (const Instr& in : p.code) {
+    if (in.anchor >= 0) {
+      std::vector<Shape> anchor_inputs;
+      for (int i = 0; i < in.arity(); ++i) {
+        if (in.src[i] >= ni && !(i == 0 && reads_tile_rows(p.anchors[in.anchor].op))) {
+          *error = "an anchor's input must come from outside the fused group";
+          return nullptr;
+        }
+        anchor_inputs.push_back(shape[in.src[i]]);
+      }
+      auto a = bind_anchor(p.anchors[in.anchor], anchor_inputs, error);
+      if (!a) return nullptr;
+      shape.push_back(a->output);
+      b->anchors_.push_back(std::move(*a));
+      continue;
+    }
+    Shape s = shape[in.src[0]];
+    for (int i = 1; i < kernel_arity(in.op); ++i) {
+      auto bs = broadcast(s, shape[in.src[i]]);
+      if (!bs) {
+        *error = "shapes " + fd::to_string(s) + " and " + fd::to_string(shape[in.src[i]]) + " do not broadcast";
+        return nullptr;
+      }
+      s = *bs;
+    }
+    shape.push_back(s);
+  }
+  // The domain: the largest value's shape. Every value has its layout or holds
+  // one value per row of it (is_row_of); one tile loop computes them all.
+  Shape dom = shape.back();
+  for (size_t v = ni; v < shape.size(); ++v)
+    if (num_elements(shape[v]) > num_elements(dom)) dom = shape[v];
+  size_t rank = dom.size();  // as high as any shape's, so every input broadcasts to it
+  for (const Shape& s : shape) rank = std::max(rank, s.size());
+  dom.insert(dom.begin(), rank - dom.size(), 1);
+  std::vector<bool> row_value(shape.size(), false);
+  for (size_t v = ni; v < shape.size(); ++v) {
+    row_value[v] = !same_layout(shape[v], dom) && is_row_of(shape[v], dom);
+    if (!row_value[v] && !same_layout(shape[v], dom)) {
+      if (mixed_shapes) *mixed_shapes = true;
+      *error = "the fused values have different shapes " + fd::to_string(shape[v]) + " and " + fd::to_string(dom);
+      return nullptr;
+    }
+  }
+  bool by_rows = std::count(row_value.begin(), row_value.end(), true) > 0;
+  for (const Instr& in : p.code) by_rows |= in.anchor >= 0 && in.src[0] >= ni;  // a row op reading a tile
+  if (by_rows) {
+    b->row_len_ = dom.back();
+    for (size_t k = 0; k < p.code.size(); ++k) {  // row values are read by row ops and from scalar inputs
+      const Instr& in = p.code[k];
+      const int v = ni + static_cast<int>(k);
+      for (int i = 0; i < in.arity(); ++i) {
+        const int s = in.src[i];
+        const bool bad = in.anchor >= 0 ? s >= ni && row_value[s]
+                                        : row_value[v] && s < ni && num_elements(shape[s]) != 1;
+        if (bad) {
+          if (mixed_shapes) *mixed_shapes = true;
+          *error = "a row value of " + fd::to_string(dom) + " reads " + fd::to_string(shape[s]);
+          return nullptr;
+        }
+      }
+    }
+  }
+  if (static_cast<int>(dom.size()) > kMaxRank) {
+    *error = "rank " + std::to_string(dom.size()) + " is above " + std::to_string(kMaxRank);
+    return nullptr;
+  }
+  for (int o = 0; o < no; ++o) {
+    b->output_shapes_.push_back(shape[p.output_values[o]]);
+    b->output_rows_.push_back(row_value[p.output_values[o]]);
+  }
+  b->outputs_ = no;
+
+  b->in_.resize(ni);
+  std::vector<bool> tiled(ni, false);  // read tile by tile by some elementwise step
+  for (const Instr& in : p.code)
+    for (int i = 0; in.anchor < 0 && i < in.arity(); ++i)
+      if (in.src[i] < ni) tiled[in.src[i]] = true;
+  std::vector<Shape*> strides;
+  for (int i = 0; i < ni; ++i) {
+    if (!tiled[i]) continue;
+    b->in_[i].strides = broadcast_strides(shape[i], dom);
+    strides.push_back(&b->in_[i].strides);
+  }
+  coalesce(dom, strides);
+  b->domain_ = dom;
+  b->total_ = num_elements(dom);
+  const Shape dense = dense_strides(dom);
+  const int r = static_cast<int>(dom.size());
+  auto outer_zero = [&](const Shape& s) {
+    for (int d = 0; d + 1 < r; ++d)
+      if (s[d]) return false;
+    return true;
+  };
+
+  // A broadcast input is gathered into a buffer of its own.
+  int buffers = 0;
+  for (int i = 0; i < ni; ++i) {
+    if (!tiled[i]) b->in_[i].mode = Mode::kWhole;
+    else if (b->in_[i].strides != dense) b->in_[i].buffer = buffers++;
+  }
+
+  // Slots: inputs, outputs, then buffers. An output value is computed straight
+  // into the output; other values hold a buffer while they are live.
+  const int nvalues = p.value_count();
+  std::vector<int> last_use(nvalues, -1), slot(nvalues, -1), out_of(nvalues, -1);
+  for (size_t k = 0; k < p.code.size(); ++k)
+    for (int s : p.code[k].src)
+      if (s >= 0) last_use[s] = static_cast<int>(k);
+  for (int o = 0; o < no; ++o) out_of[p.output_values[o]] = o;
+  for (int i = 0; i < ni; ++i) slot[i] = i;
+  std::vector<int> free_buffers;
+  const int first_buffer_slot = ni + no;
+  int anchor_index = 0;  // anchors_ are in code order
+  auto take_buffer = [&] {
+    if (free_buffers.empty()) return first_buffer_slot + buffers++;
+    const int s = first_buffer_slot + free_buffers.back();
+    free_buffers.pop_back();
+    return s;
+  };
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    const Instr& in = p.code[k];
+    const int v = ni + static_cast<int>(k);
+    Step st{in.anchor >= 0 ? nullptr : table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, -1,
+            in.anchor >= 0 ? anchor_index++ : -1};
+    st.rows = row_value[v];
+    st.tile_input = in.anchor >= 0 && in.src[0] >= ni;
+    for (int i = 0; i < 3; ++i) st.src[i] = in.src[i] >= 0 ? slot[in.src[i]] : -1;
+    // A row value read by a step over whole rows is first repeated along them.
+    std::vector<int> expanded;
+    for (int i = 0; i < in.arity() && !st.rows; ++i) {
+      if (!row_value[in.src[i]]) continue;
+      Step ex{nullptr, 0.f, {slot[in.src[i]], -1, -1}, take_buffer(), -1};
+      ex.expand = true;
+      b->steps_.push_back(ex);
+      st.src[i] = ex.dst;
+      expanded.push_back(ex.dst - first_buffer_slot);
+    }
+    // A source dying here lends its buffer to the result (elementwise: in place is
+    // safe). Each distinct source once: Add(v, v) frees v's buffer once.
+    for (int i = 0; i < 3 && in.anchor < 0; ++i) {
+      const int s = in.src[i];
+      const bool repeated = (i > 0 && in.src[0] == s) || (i > 1 && in.src[1] == s);
+      if (s >= ni && !repeated && last_use[s] == static_cast<int>(k) && slot[s] >= first_buffer_slot)
+        free_buffers.push_back(slot[s] - first_buffer_slot);
+    }
+    slot[v] = out_of[v] >= 0 ? ni + out_of[v] : take_buffer();
+    st.dst = slot[v];
+    b->steps_.push_back(st);
+    free_buffers.insert(free_buffers.end(), expanded.begin(), expanded.end());
+    // An anchor's sources die after it (no lending: it may not run in place).
+    for (int i = 0; i < 3 && in.anchor >= 0; ++i) {
+      const int s = in.src[i];
+      if (s >= ni && last_use[s] == static_cast<int>(k) && slot[s] >= first_buffer_slot)
+        free_buffers.push_back(slot[s] - first_buffer_slot);
+    }
+  }
+  b->buffers_ = buffers;
+
+  // Tile: all streams of one tile stay close to L1. A multiple of the inner row when
+  // some input repeats per row, so that input's tile is gathered only once.
+  int streams = buffers + no;
+  for (auto& op : b->in_) streams += op.mode == Mode::kDense;
+  int64_t tile = std::clamp<int64_t>(kTileBudgetFloats / std::max(streams, 1) / 64 * 64, 512, 4096);
+  bool row_repeat = false;
+  for (auto& op : b->in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
+  if (row_repeat && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
+  for (const Step& s : b->steps_) {  // whole output rows, a multiple of the GEMM's rows
+    if (s.anchor < 0 || s.rows || s.tile_input) continue;  // those follow the domain's rows
+    const BoundAnchor& a = b->anchors_[s.anchor];
+    const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
+    const int64_t n = std::max<int64_t>(1, a.n);
+    const int64_t budget = b->row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
+    int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
+    if (b->row_len_ == 0 && a.step.weights && a.step.weights->data.size() * sizeof(float) > kStreamedWeightsBytes) {
+      const int64_t all = b->total_ / n, blocks = (all + kGemmRowBlock - 1) / kGemmRowBlock;
+      rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);
+    }
+    tile = rows * n;
+    b->row_ = n;
+    b->mr_ = mr;
+  }
+  if (b->row_len_ > 0) {  // whole rows of the domain
+    tile = std::max<int64_t>(1, tile / b->row_len_) * b->row_len_;
+    if (b->row_ % b->row_len_ != 0 || b->row_ == 0) {
+      b->row_ = b->row_len_;
+      b->mr_ = 1;
+    }
+  }
+  for (const Step& s : b->steps_) b->depth_ += s.anchor >= 0 ? b->anchors_[s.anchor].depth() : 1;
+  tile = std::max<int64_t>(1, std::min(tile, b->total_));
+  b->tile_ = static_cast<int>(tile);
+  for (auto& op : b->in_) {
+    if (op.buffer < 0) continue;
+    const bool invariant = outer_zero(op.strides) && (op.strides[r - 1] == 0 || tile % dom[r - 1] == 0);
+    op.mode = invariant ? Mode::kInvariant : Mode::kGathered;
+  }
+  return b;
+}
+
+void BoundProgram::before_run(const float* const* inputs) const {
+  for (const Step& s : steps_) {
+    if (s.anchor < 0 || s.tile_input) continue;
+    const float* anchor_inputs[2] = {inputs[s.src[0]], s.src[1] >= 0 ? inputs[s.src[1]] : nullptr};
+    anchors_[s.anchor].before_run(anchor_inputs);
+  }
+}
+
+void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
+  if (total_ == 0) return;
+  before_run(inputs);
+  const int workers = pool ? pool->size() : 1;
+  if (workers <= 1 || (total_ < kParallelMinElements && total_ * depth_ < kParallelMinWork)) {
+    run_range(0, total_, inputs, outputs, 0);
+    return;
+  }
+  // Rows too few to share (a batch-1 FULLY_CONNECTED): the GEMM shares its
+  // columns, and its epilogue runs on this thread.
+  if (row_ > 0 && total_ / row_ <= mr_ && anchors_.size() == 1 && anchor_panels(anchors_[0]) >= 2 * workers) {
+    run_range(0, total_, inputs, outputs, 0, pool);
+    return;
+  }
+  // One chunk per worker, cut at whole tiles; with an anchor at whole blocks of
+  // the GEMM's rows, or at single rows where blocks are too few to share evenly.
+  int64_t grain = tile_;
+  if (row_ > 0) grain = total_ / (row_ * mr_) >= 4 * workers ? row_ * mr_ : row_;
+  const int64_t units = (total_ + grain - 1) / grain;
+  const int chunks = static_cast<int>(std::min<int64_t>(workers, units));
+  pool->parallel_for(chunks, [&](int c) {
+    run_range(std::min(total_, units * c / chunks * grain), std::min(total_, units * (c + 1) / chunks * grain),
+              inputs, outputs, 0);
+  });
+}
+
+void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in, float* const* out,
+                             int64_t origin, ThreadPool* column_pool) const {
+  if (first >= last) return;
+  const size_t ni = in_.size(), no = outputs_;
+  const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
+  thread_local std::vector<float> scratch_buffer;
+  thread_local std::vector<float*> slot_buffer;
+  std::vector<float>& scratch = scratch_buffer;  // one thread-local lookup, not one per use
+  std::vector<float*>& slots = slot_buffer;
+  if (scratch.size() < buffers_ * stride + 16) scratch.resize(buffers_ * stride + 16);
+  float* base = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
+  slots.assign(ni + no + buffers_, nullptr);
+  for (int k = 0; k < buffers_; ++k) slots[ni + no + k] = base + k * stride;
+  auto buffer = [&](int k) { return slots[ni + no + k]; };
+
+  // An invariant input repeats with the inner dimension, which divides the
+  // tile: gathered once if the range starts at a multiple of it, else per tile.
+  const bool once = first % domain_.back() == 0;
+  for (size_t i = 0; i < ni; ++i)
+    if (in_[i].mode == Mode::kInvariant && once)
+      gather_tile(domain_, in_[i].strides, first, std::min<int64_t>(tile_, last - first), in[i], buffer(in_[i].buffer));
+  for (int64_t t0 = first; t0 < last; t0 += tile_) {
+    const int64_t n = std::min<int64_t>(tile_, last - t0);
+    for (size_t i = 0; i < ni; ++i) {
+      switch (in_[i].mode) {
+        case Mode::kDense: slots[i] = const_cast<float*>(in[i]) + t0; break;
+        case Mode::kInvariant:
+          slots[i] = buffer(in_[i].buffer);
+          if (!once) gather_tile(domain_, in_[i].strides, t0, n, in[i], slots[i]);
+          break;
+        case Mode::kGathered:
+          slots[i] = buffer(in_[i].buffer);
+          gather_tile(domain_, in_[i].strides, t0, n, in[i], slots[i]);
+          break;
+        case Mode::kWhole: break;
+      }
+    }
+    for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + (output_rows_[o] ? (t0 - origin) / row_len_ : t0 - origin);
+    for (const Step& s : steps_) {
+      if (s.expand) {
+        expand_rows(slots[s.src[0]], n / row_len_, row_len_, slots[s.dst]);
+        continue;
+      }
+      if (s.tile_input) {  // a row op on the tile's rows
+        run_row_op(anchors_[s.anchor], slots[s.src[0]], n / row_len_, slots[s.dst]);
+        continue;
+      }
+      if (s.anchor >= 0 && s.rows) {  // one value per row, from the whole input tensor
+        run_anchor(anchors_[s.anchor], t0 / row_len_, n / row_len_, slots[s.dst]);
+        continue;
+      }
+      if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
+        const BoundAnchor& a = anchors_[s.anchor];
+        if (column_pool) {
+          const int panels = anchor_panels(a), chunks = column_pool->size();
+          column_pool->parallel_for(chunks, [&](int c) {
+            run_anchor_panels(a, t0 / a.n, n / a.n, panels * c / chunks, panels * (c + 1) / chunks, slots[s.dst]);
+          });
+        } else {
+          run_anchor(a, t0 / a.n, n / a.n, slots[s.dst]);
+        }
+        continue;
+      }
+      s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,
+           s.src[2] >= 0 ? slots[s.src[2]] : nullptr, slots[s.dst], static_cast<size_t>(s.rows ? n / row_len_ : n),
+           s.param);
+    }
+  }
+}
+
+}  // namespace fd

@@ -1,0 +1,110 @@
+// A fused program: one group of elementwise nodes compiled into straight-line
+// instructions over tiles. Built once when the delegate prepares; bound to
+// shapes (domain, strides, tile size, buffers) whenever input shapes change.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/fusion_plan.h"
+#include "runtime/anchor.h"
+#include "ir/graph.h"
+#include "kernels/ew_table.h"
+#include "ir/shape.h"
+
+namespace fd {
+
+class ThreadPool;
+
+// Values are numbered: program inputs first, then one per instruction.
+// An instruction is an elementwise op, or (anchor >= 0) a heavy anchor that
+// reads program inputs whole (src: its inputs, -1 past them).
+struct Instr {
+  EwKernelOp op;
+  float param = 0.f;
+  int src[3] = {-1, -1, -1};
+  int anchor = -1;  // index into Program::anchors
+  int arity() const { return anchor >= 0 ? (src[1] >= 0 ? 2 : 1) : kernel_arity(op); }
+};
+
+struct Program {
+  std::vector<int> inputs;         // tensor of each input value
+  std::vector<Instr> code;         // instruction k defines value inputs.size() + k
+  std::vector<int> outputs;        // tensors written out
+  std::vector<int> output_values;  // the value each output holds
+  std::vector<AnchorStep> anchors;
+  int value_count() const { return static_cast<int>(inputs.size() + code.size()); }
+  std::string to_string() const;
+};
+
+// Compiles `group` (node positions in execution order). `written` tells which
+// tensors must reach memory (consumed outside the group, or graph outputs).
+// Anchors pack their weights for `kernels`; `folds` are the plan's folds (those
+// lying within the group are taken in).
+Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
+                      const std::vector<bool>& written, const Kernels& kernels);
+
+// A program bound to concrete shapes, ready to run.
+class BoundProgram {
+ public:
+  // Binds `p` to the given input shapes; on failure returns null and sets
+  // *error. Every value must have the same shape (the domain; inputs may
+  // broadcast to it): if they do not, *mixed_shapes is set and the caller can
+  // run the group node by node instead.
+  static std::unique_ptr<BoundProgram> bind(const Program& p, const std::vector<Shape>& input_shapes,
+                                            const EwTable& table, std::string* error,
+                                            bool* mixed_shapes = nullptr);
+  const std::vector<Shape>& output_shapes() const { return output_shapes_; }
+  int tile() const { return tile_; }
+  // inputs/outputs in Program order.
+  void run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const;
+
+  // The same in pieces, on the calling thread: before_run once per run, then
+  // ranges [first, last) of the domain's elements (whole rows of the anchor's
+  // output), element e written to outputs[o] + (e - origin).
+  void before_run(const float* const* inputs) const;
+  // With column_pool, the anchor's GEMM is split by columns over that pool.
+  void run_range(int64_t first, int64_t last, const float* const* inputs, float* const* outputs, int64_t origin,
+                 ThreadPool* column_pool = nullptr) const;
+  int64_t size() const { return total_; }
+  // The program's one anchor (null if it has none or several); its input is
+  // read only by the anchor when reads_whole(input).
+  BoundAnchor* anchor() { return anchors_.size() == 1 ? &anchors_[0] : nullptr; }
+  bool reads_whole(int input) const { return in_[input].mode == Mode::kWhole; }
+
+ private:
+  // kWhole: read whole by GEMM steps only, never tiled.
+  enum class Mode { kDense, kInvariant, kGathered, kWhole };
+  struct Operand {
+    Mode mode = Mode::kDense;
+    Shape strides;  // over the coalesced domain
+    int buffer = -1;
+  };
+  struct Step {
+    EwKernel fn;
+    float param;
+    int src[3];  // slots
+    int dst;
+    int anchor;  // >= 0: dst = rows of anchors_[anchor] from inputs src[0..]; tiles are whole rows
+    bool rows = false;        // dst holds one value per row of the tile (row_len_ elements)
+    bool tile_input = false;  // a row op reading src[0]'s tile (else a program input, whole)
+    bool expand = false;      // dst = each value of src[0] (one per row) repeated along its row
+  };
+
+  Shape domain_;  // coalesced
+  int64_t total_ = 0;
+  int tile_ = 0;
+  int64_t depth_ = 0;      // work per element: the anchors' depths plus one per elementwise step
+  int64_t row_len_ = 0;    // with values of one per row: the domain's rows' length (tiles are whole rows)
+  std::vector<bool> output_rows_;  // per output: one value per row
+  int64_t row_ = 0, mr_ = 1;  // with anchors: elements per output row, the GEMM's rows per block
+  int buffers_ = 0;
+  std::vector<Operand> in_;
+  int outputs_ = 0;
+  std::vector<Step> steps_;
+  std::vector<BoundAnchor> anchors_;
+  std::vector<Shape> output_shapes_;
+};
+
+}  // namespace fd
