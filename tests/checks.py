@@ -18,22 +18,51 @@ def _labels(entry, nodes):
     return [f"{i}:{entry['ops'][i]}" for i in nodes]
 
 
-def check_claims(res, entry, groups, exact=None):
-    """`exact`: whether the runtime must make one DELEGATE node for a single group
-    (default: the manifest's partitions_exact, planned with default options)."""
-    exact = entry["partitions_exact"] if exact is None else exact
-    expect = sorted(n for g in groups for n in g)
-    got = sorted(n for p in res["partition_nodes"] for n in p)
-    assert res["claimed"] == len(expect) and got == expect, (
-        f"claimed {res['claimed']} nodes {_labels(entry, got)}, expected {len(expect)} "
-        f"{_labels(entry, expect)}; model ops {entry['ops']}")
-    if not expect:
-        assert res["partitions"] == 0
-    elif exact and len(groups) == 1:
-        assert res["partitions"] == 1, f"one group, {res['partitions']} delegate nodes"
-    else:  # the runtime may merge or split groups into delegate nodes
-        assert 1 <= res["partitions"] <= len(expect)
+def counts(entry, fusions_all=False):
+    """(nodes claimed, fused groups) as the spec states them by hand, for default options
+    or for fusions=all."""
+    suffix = "_all" if fusions_all else ""
+    return entry["expect_claimed" + suffix], entry["expect_partitions" + suffix]
+
+
+def plan_groups(res):
+    """The fused groups (node ids) of the plan the delegate wrote."""
+    return [sorted(g) for p in res["plan"]["partitions"] for g in p["groups"]]
+
+
+def check_plan(res, entry):
+    """The delegate's own plan agrees with what the runtime delegated: the same
+    partitions, each the union of its disjoint fused groups; every node left has a reason."""
+    plan = res["plan"]
+    assert plan is not None, "the delegate wrote no plan_file"
+    parts = [sorted(p["nodes"]) for p in plan["partitions"]]
+    assert sorted(parts) == sorted(sorted(p) for p in res["partition_nodes"]), (
+        f"plan partitions {parts}, the runtime delegated {res['partition_nodes']}; model ops {entry['ops']}")
+    for p in plan["partitions"]:
+        members = [n for g in p["groups"] for n in g]
+        assert sorted(members) == sorted(p["nodes"]), f"partition {p['nodes']} is not its groups {p['groups']}"
+    partition_of = {n["id"]: n["partition"] for n in plan["nodes"]}
+    assert sorted(partition_of) == list(range(len(entry["ops"]))), "the plan does not list every node"
+    for k, nodes in enumerate(parts):
+        assert all(partition_of[n] == k for n in nodes), (k, nodes, partition_of)
+    assert sorted(n for n, k in partition_of.items() if k >= 0) == claimed_nodes(res)
+    left = [n for n in plan["nodes"] if n["partition"] < 0 and not n["reason"].strip()]
+    assert not left, f"nodes left without a reason: {left}"
+    assert (plan["summary"]["claimed"], plan["summary"]["partitions"]) == (res["claimed"], res["partitions"])
+
+
+def check_claims(res, entry, expect):
+    """What the runtime delegated matches the delegate's plan; with `expect` (nodes
+    claimed, fused groups) stated by hand, the plan claims that much too."""
     assert set(res["delegate_ops"]) <= {"DELEGATE"}, res["delegate_ops"]
+    check_plan(res, entry)
+    if expect is None:
+        return
+    groups = plan_groups(res)
+    got = (res["claimed"], len(groups))
+    assert got == tuple(expect), (
+        f"claimed {got[0]} nodes in {got[1]} groups, the spec says {expect[0]} in {expect[1]}: "
+        f"{[_labels(entry, g) for g in groups]}; model ops {entry['ops']}")
 
 
 def check_invokes(invokes, tol, what):
@@ -43,7 +72,7 @@ def check_invokes(invokes, tol, what):
                                     f"(max_abs_err {max_abs:.3g}) > {tol:g}")
 
 
-def check_resizes(res, entry, groups, exact=None):
+def check_resizes(res, entry, expect):
     resized = res.get("resize", {})
     assert sorted(resized) == sorted(str(b) for b in entry["resize_batches"])
     for batch, r in resized.items():
@@ -51,18 +80,19 @@ def check_resizes(res, entry, groups, exact=None):
             continue  # the runtime's own kernels cannot run this batch
         assert not r["error"], f"batch {batch}: {r['error']}"
         assert r["output_shapes"] == r["reference_output_shapes"], (r["output_shapes"], r["reference_output_shapes"])
-        check_claims(r, entry, groups, exact)
+        check_claims(r, entry, expect)
         check_invokes(r["invokes"], tolerance(entry), f"batch {batch}, invoke")
 
 
-def check_result(res, entry, groups, exact=None):
+def check_result(res, entry, expect):
+    """`expect`: (nodes claimed, fused groups) by hand, or None where the options have no hand count."""
     if res.get("skipped"):
         pytest.skip(res["skipped"])
     assert not res.get("error"), res.get("traceback") or res["error"]
-    check_claims(res, entry, groups, exact)
+    check_claims(res, entry, expect)
     assert len(res["invokes"]) == 3
     check_invokes(res["invokes"], tolerance(entry), "invoke")
-    check_resizes(res, entry, groups, exact)
+    check_resizes(res, entry, expect)
 
 
 def cpu_has(flag):
@@ -107,7 +137,7 @@ def check_variant(worker_results, manifest, models, name, options, cpu_flag):
         pytest.skip(f"this CPU has no {cpu_flag}")
     entry = manifest[name]
     res = worker_results.get("litert", {"fusions": "all", **options}, names=models)[name]
-    check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
+    check_result(res, entry, counts(entry, fusions_all=True))
 
 
 def check_off_by_default(worker_results, manifest, models, runtime, family_ops):
@@ -122,5 +152,5 @@ def check_off_by_default(worker_results, manifest, models, runtime, family_ops):
         assert res["claimed"] == entry["expect_claimed"] < entry["expect_claimed_all"], (name, res["partition_nodes"])
         claimed = claimed_nodes(res)
         assert not [i for i in claimed if op_of(entry["ops"][i]) in family_ops], (name, claimed, entry["ops"])
-        check_claims(res, entry, entry["groups"])
+        check_claims(res, entry, counts(entry))
         check_invokes(res["invokes"], tolerance(entry), f"{name}: invoke")

@@ -9,7 +9,8 @@ import pytest
 
 import models
 from procs import require_runtime, run_python
-from checks import KERNEL_VARIANTS, check_off_by_default, check_ops_claimed, check_result, check_variant, op_of
+from checks import (KERNEL_VARIANTS, check_off_by_default, check_ops_claimed, check_result, check_variant, counts,
+                    op_of)
 
 MODELS = [s.name for s in models.conv_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
@@ -24,7 +25,7 @@ def test_conv_with_epilogue(worker_results, manifest, runtime, name):
     if not res.get("skipped") and not res.get("error"):
         assert res["claimed"] == entry["expect_claimed_all"], (res["partition_nodes"], entry["ops"])
         check_ops_claimed(res, entry, ("CONV_2D", "DEPTHWISE_CONV_2D"))
-    check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
+    check_result(res, entry, counts(entry, fusions_all=True))
 
 
 # The conv micro-kernels per ISA and the thread split, on one runtime.

@@ -6,8 +6,8 @@ batch re-infers RESHAPE's -1; with default options no row op is claimed."""
 import pytest
 
 import models
-from checks import (KERNEL_VARIANTS, check_invokes, check_off_by_default, check_ops_claimed, check_result,
-                    check_variant, claimed_nodes, op_of, tolerance)
+from checks import (KERNEL_VARIANTS, check_claims, check_invokes, check_off_by_default, check_ops_claimed,
+                    check_result, check_variant, claimed_nodes, counts, op_of, tolerance)
 
 MODELS = [s.name for s in models.transformer_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
@@ -20,7 +20,7 @@ def test_row_ops_with_epilogues(worker_results, manifest, runtime, name):
     res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
         check_ops_claimed(res, entry, models.ROW_OPS)
-    check_result(res, entry, entry["groups_all"], entry["partitions_exact_all"])
+    check_result(res, entry, counts(entry, fusions_all=True))
 
 
 @pytest.mark.parametrize("variant,options,cpu_flag", KERNEL_VARIANTS, ids=[v[0] for v in KERNEL_VARIANTS])
@@ -37,6 +37,7 @@ def test_only_the_transformer_family_claims_row_ops(worker_results, manifest):
         assert not res.get("error"), (name, res.get("traceback") or res["error"])
         claimed = claimed_nodes(res)
         assert not [i for i in claimed if op_of(entry["ops"][i]) in models.ROW_OPS], (name, claimed, entry["ops"])
+        check_claims(res, entry, None)  # no hand count for this family set: the plan and the runtime agree
         check_invokes(res["invokes"], tolerance(entry), f"{name}: invoke")
 
 

@@ -16,11 +16,17 @@ failing model records its error and the worker goes on.
 (the runtime's own load_delegate on fusedelegate.library_path()), or `xnnpack`
 (no fusedelegate at all: the runtime's default XNNPACK delegate stands in, to
 check this harness without the library).
+
+Each delegated interpreter gets its own delegate with option plan_file; the plan
+the library wrote (nodes with partition and reason, partitions with their fused
+groups) is recorded next to what the runtime delegated, after preparing and after
+every resize, for the tests to compare.
 """
 import argparse
 import json
 import os
 import sys
+import tempfile
 import traceback
 import zlib
 from pathlib import Path
@@ -97,6 +103,20 @@ def claimed_summary(ref, dele):
             "delegate_ops": sorted({o["op_name"] for o in del_ops[len(del_ops) - len(partitions):]})}
 
 
+def read_plan(path):
+    """The plan file, without tensors and programs: {"nodes": [{id, op, partition, reason}],
+    "partitions": [{"nodes", "groups": [node ids per fused group]}], "summary"}; None if
+    the delegate wrote none."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        plan = json.load(f)
+    return {"nodes": [{k: n[k] for k in ("id", "op", "partition", "reason")} for n in plan["nodes"]],
+            "partitions": [{"nodes": p["nodes"], "groups": [g["nodes"] for g in p["groups"]]}
+                           for p in plan["partitions"]],
+            "summary": plan["summary"]}
+
+
 # ---------------------------------------------------------------------------
 # Comparing outputs.
 
@@ -151,15 +171,18 @@ class Runner:
     def __init__(self, runtime, via, options):
         self.Interpreter, self.Resolver, self.load_delegate, self.version = import_runtime(runtime)
         self.via = via
+        self.plans = tempfile.TemporaryDirectory(prefix="fd-plans-")
+        self.plan_path = None  # the plan file of the current delegated interpreter
         if via == "load":
             import fusedelegate
-            self._make = lambda: fusedelegate.load(**options)
+            self._make = lambda plan: fusedelegate.load(**dict(options, plan_file=plan))
         elif via == "load_delegate":
             import fusedelegate
             path = fusedelegate.library_path()
-            self._make = lambda: self.load_delegate(path, {k: str(v) for k, v in options.items()})
+            self._make = lambda plan: self.load_delegate(
+                path, {k: str(v) for k, v in dict(options, plan_file=plan).items()})
         if via != "xnnpack":
-            self._make()  # a missing library or a bad option fails here, once
+            self._make(os.path.join(self.plans.name, "check.json"))  # a missing library or a bad option fails here
 
     def reference(self, path):
         return self.Interpreter(model_path=str(path), num_threads=1,
@@ -167,10 +190,21 @@ class Runner:
 
     def delegated(self, path):
         if self.via == "xnnpack":
+            self.plan_path = None
             return self.Interpreter(model_path=str(path), num_threads=1,
                                     experimental_op_resolver_type=self.Resolver.AUTO)
-        return self.Interpreter(model_path=str(path), num_threads=1, experimental_delegates=[self._make()],
+        self.plan_path = os.path.join(self.plans.name, Path(path).stem + ".json")
+        if os.path.exists(self.plan_path):
+            os.remove(self.plan_path)
+        delegate = self._make(self.plan_path)
+        return self.Interpreter(model_path=str(path), num_threads=1, experimental_delegates=[delegate],
                                 experimental_op_resolver_type=self.Resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+
+    def summary(self, ref, dele):
+        """What the runtime delegated, and the plan the delegate wrote (None without one)."""
+        out = claimed_summary(ref, dele)
+        out["plan"] = read_plan(self.plan_path) if self.plan_path else None
+        return out
 
     def run_model(self, name, entry, path, mark=lambda phase: None):
         """mark(phase) is called before the reference and before the delegated runs."""
@@ -184,7 +218,7 @@ class Runner:
         try:
             dele = self.delegated(path)
             dele.allocate_tensors()
-            result.update(claimed_summary(ref, dele))
+            result.update(self.summary(ref, dele))
             result["invokes"] = [_compare_all(run(dele, c["inputs"]), c["outputs"])
                                  for c in cases if c["batch"] is None]
             result["outputs"] = _worst(result["invokes"], ref)
@@ -227,7 +261,7 @@ class Runner:
             _resize_batch(dele, case["batch"])
         except Exception as e:
             return {"error": f"resize to batch {case['batch']}: {_err(e)}"}
-        out = claimed_summary(ref, dele)
+        out = self.summary(ref, dele)
         out["invokes"] = [_compare_all(run(dele, v), r) for v, r in zip(case["inputs"], case["outputs"])]
         out["output_shapes"] = [[int(s) for s in d["shape"]] for d in dele.get_output_details()]
         out["reference_output_shapes"] = [list(r.shape) for r in case["outputs"][0]] if case["outputs"] else []
