@@ -88,6 +88,7 @@ std::string plan_json(const Graph& g, const FusionPlan& plan, const std::vector<
     tensors.insert(n.outputs.begin(), n.outputs.end());
     s += "  {\"id\": " + std::to_string(n.id) + ", \"op\": " + quote(n.name) + ", \"inputs\": " + list(n.inputs) +
          ", \"outputs\": " + list(n.outputs) + ", \"partition\": " + std::to_string(partition_of[i]) +
+         ", \"group\": " + std::to_string(plan.group_of[i]) +
          ", \"reason\": " + quote(partition_of[i] >= 0 ? "" : plan.reason[i]) + "}" +
          (i + 1 < g.nodes.size() ? ",\n" : "\n");
   }

@@ -226,10 +226,15 @@ TEST(Planner, PadFoldsIntoTheConvolutionThatIsItsOnlyReader) {
   FusionPlan p = plan_fusion(b.g, all);
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2}));
+  ASSERT_EQ(p.folds.size(), 1u);  // the plan records the fold for the runtime
+  EXPECT_EQ(p.folds[0].kind, FoldKind::kPad);
+  EXPECT_EQ(p.folds[0].anchor, 1);
+  EXPECT_EQ(p.folds[0].nodes, std::vector<int>{0});
   EXPECT_NE(plan_fusion(b.g, {}).reason[1].find("'conv' is disabled"), std::string::npos);
   // A second reader of the padded tensor: the PAD is not folded.
   b.ew(EwOp::Abs, {padded}, {1, 9, 9, 8});
   p = plan_fusion(b.g, all);
+  EXPECT_TRUE(p.folds.empty());
   EXPECT_EQ(p.group_of[0], -1);
   EXPECT_NE(p.reason[0].find("one reader"), std::string::npos);
   EXPECT_GE(p.group_of[1], 0);
