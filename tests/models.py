@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 # Ops the delegate claims by default (float32 only); binary ones may carry a fused activation.
-BINARY_OPS = ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW")
+BINARY_OPS = ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "PRELU")
 UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU", "LOGISTIC",
              "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
@@ -89,6 +89,11 @@ def _const(name, shape, lo=0.5, hi=1.5):
 
 def _hard_swish(tf, v):
     return v * tf.nn.relu6(v + 3.0) * (1.0 / 6.0)  # the converter emits HARD_SWISH
+
+
+def _prelu(tf, v, tag, alpha_shape):
+    """Keras' PReLU, relu(v) - alpha * relu(-v) with alpha of rank(v) - 1: the converter emits PRELU."""
+    return tf.nn.relu(v) + tf.nn.relu(-v) * -_const(tag, alpha_shape, -0.3, 0.6)
 
 
 # --- chains: step k maps the running value v (inputs x, y) to one elementwise op ---
@@ -350,11 +355,17 @@ def special_specs():
     def quant(tf, x, y):
         return tf.tanh(x * y + x)
 
+    def prelu_dyn(tf, x):
+        v = x * _const("prelu_dyn_s", [8]) + _const("prelu_dyn_b", [8], -0.5, 0.5)
+        return tf.abs(_prelu(tf, v, "prelu_dyn_a", [1, 8]) - x)
+
     return [
         Spec("dynamic_batch", dyn, [[None, 6, 8]], 5, 1,
              about="batch None: resized to 3, 0 and 2 in the tests"),
         Spec("dynamic_batch_two_inputs", dyn2, [[None, 8], [None, 8]], 4, 1,
              about="two inputs with batch None"),
+        Spec("prelu_dynamic_batch", prelu_dyn, [[None, 10, 8]], 5, 1, emits=("PRELU",),
+             about="batch None: MUL, ADD, PRELU (alpha [1,C]), SUB, ABS; resized"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
              about="full-integer int8: nothing float32 to claim"),
     ]
@@ -511,6 +522,10 @@ def conv_specs():
         g = tf.sigmoid(_conv(tf, g * tf.sigmoid(g), "se_expand", 1, 1, 32, padding="VALID"))
         return _conv(tf, y * g, "se_project", 1, 1, 32, padding="VALID") + x
 
+    def conv_prelu_residual(tf, x):
+        y = _prelu(tf, _conv(tf, x, "prelu_conv", 3, 3, 16), "prelu_channel", [1, 1, 16]) + x
+        return _prelu(tf, y * _const("prelu_s", [16]), "prelu_full", [12, 12, 16])
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -573,6 +588,9 @@ def conv_specs():
              emits=("MEAN", "DEPTHWISE_CONV_2D", "CONV_2D"),
              about="EfficientNet block: depthwise, swish, squeeze-excite (MEAN, two 1x1 convs, gate MUL "
                    "folded into the weights of the 1x1 project conv), residual ADD"),
+        Spec("conv_prelu_residual", conv_prelu_residual, [[1, 12, 12, 16]], 4, 1, claimed_all=5,
+             partitions_all=1, emits=("PRELU",), about="CONV_2D, PRELU per channel (alpha [1,1,C]), residual ADD, per-channel "
+                                     "MUL, PRELU of alpha [H,W,C]"),
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              emits=("PAD", "DEPTHWISE_CONV_2D+RELU6"),
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),

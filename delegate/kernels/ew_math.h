@@ -149,6 +149,8 @@ FD_OP(Maximum, max(a, b))
 FD_OP(Minimum, min(a, b))
 FD_OP(SquaredDifference, (a - b) * (a - b))
 FD_OP(Pow, pow_(a, b))
+// As TFLite: x >= 0 keeps x (-0 stays -0); else and for NaN, x * alpha.
+FD_OP(Prelu, select(V::splat(0.f) <= a, a, a * b))
 FD_OP(Fma, fma(a, b, c))
 FD_OP(Fms, fma(a, b, -c))
 FD_OP(Fnma, fma(-a, b, c))

@@ -12,7 +12,7 @@ namespace fd {
 
 #define FD_EW_KERNEL_OPS(X)                                                       \
   X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Maximum, 2) X(Minimum, 2)             \
-  X(SquaredDifference, 2) X(Pow, 2)                                               \
+  X(SquaredDifference, 2) X(Pow, 2) X(Prelu, 2)                                   \
   X(Fma, 3) X(Fms, 3) X(Fnma, 3)                                                  \
   X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)           \
   X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \

@@ -131,6 +131,27 @@ TEST(Accuracy, PowSpecialCasesFollowStdPow) {
   }
 }
 
+// PRELU as TFLite computes it, x >= 0 ? x : x * alpha, on every ISA: -0 stays -0
+// whatever alpha is, a NaN x stays NaN, -inf times alpha 0 is NaN.
+TEST(Accuracy, PreluIsTflitesSelectBitForBit) {
+  const float xs[] = {-0.f, 0.f, NAN, -NAN, INFINITY, -INFINITY, 1e-40f, -1e-40f, -3e38f, -1.f, 2.5f};
+  const float alphas[] = {0.25f, -0.5f, 0.f, -0.f, 3.f, NAN};
+  std::vector<float> x, alpha;
+  for (int repeat = 0; repeat < 3; ++repeat)  // long enough for full vectors and a tail
+    for (float xv : xs)
+      for (float av : alphas) x.push_back(xv), alpha.push_back(av);
+  for (const auto& isa : available_isas()) {
+    std::vector<float> out(x.size());
+    kernels_for(isa)->ew->fn[static_cast<int>(EwKernelOp::Prelu)](x.data(), alpha.data(), nullptr, out.data(),
+                                                            x.size(), 0.f);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = x[i] >= 0.f ? x[i] : x[i] * alpha[i];
+      ASSERT_TRUE(std::memcmp(&want, &out[i], 4) == 0 || (std::isnan(want) && std::isnan(out[i])))
+          << isa << " x=" << x[i] << " alpha=" << alpha[i] << ": " << out[i] << " vs " << want;
+    }
+  }
+}
+
 // The rational fits must not round past +-1: gelu(x << 0) is -0, not positive.
 TEST(Accuracy, TanhAndGeluStayInRange) {
   const auto xs = sweep(-1e6, 1e6, 400001);

@@ -67,6 +67,18 @@ TEST(Planner, BroadcastInputsJoinButShapeChangesSplit) {
   EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3}));
 }
 
+TEST(Planner, PreluWithPerChannelAlphaJoinsTheChain) {
+  GraphBuilder b;
+  static const float alpha[8] = {0.1f, 0.2f, 0.3f, -0.1f, 0.f, 0.5f, 1.f, 2.f};
+  const int x = b.tensor(kS);
+  int t = b.ew(EwOp::Mul, {x, b.tensor({8})}, kS);
+  t = b.ew(EwOp::Prelu, {t, b.tensor({1, 1, 8}, true, alpha)}, kS);
+  b.ew(EwOp::Tanh, {b.ew(EwOp::Add, {t, x}, kS)}, kS);
+  const FusionPlan p = plan_fusion(b.g, {});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2, 3}));
+}
+
 TEST(Planner, GroupsStayConvex) {
   // a -> opaque -> c, and a -> c directly: a and c may not share a group.
   GraphBuilder b;

@@ -32,6 +32,7 @@ double ref_op(EwOp op, double a, double b) {
     case EwOp::Abs: return std::fabs(a);
     case EwOp::Relu6: return std::min(6.0, std::max(0.0, a));
     case EwOp::Pow: return std::pow(a, b);
+    case EwOp::Prelu: return a >= 0 ? a : a * b;
     case EwOp::SquaredDifference: return (a - b) * (a - b);
     case EwOp::Rsqrt: return 1 / std::sqrt(a);
     case EwOp::Neg: return -a;
@@ -336,6 +337,19 @@ TEST(Program, RowBroadcastAcrossManyTilesAndThreads) {
   const int u = c.b.ew(EwOp::Relu6, {c.b.ew(EwOp::Add, {t, c.input({1, 300, 1})}, d)}, d);
   ThreadPool pool(2);
   c.check({u}, &pool);
+}
+
+// PRELU's alpha per channel ([1, 1, C], as Keras' shared_axes=[1, 2] gives it)
+// and per element, in a chain with a residual, over tiles and threads.
+TEST(Program, PreluWithPerChannelAndFullAlpha) {
+  Case c;
+  const Shape d = {2, 9, 11, 13};
+  const int x = c.input(d);
+  int t = c.b.ew(EwOp::Prelu, {c.b.ew(EwOp::Mul, {x, c.input({13})}, d), c.constant({1, 1, 13}, -0.5f, 0.5f)}, d);
+  t = c.b.ew(EwOp::Add, {t, x}, d);
+  t = c.b.ew(EwOp::Prelu, {t, c.input(d)}, d);
+  ThreadPool pool(2);
+  c.check({c.b.ew(EwOp::Tanh, {t}, d)}, &pool);
 }
 
 TEST(Program, LargePrimeSizeWithScalarAndThreads) {

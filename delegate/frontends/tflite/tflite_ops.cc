@@ -24,6 +24,7 @@ constexpr Entry kElementwise[] = {
     {57, "MINIMUM", EwOp::Minimum, Params::kNone},
     {99, "SQUARED_DIFFERENCE", EwOp::SquaredDifference, Params::kNone},
     {78, "POW", EwOp::Pow, Params::kNone},
+    {54, "PRELU", EwOp::Prelu, Params::kNone},
     {19, "RELU", EwOp::Relu, Params::kNone},
     {21, "RELU6", EwOp::Relu6, Params::kNone},
     {20, "RELU_N1_TO_1", EwOp::ReluN1To1, Params::kNone},
