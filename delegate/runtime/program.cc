@@ -166,9 +166,9 @@ struct GroupFolds {
 
 class ProgramBuilder {
  public:
-  ProgramBuilder(const Graph& g, const std::vector<Fold>& folds, const std::vector<bool>& written,
-                 const Kernels& kernels)
-      : g_(g), folds_(g, folds, written), written_(written), kernels_(kernels) {}
+  // `folds`: those within the group; the builder keeps them (GroupFolds points into them).
+  ProgramBuilder(const Graph& g, std::vector<Fold> folds, const std::vector<bool>& written, const Kernels& kernels)
+      : g_(g), within_(std::move(folds)), folds_(g, within_, written), written_(written), kernels_(kernels) {}
   Program build(const std::vector<int>& group);
 
  private:
@@ -182,6 +182,7 @@ class ProgramBuilder {
   void emit(int pos, EwOp op);
 
   const Graph& g_;
+  const std::vector<Fold> within_;
   const GroupFolds folds_;
   const std::vector<bool>& written_;
   const Kernels& kernels_;
