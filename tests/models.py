@@ -410,6 +410,9 @@ def gemm_specs():
     def fc_nobias(tf, x):
         return tf.sigmoid(tf.matmul(x, _const("nobias_w", [40, 56], -0.3, 0.3))) * 2.0
 
+    def fc_large_dynamic(tf, x):  # 1.2 MB of weights: the GEMM streams them in row blocks
+        return tf.tanh(tf.matmul(x, _const("fc_large_w", [300, 1000], -0.1, 0.1)) + _const("fc_large_b", [1000]))
+
     return [
         Spec("fc_gelu", fc_gelu, [[1, 24, 32]], 0, 0, claimed_all=2, partitions_all=1,
              emits=("FULLY_CONNECTED", "GELU"),
@@ -421,6 +424,9 @@ def gemm_specs():
         Spec("fc_nobias", fc_nobias, [[None, 40]], 0, 0, claimed_all=3, partitions_all=1,
              emits=("FULLY_CONNECTED",),
              about="FULLY_CONNECTED without bias, dynamic batch: re-bound on resize"),
+        Spec("fc_large_dynamic", fc_large_dynamic, [[None, 300]], 0, 0, claimed_all=2, partitions_all=1,
+             about="FULLY_CONNECTED 300 -> 1000 (weights past 1 MiB: tiles of GEMM row blocks) + TANH, "
+                   "dynamic batch, resized to 0 too"),
     ]
 
 
@@ -526,6 +532,10 @@ def conv_specs():
         y = _prelu(tf, _conv(tf, x, "prelu_conv", 3, 3, 16), "prelu_channel", [1, 1, 16]) + x
         return _prelu(tf, y * _const("prelu_s", [16]), "prelu_full", [12, 12, 16])
 
+    def conv_large_dynamic(tf, x):  # 1.2 MB of weights: the GEMM streams them in row blocks
+        c = _conv(tf, x, "conv_large", 3, 3, 256)
+        return c * tf.sigmoid(c)
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -594,6 +604,9 @@ def conv_specs():
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              emits=("PAD", "DEPTHWISE_CONV_2D+RELU6"),
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
+        Spec("conv_large_dynamic", conv_large_dynamic, [[None, 6, 6, 128]], 0, 0, claimed_all=3, partitions_all=1,
+             ranges=[(-0.5, 0.5)], about="batch None: CONV_2D 3x3 128 -> 256 (weights past 1 MiB: tiles of "
+                                         "GEMM row blocks), swish; resized, to 0 too"),
     ]
 
 

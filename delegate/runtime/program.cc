@@ -567,7 +567,7 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   int64_t tile = std::clamp<int64_t>(kTileBudgetFloats / std::max(streams, 1) / 64 * 64, 512, 4096);
   bool row_repeat = false;
   for (auto& op : b->in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
-  if (row_repeat && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
+  if (row_repeat && dom[r - 1] > 0 && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
   for (const Step& s : b->steps_) {  // whole output rows, a multiple of the GEMM's rows
     if (s.anchor < 0 || s.rows || s.tile_input) continue;  // those follow the domain's rows
     const BoundAnchor& a = b->anchors_[s.anchor];
@@ -576,7 +576,8 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
     const int64_t budget = b->row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
     int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
     if (b->row_len_ == 0 && a.step.weights && a.step.weights->data.size() * sizeof(float) > kStreamedWeightsBytes) {
-      const int64_t all = b->total_ / n, blocks = (all + kGemmRowBlock - 1) / kGemmRowBlock;
+      const int64_t all = b->total_ / n;  // 0 at batch 0: one (empty) block
+      const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);
       rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);
     }
     tile = rows * n;
@@ -593,9 +594,10 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   for (const Step& s : b->steps_) b->depth_ += s.anchor >= 0 ? b->anchors_[s.anchor].depth() : 1;
   tile = std::max<int64_t>(1, std::min(tile, b->total_));
   b->tile_ = static_cast<int>(tile);
+  const int64_t inner = std::max<int64_t>(1, dom[r - 1]);  // an empty domain may end in 0
   for (auto& op : b->in_) {
     if (op.buffer < 0) continue;
-    const bool invariant = outer_zero(op.strides) && (op.strides[r - 1] == 0 || tile % dom[r - 1] == 0);
+    const bool invariant = outer_zero(op.strides) && (op.strides[r - 1] == 0 || tile % inner == 0);
     op.mode = invariant ? Mode::kInvariant : Mode::kGathered;
   }
   return b;

@@ -474,6 +474,26 @@ int64_t out_size(int64_t in, int64_t k, int stride, int dilation, bool same) {
   return same ? (in + stride - 1) / stride : (in - span) / stride + 1;
 }
 
+// Batch 0 (a resize to an empty batch): anchors with weights past
+// kStreamedWeightsBytes (whose tile follows GEMM row blocks) and small ones
+// bind, give empty outputs of the right shape, and run nothing.
+TEST(Program, AnEmptyBatchBindsAndRunsNothing) {
+  for (int64_t n : {500, 8}) {  // 1.2 MB and 19 KB of weights
+    Case c;
+    const int y = c.b.fc(c.input({0, 600}), test::random_weights(n * 600, 11), test::random_weights(n, 12), n, 600,
+                         {0, n}, Activation::kNone, false);
+    c.check({c.b.ew(EwOp::Tanh, {y}, {0, n})});
+  }
+  for (int64_t oc : {128, 8}) {  // 1.2 MB and 74 KB of weights
+    Case c;
+    const Shape out = {0, 7, 7, oc};
+    const int y = c.b.conv(AnchorOp::kConv2D, c.input({0, 7, 7, 256}), test::random_weights(oc * 9 * 256, 13),
+                           {oc, 3, 3, 256}, test::random_weights(oc, 14), conv_params(1, 1, true), out);
+    ThreadPool pool(2);
+    c.check({c.b.ew(EwOp::Add, {y, c.input({oc})}, out)}, &pool);
+  }
+}
+
 TEST(Program, ConvolutionsWithEpiloguesOnEveryIsa) {
   struct C {
     int64_t h, w, ic, oc, k;
