@@ -536,6 +536,11 @@ def conv_specs():
         c = _conv(tf, x, "conv_large", 3, 3, 256)
         return c * tf.sigmoid(c)
 
+    def squeeze_excite_dynamic(tf, x):  # the gate's MUL folds into the project conv at batch 1 only
+        g = tf.sigmoid(_conv(tf, tf.reduce_mean(x, axis=[1, 2], keepdims=True), "se_dyn_gate", 1, 1, 16,
+                             padding="VALID"))
+        return _conv(tf, x * g, "se_dyn_project", 1, 1, 24, padding="VALID")
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -604,6 +609,9 @@ def conv_specs():
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              emits=("PAD", "DEPTHWISE_CONV_2D+RELU6"),
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
+        Spec("squeeze_excite_dynamic", squeeze_excite_dynamic, [[None, 8, 8, 16]], 0, 0, claimed_all=5,
+             partitions_all=3, about="batch None: MEAN, 1x1 CONV_2D + LOGISTIC gate, MUL folded into the 1x1 "
+                                     "project CONV_2D; resized, the gate holds one scale per image: node by node"),
         Spec("conv_large_dynamic", conv_large_dynamic, [[None, 6, 6, 128]], 0, 0, claimed_all=3, partitions_all=1,
              ranges=[(-0.5, 0.5)], about="batch None: CONV_2D 3x3 128 -> 256 (weights past 1 MiB: tiles of "
                                          "GEMM row blocks), swish; resized, to 0 too"),

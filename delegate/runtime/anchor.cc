@@ -205,7 +205,8 @@ bool bind_row_op(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* 
 
 }  // namespace
 
-std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error) {
+std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error,
+                                       bool* fold_broken) {
   BoundAnchor b;
   b.step = step;
   b.n = step.n;
@@ -220,6 +221,7 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
     if (!s || input.empty() || s->empty() || s->back() != input.back() || num_elements(*s) != input.back() ||
         !fc_rows) {
       *error = "the input's scale must hold one value per channel of " + fd::to_string(input);
+      if (fold_broken) *fold_broken = true;
       return std::nullopt;
     }
     b.scaled = *step.weights;  // sized once; refilled on every run

@@ -95,8 +95,10 @@ struct BoundAnchor {
 };
 
 // `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL and
-// scale_input).
-std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error);
+// scale_input). *fold_broken (if given) is set when a fold made for the planned
+// shapes no longer holds (a channel scale of one value per image past batch 1).
+std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error,
+                                       bool* fold_broken = nullptr);
 
 // Output rows [first, first + count) into out (count * n floats), from the
 // inputs given to before_run.

@@ -411,8 +411,12 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
         }
         anchor_inputs.push_back(shape[in.src[i]]);
       }
-      auto a = bind_anchor(p.anchors[in.anchor], anchor_inputs, error);
-      if (!a) return nullptr;
+      bool fold_broken = false;
+      auto a = bind_anchor(p.anchors[in.anchor], anchor_inputs, error, &fold_broken);
+      if (!a) {
+        if (mixed_shapes) *mixed_shapes = fold_broken;  // node by node, the MUL runs unfolded
+        return nullptr;
+      }
       shape.push_back(a->output);
       b->anchors_.push_back(std::move(*a));
       continue;

@@ -50,8 +50,9 @@ class BoundProgram {
  public:
   // Binds `p` to the given input shapes; on failure returns null and sets
   // *error. Every value must have the same shape (the domain; inputs may
-  // broadcast to it): if they do not, *mixed_shapes is set and the caller can
-  // run the group node by node instead.
+  // broadcast to it): if they do not, or a fold made for the planned shapes no
+  // longer holds (bind_anchor's fold_broken), *mixed_shapes is set and the
+  // caller can run the group node by node instead.
   static std::unique_ptr<BoundProgram> bind(const Program& p, const std::vector<Shape>& input_shapes,
                                             const EwTable& table, std::string* error,
                                             bool* mixed_shapes = nullptr);

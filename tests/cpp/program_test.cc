@@ -624,6 +624,34 @@ TEST(Program, AChannelScaleFoldsIntoTheWeightsOfItsReader) {
   c.check({c.b.g.nodes[1].outputs[0]}, nullptr, 1e-5);
 }
 
+// The channel-scale fold holds while the scale has one value per channel: at
+// batch 1. Bound to a batch of several images (one scale each) it asks for the
+// group node by node instead of failing; batch 1 still binds.
+TEST(Program, AChannelScaleFoldPastBatchOneAsksForNodeByNode) {
+  for (bool conv : {true, false}) {
+    GraphBuilder b;
+    const Shape x1 = conv ? Shape{1, 6, 6, 16} : Shape{1, 5, 16}, g1 = conv ? Shape{1, 1, 1, 16} : Shape{1, 1, 16};
+    const int scaled = b.ew(EwOp::Mul, {b.tensor(x1), b.tensor(g1)}, x1);
+    if (conv)
+      b.conv(AnchorOp::kConv2D, scaled, random_weights(8 * 16, 21), {8, 1, 1, 16}, nullptr, conv_params(1, 1, false),
+             {1, 6, 6, 8});
+    else b.fc(scaled, random_weights(8 * 16, 21), nullptr, 8, 16, {1, 5, 8}, Activation::kNone, true);
+    std::vector<bool> written(b.g.tensors.size(), false);
+    written[b.g.nodes[1].outputs[0]] = true;
+    const Program p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
+    ASSERT_TRUE(p.anchors.size() == 1 && p.anchors[0].scale_input) << p.to_string();
+    for (int64_t batch : {1, 2, 3, 0}) {
+      Shape x = x1, g = g1;
+      x[0] = g[0] = batch;
+      std::string error;
+      bool mixed = true;
+      const bool bound = BoundProgram::bind(p, {x, g}, ew_table_scalar(), &error, &mixed) != nullptr;
+      EXPECT_EQ(bound, batch == 1) << "batch " << batch << ": " << error;
+      EXPECT_EQ(mixed, batch != 1) << "batch " << batch << ": " << error;
+    }
+  }
+}
+
 TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
   for (PadMode mode : {PadMode::kConstant, PadMode::kReflect, PadMode::kSymmetric}) {
     for (AnchorOp op : {AnchorOp::kConv2D, AnchorOp::kDepthwiseConv2D}) {
