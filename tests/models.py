@@ -87,6 +87,14 @@ def _const(name, shape, lo=0.5, hi=1.5):
     return _rng(name).uniform(lo, hi, size=shape).astype(np.float32)
 
 
+def _huge(name, shape, axis=-1):
+    """Weights of magnitude 2e38-3e38, one sign per index along `axis` (alternating), every third
+    small: with inputs of one sign every large sum overflows the float range, in any order."""
+    w = _rng(name).uniform(2e38, 3e38, size=shape)
+    o = np.arange(shape[axis]).reshape([-1] + [1] * (len(shape) - 1 - axis % len(shape)))
+    return (w * np.where(o % 2, -1.0, 1.0) * np.where(o % 3 == 2, 1e-38, 1.0)).astype(np.float32)
+
+
 def _hard_swish(tf, v):
     return v * tf.nn.relu6(v + 3.0) * (1.0 / 6.0)  # the converter emits HARD_SWISH
 
@@ -410,6 +418,10 @@ def gemm_specs():
     def fc_nobias(tf, x):
         return tf.sigmoid(tf.matmul(x, _const("nobias_w", [40, 56], -0.3, 0.3))) * 2.0
 
+    def fc_huge_weights(tf, x):  # overflowing sums: the builtin kernels give FLT_MAX, not inf
+        y = tf.matmul(x, _huge("fc_huge_w", [16, 20])) + _const("fc_huge_b", [20])
+        return y, tf.nn.relu(tf.matmul(x, _huge("fc_huge_relu_w", [16, 12])) + _const("fc_huge_relu_b", [12]))
+
     def fc_large_dynamic(tf, x):  # 1.2 MB of weights: the GEMM streams them in row blocks
         return tf.tanh(tf.matmul(x, _const("fc_large_w", [300, 1000], -0.1, 0.1)) + _const("fc_large_b", [1000]))
 
@@ -424,6 +436,9 @@ def gemm_specs():
         Spec("fc_nobias", fc_nobias, [[None, 40]], 0, 0, claimed_all=3, partitions_all=1,
              emits=("FULLY_CONNECTED",),
              about="FULLY_CONNECTED without bias, dynamic batch: re-bound on resize"),
+        Spec("fc_huge_weights", fc_huge_weights, [[3, 16]], 0, 0, claimed_all=2, partitions_all=2,
+             ranges=[(1.0, 2.0)], about="FULLY_CONNECTED, and FULLY_CONNECTED+RELU, with weights near the float "
+                                       "maximum: sums overflow, clamped to FLT_MAX as the builtin kernels do"),
         Spec("fc_large_dynamic", fc_large_dynamic, [[None, 300]], 0, 0, claimed_all=2, partitions_all=1,
              about="FULLY_CONNECTED 300 -> 1000 (weights past 1 MiB: tiles of GEMM row blocks) + TANH, "
                    "dynamic batch, resized to 0 too"),
@@ -532,6 +547,14 @@ def conv_specs():
         y = _prelu(tf, _conv(tf, x, "prelu_conv", 3, 3, 16), "prelu_channel", [1, 1, 16]) + x
         return _prelu(tf, y * _const("prelu_s", [16]), "prelu_full", [12, 12, 16])
 
+    def huge_weights(tf, x):  # overflowing sums: the builtin kernels give FLT_MAX, not inf (MEAN: inf)
+        conv = lambda tag, shape: tf.nn.conv2d(x, _huge(tag, shape), 1, "SAME") + _const(tag + "_b", [shape[-1]])
+        d = tf.nn.depthwise_conv2d(x, _huge("huge_dw", [3, 3, 8, 1], axis=2), [1, 1, 1, 1], "SAME")
+        d = d + _const("huge_dw_b", [8])
+        p = tf.nn.avg_pool2d(d, 2, 2, "VALID")
+        return conv("huge_conv", [3, 3, 8, 12]), tf.nn.relu(conv("huge_relu", [1, 1, 8, 6])), d, p, \
+            tf.reduce_mean(d, axis=[1, 2], keepdims=True)
+
     def conv_large_dynamic(tf, x):  # 1.2 MB of weights: the GEMM streams them in row blocks
         c = _conv(tf, x, "conv_large", 3, 3, 256)
         return c * tf.sigmoid(c)
@@ -612,6 +635,10 @@ def conv_specs():
         Spec("squeeze_excite_dynamic", squeeze_excite_dynamic, [[None, 8, 8, 16]], 0, 0, claimed_all=5,
              partitions_all=3, about="batch None: MEAN, 1x1 CONV_2D + LOGISTIC gate, MUL folded into the 1x1 "
                                      "project CONV_2D; resized, the gate holds one scale per image: node by node"),
+        Spec("huge_weights", huge_weights, [[1, 6, 6, 8]], 0, 0, claimed_all=5, partitions_all=5,
+             ranges=[(1.0, 2.0)], about="CONV_2D, CONV_2D+RELU, DEPTHWISE_CONV_2D with weights near the float "
+                                       "maximum, AVERAGE_POOL_2D and MEAN of the depthwise output: sums overflow, "
+                                       "clamped to FLT_MAX as the builtin kernels do (MEAN gives inf)"),
         Spec("conv_large_dynamic", conv_large_dynamic, [[None, 6, 6, 128]], 0, 0, claimed_all=3, partitions_all=1,
              ranges=[(-0.5, 0.5)], about="batch None: CONV_2D 3x3 128 -> 256 (weights past 1 MiB: tiles of "
                                          "GEMM row blocks), swish; resized, to 0 too"),
@@ -776,9 +803,9 @@ def _op_options(model):
             opt["approximate"] = bool(o.approximate)
         if hasattr(o, "alpha"):
             opt["alpha"] = round(float(o.alpha), 6)
-        if hasattr(o, "strideH"):  # CONV_2D, DEPTHWISE_CONV_2D
+        if hasattr(o, "strideH"):  # CONV_2D, DEPTHWISE_CONV_2D, pools (no dilation)
             opt["stride"] = f"{o.strideH}x{o.strideW}"
-            if (o.dilationHFactor, o.dilationWFactor) != (1, 1):
+            if (getattr(o, "dilationHFactor", 1), getattr(o, "dilationWFactor", 1)) != (1, 1):
                 opt["dilation"] = f"{o.dilationHFactor}x{o.dilationWFactor}"
             opt["padding"] = paddings.get(o.padding, "?")
             if getattr(o, "depthMultiplier", 1) != 1:

@@ -1,6 +1,7 @@
 #include "runtime/anchor.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cstring>
 
 #include "ops/op_classes.h"
@@ -87,10 +88,17 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   a.pad = pad;
   a.conv = node.conv;
   a.keep_num_dims = node.keep_num_dims;
+  // As TFLite's kernels: without activation (or at RELU's top) convolutions, FULLY_CONNECTED
+  // and pools clamp to the float range, an overflow gives FLT_MAX, not inf; MEAN and
+  // BATCH_MATMUL do not clamp. The kernels clamp anyway: no extra cost.
+  const bool clamps = a.op == AnchorOp::kFullyConnected || a.op == AnchorOp::kConv2D ||
+                      a.op == AnchorOp::kDepthwiseConv2D || a.op == AnchorOp::kMaxPool2D ||
+                      a.op == AnchorOp::kAveragePool2D;
+  const float range = clamps ? FLT_MAX : INFINITY;
   a.lo = node.act == Activation::kRelu || node.act == Activation::kRelu6 ? 0.f
          : node.act == Activation::kReluN1To1                             ? -1.f
-                                                                           : -INFINITY;
-  a.hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : INFINITY;
+                                                                           : -range;
+  a.hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : range;
   a.beta = node.param;
   a.adj_x = node.adj_x;
   a.adj_y = node.adj_y;

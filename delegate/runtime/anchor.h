@@ -31,7 +31,7 @@ struct AnchorStep {
   int kh = 1, kw = 1;
   ConvParams conv;
   FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
-  float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp
+  float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
   float beta = 1.f;                     // SOFTMAX
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
   std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -39,6 +40,9 @@ double ref_op(EwOp op, double a, double b) {
     default: ADD_FAILURE() << "no reference for " << ew_name(op); return 0;
   }
 }
+
+// As TFLite's convolutions, FULLY_CONNECTED and pools: the result clamped to the float range.
+float to_float_range(double acc) { return static_cast<float>(std::clamp<double>(acc, -FLT_MAX, FLT_MAX)); }
 
 // PAD of an NHWC tensor: index maps written out per mode.
 std::vector<float> naive_pad(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
@@ -92,7 +96,7 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
             }
           if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
           if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
-          y[((b * out[1] + oy) * out[2] + ox) * oc + o] = static_cast<float>(acc);
+          y[((b * out[1] + oy) * out[2] + ox) * oc + o] = to_float_range(acc);
         }
   return y;
 }
@@ -123,7 +127,7 @@ std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<f
             }
           if (n.anchor != AnchorOp::kMaxPool2D) acc /= count;
           if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
-          y.push_back(static_cast<float>(acc));
+          y.push_back(mean ? static_cast<float>(acc) : to_float_range(acc));
         }
   return y;
 }
@@ -219,7 +223,8 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
           double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].data[j] : 0.0;
           for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(x[i * k + p]) * w.data[j * k + p];
           if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
-          out[i * nn + j] = static_cast<float>(acc);
+          if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
+          out[i * nn + j] = to_float_range(acc);
         }
       values[n.outputs[0]] = out;
       continue;
@@ -638,7 +643,8 @@ TEST(Program, AChannelScaleFoldPastBatchOneAsksForNodeByNode) {
     else b.fc(scaled, random_weights(8 * 16, 21), nullptr, 8, 16, {1, 5, 8}, Activation::kNone, true);
     std::vector<bool> written(b.g.tensors.size(), false);
     written[b.g.nodes[1].outputs[0]] = true;
-    const Program p = build_program(b.g, {0, 1}, written, *kernels_for("scalar"));
+    // The gate (input 1 of the MUL) folded as the plan would say.
+    const Program p = build_program(b.g, {0, 1}, channel_scale_fold(0, 1, 1), written, *kernels_for("scalar"));
     ASSERT_TRUE(p.anchors.size() == 1 && p.anchors[0].scale_input) << p.to_string();
     for (int64_t batch : {1, 2, 3, 0}) {
       Shape x = x1, g = g1;
@@ -650,6 +656,46 @@ TEST(Program, AChannelScaleFoldPastBatchOneAsksForNodeByNode) {
       EXPECT_EQ(mixed, batch != 1) << "batch " << batch << ": " << error;
     }
   }
+}
+
+// Weights of magnitude 2e38-3e38, one sign per output (alternating), every
+// third output small: inputs of one sign overflow every large sum, in any order.
+const float* huge_weights(int64_t outputs, int64_t per_output, bool output_last) {
+  static std::deque<std::vector<float>> keep;
+  std::mt19937 rng(static_cast<uint32_t>(outputs * per_output));
+  std::uniform_real_distribution<float> u(2e38f, 3e38f);
+  keep.emplace_back(outputs * per_output);
+  for (size_t i = 0; i < keep.back().size(); ++i) {
+    const int64_t o = output_last ? i % outputs : i / per_output;
+    keep.back()[i] = (o % 2 ? -1.f : 1.f) * (o % 3 == 2 ? 1e-38f : 1.f) * u(rng);
+  }
+  return keep.back().data();
+}
+
+// TFLite's CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and pools clamp to
+// [-FLT_MAX, FLT_MAX] without activation and at RELU's top: an overflowing sum
+// gives FLT_MAX, not inf, as the reference (in double, clamped) does.
+TEST(Program, AnchorsClampOverflowToTheFloatRange) {
+  for (Activation act : {Activation::kNone, Activation::kRelu}) {
+    Case c;
+    const Shape in = {1, 5, 6, 8}, out = {1, 5, 6, 12};
+    c.check({c.b.conv(AnchorOp::kConv2D, c.input(in, 1.f, 2.f), huge_weights(12, 9 * 8, false), {12, 3, 3, 8},
+                      random_weights(12, 31), conv_params(1, 1, true), out, act)});
+  }
+  Case dw;
+  dw.check({dw.b.conv(AnchorOp::kDepthwiseConv2D, dw.input({1, 5, 6, 8}, 1.f, 2.f), huge_weights(8, 9, true),
+                      {1, 3, 3, 8}, random_weights(8, 32), conv_params(1, 1, true), {1, 5, 6, 8})});
+  for (Activation act : {Activation::kNone, Activation::kRelu}) {
+    Case c;
+    c.check({c.b.fc(c.input({7, 16}, 1.f, 2.f), huge_weights(20, 16, false), random_weights(20, 33), 20, 16, {7, 20},
+                    act)});
+  }
+  Case pool;  // infinite inputs: the max is clamped too
+  const int x = pool.input({1, 4, 4, 3});
+  for (size_t i = 0; i < pool.inputs[x].size(); i += 5) pool.inputs[x][i] = i % 2 ? -INFINITY : INFINITY;
+  ConvParams p = conv_params(2, 1, false);
+  p.window_h = p.window_w = 2;
+  pool.check({pool.b.pool(AnchorOp::kMaxPool2D, x, p, {1, 2, 2, 3})});
 }
 
 TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
