@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -30,7 +29,6 @@ namespace {
 struct Delegate {
   TfLiteDelegate base{};
   Options opts;
-  const EwTable* table = nullptr;
   const Kernels* kernels = nullptr;
   std::mutex pool_mu;
   std::map<int, std::shared_ptr<ThreadPool>> pools;  // by thread count; shared with invokes in flight
@@ -315,7 +313,7 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   Delegate* d = part->delegate;
   const std::shared_ptr<ThreadPool> pool = pool_for(*d, part->exec->threads());
   const bool reporting = !d->opts.profile_file.empty() && part->report < static_cast<int>(d->reports.size());
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = reporting ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   part->exec->invoke(ContextTensors(ctx), pool.get(),
                      reporting ? d->reports[part->report].program_seconds.data() : nullptr);
   if (reporting) {
@@ -352,7 +350,7 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
              d->plan.reason[i].c_str());
   }
   log(*d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(),
-      g.nodes.size(), d->plan.groups.size(), d->table->isa);
+      g.nodes.size(), d->plan.groups.size(), d->kernels->ew->isa);
   TfLiteRegistration reg{};
   reg.init = kernel_init;
   reg.free = kernel_free;
@@ -370,7 +368,7 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
   }
   if (!d->opts.plan_file.empty()) {
     const std::string err = write_text_file(
-        d->opts.plan_file, plan_json(g, d->plan, d->reports, d->table->isa, thread_count(d->opts, ctx)));
+        d->opts.plan_file, plan_json(g, d->plan, d->reports, d->kernels->ew->isa, thread_count(d->opts, ctx)));
     if (!err.empty()) std::fprintf(stderr, "fusedelegate: plan_file: %s\n", err.c_str());
   }
   return st;
@@ -396,7 +394,6 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
   auto* d = new fd::Delegate();
   d->opts = opts;
   d->kernels = fd::kernels_for(opts.isa);
-  d->table = d->kernels->ew;
   d->base.data_ = d;
   d->base.Prepare = fd::delegate_prepare;
   d->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors;
