@@ -28,19 +28,30 @@ std::string resolve(const std::string& isa) {
 
 }  // namespace
 
+// Each ISA's tables are built only when that ISA is asked for and present:
+// building them runs its own instructions (an AVX-512 table on a CPU without
+// AVX-512 raised SIGILL).
 const Kernels* kernels_for(const std::string& isa) {
   const std::string want = resolve(isa);
-  static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar(), &row_kernel_scalar()};
-  if (want == "scalar") return &scalar;
+  if (want == "scalar") {
+    static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar(), &row_kernel_scalar()};
+    return &scalar;
+  }
 #if defined(__x86_64__)
-  static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2()};
-  static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(), &row_kernel_avx512(),
-                              &gemm_kernel_avx512_wide()};
-  if (want == "avx2") return &avx2;
-  if (want == "avx512") return &avx512;
+  if (want == "avx2") {
+    static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2()};
+    return &avx2;
+  }
+  if (want == "avx512") {
+    static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(),
+                                &row_kernel_avx512(), &gemm_kernel_avx512_wide()};
+    return &avx512;
+  }
 #elif defined(__aarch64__)
-  static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon()};
-  if (want == "neon") return &neon;
+  if (want == "neon") {
+    static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon()};
+    return &neon;
+  }
 #endif
   return nullptr;
 }

@@ -56,6 +56,20 @@ TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
   EXPECT_GE(tables, 2) << "no SIMD table was tested";
 }
 
+// kernels_for("auto") builds and runs only the best ISA this CPU has. Building
+// every table once raised SIGILL on a CPU without AVX-512 (an AMD Zen 3);
+// CTest also runs this under qemu-x86_64 -cpu Haswell (AVX2, no AVX-512).
+TEST(Kernels, AutoBuildsOnlyTheBestIsaTheCpuHas) {
+  const Kernels* k = kernels_for("auto");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(std::string(k->ew->isa), available_isas().back());
+  const float x[5] = {-2.f, -0.5f, 0.f, 3.f, 7.f};
+  float out[5];
+  k->ew->fn[static_cast<int>(EwKernelOp::Relu6)](x, nullptr, nullptr, out, 5, 0.f);
+  EXPECT_EQ(std::vector<float>(out, out + 5), (std::vector<float>{0.f, 0.f, 0.f, 3.f, 6.f}));
+  EXPECT_EQ(kernels_for("no-such-isa"), nullptr);
+}
+
 // Worst relative error of op over `xs` (and `ys`) against a double reference.
 double worst_error(EwKernelOp op, const std::vector<float>& xs, const std::vector<float>& ys,
                    double (*ref)(double, double), double floor_magnitude = 0) {
