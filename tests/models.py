@@ -564,6 +564,23 @@ def conv_specs():
                              padding="VALID"))
         return _conv(tf, x * g, "se_dyn_project", 1, 1, 24, padding="VALID")
 
+    def concat_pyramid(tf, x):  # along channels: two producers write their slices in place, x is copied
+        a = tf.nn.relu(_conv(tf, x, "cat_a", 3, 3, 8))
+        b = _conv(tf, x, "cat_b", 1, 1, 4, padding="VALID")
+        y = tf.concat([a, b * tf.sigmoid(b), x], axis=-1)
+        return _conv(tf, y, "cat_out", 1, 1, 6, padding="VALID")
+
+    def concat_axes(tf, x):  # along H (whole slices), along W (rows of them); both graph outputs
+        a = tf.nn.relu6(_conv(tf, x, "cat_h", 3, 3, 4))
+        t = tf.tanh(_conv(tf, x, "cat_w", 3, 3, 4))
+        return tf.concat([a, x], axis=1), tf.concat([x, t], axis=2)
+
+    def concat_dynamic(tf, x):  # batch None; a part also read by the ADD is copied, not written in place
+        a = _conv(tf, x, "cat_dyn_a", 1, 1, 6, padding="VALID")
+        r = tf.nn.relu(_conv(tf, x, "cat_dyn_b", 3, 3, 2))
+        y = tf.concat([a * tf.sigmoid(a), r], axis=3)
+        return _conv(tf, y, "cat_dyn_out", 1, 1, 2, padding="VALID") + r
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -629,6 +646,18 @@ def conv_specs():
         Spec("conv_prelu_residual", conv_prelu_residual, [[1, 12, 12, 16]], 4, 1, claimed_all=5,
              partitions_all=1, emits=("PRELU",), about="CONV_2D, PRELU per channel (alpha [1,1,C]), residual ADD, per-channel "
                                      "MUL, PRELU of alpha [H,W,C]"),
+        Spec("concat_pyramid", concat_pyramid, [[1, 12, 12, 8]], 0, 0, claimed_all=6, partitions_all=4,
+             emits=("CONCATENATION axis=-1", "CONV_2D+RELU"),
+             about="CONCATENATION along channels of CONV_2D+RELU and CONV_2D+swish (written straight into "
+                   "their slices) and the input (copied), read by a 1x1 CONV_2D"),
+        Spec("concat_axes", concat_axes, [[1, 6, 8, 4]], 0, 0, claimed_all=5, partitions_all=4,
+             emits=("CONCATENATION axis=1", "CONCATENATION axis=2"),
+             about="CONCATENATION along H (a CONV_2D+RELU6 writes one whole slice) and along W (CONV_2D+TANH "
+                   "writes rows of it), both graph outputs"),
+        Spec("concat_dynamic_batch", concat_dynamic, [[None, 8, 8, 4]], 0, 0, claimed_all=7, partitions_all=4,
+             emits=("CONCATENATION axis=3",),
+             about="batch None: CONCATENATION of CONV_2D+swish (in place) and CONV_2D+RELU (also read by the "
+                   "residual ADD: copied), 1x1 CONV_2D; resized"),
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              emits=("PAD", "DEPTHWISE_CONV_2D+RELU6"),
              about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
@@ -812,6 +841,8 @@ def _op_options(model):
                 opt["multiplier"] = int(o.depthMultiplier)
         if isinstance(o, schema.MirrorPadOptionsT):
             opt["mode"] = mirror_modes.get(o.mode, "?")
+        if isinstance(o, schema.ConcatenationOptionsT):
+            opt["axis"] = int(o.axis)
         if hasattr(o, "adjX"):  # BATCH_MATMUL
             opt["adj_x"] = bool(o.adjX)
         out.append((act, opt))

@@ -14,7 +14,7 @@ from checks import (KERNEL_VARIANTS, check_off_by_default, check_ops_claimed, ch
 
 MODELS = [s.name for s in models.conv_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
-CONV_FAMILY_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D") + models.PAD_OPS
+CONV_FAMILY_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "CONCATENATION") + models.PAD_OPS
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

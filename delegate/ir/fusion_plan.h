@@ -29,11 +29,21 @@ struct Fold {
   std::vector<float> scale, shift;  // kInputAffine: per input channel, value = source * scale + shift
 };
 
+// A producer that writes its output straight into its slice of a
+// CONCATENATION's output: the part is never stored on its own, and the
+// concatenation copies only the parts no claimed producer writes.
+struct SliceWrite {
+  int concat = -1;    // the CONCATENATION (graph position)
+  int operand = 0;    // which of its inputs
+  int producer = -1;  // the node computing that input, claimed in another group
+};
+
 struct FusionPlan {
   std::vector<std::vector<int>> groups;  // node positions per group, in execution order
   std::vector<int> group_of;             // per node: its group, or -1
   std::vector<std::string> reason;       // per node: why it is not claimed ("" if claimed)
   std::vector<Fold> folds;               // every fold; its nodes are in its anchor's group
+  std::vector<SliceWrite> slice_writes;  // every part written in place
 };
 
 // The folds whose anchor and folded nodes all lie in `group`.

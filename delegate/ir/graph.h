@@ -41,9 +41,10 @@ struct Node {
   std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
   std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation
   bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
+  int axis = 0;  // kConcatenation: the axis joined along, in [0, rank)
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the
-  // input only). kPad: the input only.
+  // input only; kConcatenation: every part, in order). kPad: the input only.
   std::vector<int> inputs;
   std::vector<int> outputs;
 };

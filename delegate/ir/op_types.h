@@ -63,6 +63,7 @@ enum class AnchorOp : uint8_t {
   kRowMean,          // MEAN over the last axis: rows of one value
   kReshape,          // the same floats under another shape: copies rows
   kTranspose,        // a permutation of the axes: gathers rows
+  kConcatenation,    // its inputs side by side along `axis` (variadic); a group of its own
 };
 
 // Activation fused into a binary op or an anchor.

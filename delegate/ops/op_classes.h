@@ -27,4 +27,8 @@ inline bool reads_windows(AnchorOp op) {
          op == AnchorOp::kAveragePool2D;
 }
 
+// Anchors alone in their group: no epilogue joins a CONCATENATION, whose
+// output its producers may write in place.
+inline bool stands_alone(AnchorOp op) { return op == AnchorOp::kConcatenation; }
+
 }  // namespace fd

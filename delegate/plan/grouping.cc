@@ -39,6 +39,11 @@ class Grouper {
   bool inside(const std::vector<int>& members, int t) const {
     return ix_.producer[t] >= 0 && contains(members, ix_.producer[t]);
   }
+  bool alone(const std::vector<int>& members) const {  // a group no node may join
+    for (int m : members)
+      if (g_.nodes[m].kind == OpKind::kAnchor && stands_alone(g_.nodes[m].anchor)) return true;
+    return false;
+  }
   bool convex(const std::vector<int>& members) const;
   bool acyclic(const std::vector<int>& members, const std::vector<int>& merged) const;
   bool anchor_inputs_outside(const std::vector<int>& members) const;
@@ -147,6 +152,7 @@ void Grouper::add(int i) {
     const int p = ix_.producer[t];
     if (p < 0 || group_of_[p] < 0 || contains(merged, group_of_[p])) continue;
     const int gp = group_of_[p];
+    if (alone(groups_[gp])) continue;
     const std::optional<Domain> joint = join_domains(dom, group_dom_[gp]);
     if (!joint) continue;
     std::vector<int> trial = members;

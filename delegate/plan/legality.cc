@@ -60,7 +60,28 @@ std::string row_op_legality(const Graph& g, const Node& node, uint32_t families)
   return "";
 }
 
+// CONCATENATION: static float32 parts that fit, no activation.
+std::string concatenation_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (!(families & (kFamilyConv | kFamilyTransformer))) return "fusion families 'conv' and 'transformer' are disabled";
+  if (node.act != Activation::kNone) return "fused activation of " + node.name + " is not supported";
+  if (node.inputs.empty() || node.outputs.size() != 1) return node.name + " has no input or not one output";
+  std::vector<Shape> parts;
+  for (int t : node.inputs) {
+    if (!g.tensors[t].is_float32) return "dtype: input is not float32";
+    if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+    parts.push_back(g.tensors[t].shape);
+  }
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (static_cast<int>(o.shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
+  const auto expect = concatenation_shape(parts, node.axis);
+  if (!expect) return "inputs do not fit along axis " + std::to_string(node.axis);
+  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
+  return "";
+}
+
 std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (node.anchor == AnchorOp::kConcatenation) return concatenation_legality(g, node, families);
   if (is_row_op(node.anchor)) return row_op_legality(g, node, families);
   const bool fc = node.anchor == AnchorOp::kFullyConnected;
   if (fc && !(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";

@@ -33,6 +33,10 @@ std::vector<std::vector<int>> group_nodes(const Graph& g, const GraphIndex& inde
 void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std::vector<int>>& groups,
                   const PlannerOptions& opts, FusionPlan* plan);
 
+// The producers that write their output straight into their slice of a
+// claimed CONCATENATION (plan.slice_writes).
+std::vector<SliceWrite> find_slice_writes(const Graph& g, const GraphIndex& index, const FusionPlan& plan);
+
 // The index-reading forms of input_affine and folded_transpose.
 std::optional<Fold> input_affine(const Graph& g, const GraphIndex& index, int conv);
 int folded_transpose(const Graph& g, const GraphIndex& index, int bmm, int i);

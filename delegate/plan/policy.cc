@@ -1,6 +1,7 @@
 // Policy: an anchored group is worth running alone; a small elementwise group
 // saves no traffic, unless it sits next to an anchored group, whose partition
 // it then joins instead of splitting the model around itself.
+#include "ops/op_classes.h"
 #include "plan/passes.h"
 
 namespace fd {
@@ -30,9 +31,15 @@ void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std
   for (size_t k = 0; k < groups.size(); ++k)
     for (int m : groups[k]) {
       group_of[m] = static_cast<int>(k);
-      anchored[k] = anchored[k] || g.nodes[m].kind == OpKind::kAnchor;
+      anchored[k] = anchored[k] || (g.nodes[m].kind == OpKind::kAnchor && !stands_alone(g.nodes[m].anchor));
     }
   for (size_t k = 0; k < groups.size(); ++k) {
+    const Node& first = g.nodes[groups[k][0]];
+    if (first.kind == OpKind::kAnchor && stands_alone(first.anchor) &&
+        !touches_anchored(g, index, groups[k], group_of, anchored)) {
+      plan->reason[groups[k][0]] = "policy: " + first.name + " reads from and feeds no claimed anchor";
+      continue;
+    }
     const bool big = static_cast<int>(groups[k].size()) >= opts.min_nodes_per_group;
     if (!anchored[k] && !big && !touches_anchored(g, index, groups[k], group_of, anchored)) {
       for (int m : groups[k])

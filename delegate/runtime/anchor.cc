@@ -25,6 +25,7 @@ const char* anchor_name(AnchorOp op) {
     case AnchorOp::kRowMean: return "RowMean";
     case AnchorOp::kReshape: return "Reshape";
     case AnchorOp::kTranspose: return "Transpose";
+    case AnchorOp::kConcatenation: return "Concatenation";
   }
   return "?";
 }
@@ -107,8 +108,9 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
     const Shape& out = g.tensors[node.outputs[0]].shape;
     a.gemm = out.empty() ? kernels.gemm : &gemm_for(kernels, static_cast<int>(std::max<int64_t>(1, out.back())));
   }
+  a.axis = node.axis;
   if (a.op == AnchorOp::kSoftmax || a.op == AnchorOp::kRowMean) a.rows = kernels.rows;
-  if (a.op == AnchorOp::kPad || is_row_op(a.op)) return a;
+  if (a.op == AnchorOp::kPad || a.op == AnchorOp::kConcatenation || is_row_op(a.op)) return a;
   if (a.op == AnchorOp::kMaxPool2D || a.op == AnchorOp::kAveragePool2D || a.op == AnchorOp::kMean) {
     a.kh = node.conv.window_h;  // MEAN: 0, the input's size, known when bound
     a.kw = node.conv.window_w;
@@ -218,6 +220,10 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
   BoundAnchor b;
   b.step = step;
   b.n = step.n;
+  if (step.op == AnchorOp::kConcatenation) {
+    if (!bind_concatenation(b, inputs, error)) return std::nullopt;
+    return b;
+  }
   if (is_row_op(step.op)) {
     if (!bind_row_op(b, inputs, error)) return std::nullopt;
     return b;
@@ -331,6 +337,7 @@ void BoundAnchor::before_run(const float* const* inputs) const {
     case AnchorOp::kRowMean:
     case AnchorOp::kReshape:
     case AnchorOp::kTranspose: src = input; return;
+    case AnchorOp::kConcatenation: parts.assign(inputs, inputs + slices.size()); return;
     default: break;
   }
   if (rows_for != input || rows.empty()) {
@@ -517,6 +524,7 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
       break;
     case AnchorOp::kReshape: std::memcpy(out, a.src + first * a.n, count * a.n * sizeof(float)); break;
     case AnchorOp::kTranspose: transpose_rows(a, first, count, out); break;
+    case AnchorOp::kConcatenation: run_concatenation(a, first, count, out); break;
   }
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ops/conv_geometry.h"
+#include "ops/shape_rules.h"
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
 #include "ir/fusion_plan.h"
@@ -44,6 +45,8 @@ struct AnchorStep {
   // CONV_2D with a folded input affine map: per input channel, the value its
   // padding taps read (the source value that the map sends to 0). Else zeros.
   std::vector<float> outside;
+  int axis = 0;                  // CONCATENATION: the axis joined along
+  std::vector<bool> in_place;    // CONCATENATION: per part, written by its producer (not copied)
   std::string to_string() const;
 };
 
@@ -81,6 +84,8 @@ struct BoundAnchor {
   mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
   Shape view[2], view_strides[2];                 // BATCH_MATMUL: each operand as read, and its strides
   mutable PackedWeights scaled;                   // scale_input: the weights times this run's scale
+  std::vector<ConcatSlice> slices;                // CONCATENATION: where each part's rows go
+  mutable std::vector<const float*> parts;        // CONCATENATION: the parts of this run
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
   // Points the rows at `inputs` (the anchor's input tensors: two for
   // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
@@ -99,6 +104,12 @@ struct BoundAnchor {
 // shapes no longer holds (a channel scale of one value per image past batch 1).
 std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error,
                                        bool* fold_broken = nullptr);
+
+// CONCATENATION (runtime/concatenation.cc): binds to its parts' shapes; rows
+// [first, first + count) of its output (rows: the axes before `axis`), only
+// the parts not written in place, from the parts given to before_run.
+bool bind_concatenation(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+void run_concatenation(const BoundAnchor& a, int64_t first, int64_t count, float* out);
 
 // Output rows [first, first + count) into out (count * n floats), from the
 // inputs given to before_run.

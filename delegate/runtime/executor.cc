@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ir/shape.h"
+#include "ops/shape_rules.h"
 
 namespace fd {
 namespace {
@@ -66,11 +67,55 @@ std::vector<bool> written_tensors(const Graph& g, const std::vector<std::vector<
 }  // namespace
 
 Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::vector<int>>& groups,
-                   const std::vector<Fold>& folds, std::set<int> exported, const Kernels& kernels)
+                   const std::vector<Fold>& folds, std::set<int> exported, const Kernels& kernels,
+                   const std::vector<SliceWrite>& slice_writes)
     : graph_(std::move(graph)), kernels_(kernels), exported_(std::move(exported)) {
   groups_ = order_groups(*graph_, groups);
   written_ = written_tensors(*graph_, groups_, exported_);
-  for (const auto& members : groups_) planned_.push_back(build_program(*graph_, members, folds, written_, kernels_));
+  find_in_place(slice_writes);
+  for (const auto& members : groups_)
+    planned_.push_back(build_program(*graph_, members, folds, written_, kernels_, in_place_tensors()));
+}
+
+std::set<int> Executor::in_place_tensors() const {
+  std::set<int> tensors;
+  for (const auto& [t, concat] : in_place_) tensors.insert(t);
+  return tensors;
+}
+
+// The plan's slice writes whose producer and CONCATENATION both run here, of
+// a part no one outside reads.
+void Executor::find_in_place(const std::vector<SliceWrite>& slice_writes) {
+  std::set<int> here;
+  for (const auto& members : groups_) here.insert(members.begin(), members.end());
+  for (const SliceWrite& w : slice_writes) {
+    const int t = graph_->nodes[w.concat].inputs[w.operand];
+    if (here.count(w.concat) && here.count(w.producer) && !exported_.count(t)) in_place_[t] = w.concat;
+  }
+}
+
+Shape Executor::shape_of(const TensorHost& host, int t) const {
+  auto it = owned_shape_.find(t);
+  return it != owned_shape_.end() ? it->second : host.shape(t);
+}
+
+// Each part written in place learns where its rows go: the program computing
+// it stores them strided into the CONCATENATION's output. It then owns no buffer.
+void Executor::bind_slices(const TensorHost& host) {
+  slice_of_.clear();
+  for (const auto& [t, c] : in_place_) {
+    const Node& concat = graph_->nodes[c];
+    std::vector<Shape> parts;
+    for (int part : concat.inputs) parts.push_back(shape_of(host, part));
+    const int i = static_cast<int>(std::find(concat.inputs.begin(), concat.inputs.end(), t) - concat.inputs.begin());
+    const ConcatSlice slice = concatenation_slice(parts, concat.axis, i);
+    slice_of_[t] = Slice{concat.outputs[0], slice.offset};
+    for (size_t k = 0; k < programs_.size(); ++k)
+      for (size_t o = 0; o < programs_[k].outputs.size(); ++o)
+        if (programs_[k].outputs[o] == t && slice.rows > 1 && slice.len < slice.stride)
+          bound_[k]->write_output_strided(static_cast<int>(o), slice.len, slice.stride);
+  }
+  for (const auto& [t, slice] : slice_of_) owned_shape_.erase(t);
 }
 
 std::vector<int64_t> Executor::strip_rows() const {
@@ -84,10 +129,7 @@ std::vector<int64_t> Executor::strip_rows() const {
 // group's values no longer share one shape, and no error is reported).
 bool Executor::bind(TensorHost& host, const Program& p, const std::vector<int>& nodes, bool* mixed) {
   std::vector<Shape> shapes;
-  for (int t : p.inputs) {
-    auto it = owned_shape_.find(t);
-    shapes.push_back(it != owned_shape_.end() ? it->second : host.shape(t));
-  }
+  for (int t : p.inputs) shapes.push_back(shape_of(host, t));
   std::string error;
   auto b = BoundProgram::bind(p, shapes, *kernels_.ew, &error, mixed);
   if (!b) {
@@ -117,7 +159,8 @@ bool Executor::bind_group(TensorHost& host, size_t k) {
   for (int pos : groups_[k]) {
     std::vector<bool> written = written_;
     written[graph_->nodes[pos].outputs[0]] = true;
-    if (!bind(host, build_program(*graph_, {pos}, {}, written, kernels_), {pos}, nullptr)) return false;
+    if (!bind(host, build_program(*graph_, {pos}, {}, written, kernels_, in_place_tensors()), {pos}, nullptr))
+      return false;
   }
   return true;
 }
@@ -130,6 +173,7 @@ bool Executor::prepare(TensorHost& host, int threads) {
   for (size_t k = 0; k < groups_.size(); ++k)
     if (!bind_group(host, k)) return false;
   threads_ = threads;
+  bind_slices(host);
   chains_ = DepthFirstChain::find(programs_, bound_, exported_, kDepthFirstMinBytes, kDepthFirstBudgetBytes, threads);
   for (const DepthFirstChain& c : chains_)  // the tensors between links live in the chain's rings
     for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) owned_shape_.erase(programs_[k].outputs[0]);
@@ -172,9 +216,11 @@ void Executor::assign_buffers() {
   owned_.clear();
   for (size_t k = 0; k < programs_.size(); ++k) {
     if (skipped_[k]) continue;
-    for (int t : programs_[k].outputs) {
-      auto shape = owned_shape_.find(t);
-      if (shape != owned_shape_.end()) owned_[t] = take_buffer(free, num_elements(shape->second));
+    for (int t : programs_[k].outputs) {  // a part written in place: its whole's buffer, from its first part on
+      auto slice = slice_of_.find(t);
+      const int home = slice != slice_of_.end() ? slice->second.whole : t;
+      auto shape = owned_shape_.find(home);
+      if (shape != owned_shape_.end() && !owned_.count(home)) owned_[home] = take_buffer(free, num_elements(shape->second));
     }
     std::set<int> dying;
     for (int t : programs_[k].inputs)
@@ -206,6 +252,8 @@ int Executor::take_buffer(std::vector<int>& free, size_t need) {
 }
 
 float* Executor::data(const TensorHost& host, int t) const {
+  if (auto slice = slice_of_.find(t); slice != slice_of_.end())
+    return data(host, slice->second.whole) + slice->second.offset;
   auto it = owned_.find(t);
   return it != owned_.end() ? const_cast<float*>(buffers_[it->second].data()) : host.data(t);
 }

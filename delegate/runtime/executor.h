@@ -36,10 +36,11 @@ class TensorHost {
 
 class Executor {
  public:
-  // `groups`: node positions per plan group; `folds`: the plan's folds;
-  // `exported`: the tensors read outside the partition.
+  // `groups`: node positions per plan group; `folds`, `slice_writes`: the
+  // plan's; `exported`: the tensors read outside the partition.
   Executor(std::shared_ptr<const Graph> graph, const std::vector<std::vector<int>>& groups,
-           const std::vector<Fold>& folds, std::set<int> exported, const Kernels& kernels);
+           const std::vector<Fold>& folds, std::set<int> exported, const Kernels& kernels,
+           const std::vector<SliceWrite>& slice_writes = {});
 
   // The groups in run order and their programs as planned.
   const std::vector<std::vector<int>>& groups() const { return groups_; }
@@ -62,6 +63,10 @@ class Executor {
  private:
   bool bind(TensorHost& host, const Program& p, const std::vector<int>& nodes, bool* mixed);
   bool bind_group(TensorHost& host, size_t k);
+  void find_in_place(const std::vector<SliceWrite>& slice_writes);
+  std::set<int> in_place_tensors() const;
+  void bind_slices(const TensorHost& host);
+  Shape shape_of(const TensorHost& host, int t) const;
   void find_aliases();
   void assign_buffers();
   int take_buffer(std::vector<int>& free, size_t need);
@@ -83,6 +88,14 @@ class Executor {
   std::map<int, int> owned_;  // tensor -> index into buffers_
   std::vector<std::vector<float, HugePageAllocator<float>>> buffers_;
   std::map<int, int> alias_of_;  // a skipped RESHAPE's output -> its input
+  // A part of a CONCATENATION its producer writes in place -> the
+  // CONCATENATION's position; bound: the part's offset in its output.
+  std::map<int, int> in_place_;
+  struct Slice {
+    int whole = -1;  // the CONCATENATION's output
+    int64_t offset = 0;
+  };
+  std::map<int, Slice> slice_of_;
   std::vector<bool> skipped_;    // per bound program
   std::vector<DepthFirstChain> chains_;
   std::vector<const float*> in_;  // one program's pointers, reused every invoke

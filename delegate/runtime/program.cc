@@ -72,7 +72,7 @@ int fuse_swish(Program& p) {
       const Instr* sig = single_use_producer(p, uses, in.src[side], EwKernelOp::Logistic);
       if (!sig || sig->src[0] != in.src[1 - side]) continue;
       folded[in.src[side]] = true;
-      in = Instr{EwKernelOp::Swish, 0.f, {in.src[1 - side], -1, -1}};
+      in = Instr{EwKernelOp::Swish, 0.f, {in.src[1 - side]}};
       ++fused;
       break;
     }
@@ -94,9 +94,7 @@ int fuse_multiply_add(Program& p) {
       if (!mul) continue;
       const int other = in.src[1 - side];
       in.op = in.op == EwKernelOp::Add ? EwKernelOp::Fma : side == 0 ? EwKernelOp::Fms : EwKernelOp::Fnma;
-      in.src[0] = mul->src[0];
-      in.src[1] = mul->src[1];
-      in.src[2] = other;
+      in.src = {mul->src[0], mul->src[1], other};
       ++uses[mul->src[0]];
       ++uses[mul->src[1]];
       uses[v] = 0;
@@ -167,8 +165,10 @@ struct GroupFolds {
 class ProgramBuilder {
  public:
   // `folds`: those within the group; the builder keeps them (GroupFolds points into them).
-  ProgramBuilder(const Graph& g, std::vector<Fold> folds, const std::vector<bool>& written, const Kernels& kernels)
-      : g_(g), within_(std::move(folds)), folds_(g, within_, written), written_(written), kernels_(kernels) {}
+  ProgramBuilder(const Graph& g, std::vector<Fold> folds, const std::vector<bool>& written, const Kernels& kernels,
+                 const std::set<int>& in_place)
+      : g_(g), within_(std::move(folds)), folds_(g, within_, written), written_(written), kernels_(kernels),
+        in_place_(in_place) {}
   Program build(const std::vector<int>& group);
 
  private:
@@ -186,6 +186,7 @@ class ProgramBuilder {
   const GroupFolds folds_;
   const std::vector<bool>& written_;
   const Kernels& kernels_;
+  const std::set<int>& in_place_;
   Program p_;
   std::map<int, int> value_of_;  // tensor -> value
 };
@@ -207,6 +208,7 @@ std::vector<int> ProgramBuilder::reads(int pos, EwOp op) const {
   const Node& node = g_.nodes[pos];
   if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) return {it->second->source};
   if (node.kind == OpKind::kElementwise) return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
+  if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kConcatenation) return node.inputs;
   if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) {
     std::vector<int> in = node.inputs;
     if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
@@ -228,6 +230,8 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
   auto affine = folds_.affine.find(pos);
   AnchorStep a = make_anchor(g_, node, fp, kernels_, affine != folds_.affine.end() ? affine->second : nullptr);
   a.scale_input = folds_.scaled.count(pos) > 0;
+  if (a.op == AnchorOp::kConcatenation)
+    for (int t : node.inputs) a.in_place.push_back(in_place_.count(t) > 0);
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
     for (int i = 0; i < 2; ++i)
       if (it->second[i]) a.operand_perm[i] = it->second[i]->dims;
@@ -238,16 +242,15 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
 void ProgramBuilder::emit(int pos, EwOp op) {
   const Node& node = g_.nodes[pos];
   const int ni = static_cast<int>(p_.inputs.size());
-  Instr in{kernel_op(op), node.param, {-1, -1, -1}};
-  const std::vector<int> srcs = reads(pos, op);
-  for (size_t i = 0; i < srcs.size(); ++i) in.src[i] = value_of_.at(srcs[i]);
+  Instr in{kernel_op(op), node.param, {}};
+  for (int t : reads(pos, op)) in.src.push_back(value_of_.at(t));
   if (node.kind != OpKind::kElementwise) {
     in.anchor = static_cast<int>(p_.anchors.size());
     p_.anchors.push_back(anchor_of(pos));
   }
   p_.code.push_back(in);
   if (node.kind == OpKind::kElementwise && node.act != Activation::kNone)
-    p_.code.push_back(Instr{activation_op(node.act), 0.f, {ni + static_cast<int>(p_.code.size()) - 1, -1, -1}});
+    p_.code.push_back(Instr{activation_op(node.act), 0.f, {ni + static_cast<int>(p_.code.size()) - 1}});
   const int out = node.outputs[0];
   value_of_[out] = ni + static_cast<int>(p_.code.size()) - 1;
   if (written_[out]) {
@@ -278,8 +281,8 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
 }  // namespace
 
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
-                      const std::vector<bool>& written, const Kernels& kernels) {
-  return ProgramBuilder(g, folds_within(folds, group), written, kernels).build(group);
+                      const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place) {
+  return ProgramBuilder(g, folds_within(folds, group), written, kernels, in_place).build(group);
 }
 
 std::string Program::to_string() const {
@@ -392,226 +395,299 @@ constexpr int kRowTileFloats = 4096;
 
 }  // namespace
 
+// The shapes of every value while binding, and which hold one value per row.
+struct BoundProgram::Values {
+  int ni = 0;                   // program inputs
+  std::vector<Shape> shape;     // per value
+  std::vector<bool> row_value;  // per value: one value per row of the domain
+  Shape dom;                    // the domain, before coalescing
+};
+
+namespace {
+
+void report(bool* flag, bool value) {
+  if (flag) *flag = value;
+}
+
+// Whether every dim of s but the innermost is 0: the input repeats with the inner dim.
+bool outer_zero(const Shape& s) {
+  for (size_t d = 0; d + 1 < s.size(); ++d)
+    if (s[d]) return false;
+  return true;
+}
+
+// Gives values their slots: program inputs, outputs, then scratch buffers,
+// each buffer reused once its value is dead.
+class SlotPlan {
+ public:
+  SlotPlan(const Program& p, int buffers)
+      : ni_(static_cast<int>(p.inputs.size())), first_buffer_(ni_ + static_cast<int>(p.outputs.size())),
+        buffers_(buffers), last_use_(p.value_count(), -1), slot_(p.value_count(), -1), out_of_(p.value_count(), -1) {
+    for (size_t k = 0; k < p.code.size(); ++k)
+      for (int s : p.code[k].src) last_use_[s] = static_cast<int>(k);
+    for (size_t o = 0; o < p.outputs.size(); ++o) out_of_[p.output_values[o]] = static_cast<int>(o);
+    for (int i = 0; i < ni_; ++i) slot_[i] = i;
+  }
+  int slot(int v) const { return slot_[v]; }
+  int buffers() const { return buffers_; }
+  int take() {
+    if (free_.empty()) return first_buffer_ + buffers_++;
+    const int s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  void give(int slot) { free_.push_back(slot); }
+  // An output value is computed straight into its output.
+  void define(int v) { slot_[v] = out_of_[v] >= 0 ? ni_ + out_of_[v] : take(); }
+  // The buffers of the values that instruction k reads for the last time
+  // (each once: ADD(v, v) frees v's buffer once) are free.
+  void free_dying(const Instr& in, int k) {
+    for (size_t i = 0; i < in.src.size(); ++i) {
+      const int s = in.src[i];
+      const bool repeated = std::find(in.src.begin(), in.src.begin() + i, s) != in.src.begin() + i;
+      if (!repeated && s >= ni_ && last_use_[s] == k && slot_[s] >= first_buffer_) give(slot_[s]);
+    }
+  }
+
+ private:
+  const int ni_, first_buffer_;
+  int buffers_;
+  std::vector<int> last_use_, slot_, out_of_;
+  std::vector<int> free_;
+};
+
+}  // namespace
+
 std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::vector<Shape>& input_shapes,
                                                  const EwTable& table, std::string* error,
                                                  bool* mixed_shapes) {
   auto b = std::unique_ptr<BoundProgram>(new BoundProgram());
-  const int ni = static_cast<int>(p.inputs.size());
-  const int no = static_cast<int>(p.outputs.size());
-  if (mixed_shapes) *mixed_shapes = false;
-  // Every value's shape, then the domain they all share.
-  std::vector<Shape> shape(input_shapes);
+  report(mixed_shapes, false);
+  Values v{static_cast<int>(p.inputs.size()), input_shapes, {}, {}};
+  if (!b->bind_values(p, v, error, mixed_shapes) || !b->bind_domain(p, v, error, mixed_shapes)) return nullptr;
+  for (int value : p.output_values) {
+    b->output_shapes_.push_back(v.shape[value]);
+    b->output_rows_.push_back(v.row_value[value]);
+  }
+  b->outputs_ = static_cast<int>(p.outputs.size());
+  b->output_strided_.assign(b->outputs_, Strided{});
+  const int gathered = b->bind_inputs(p, v);
+  b->bind_steps(p, v, table, gathered);
+  b->choose_tile();
+  return b;
+}
+
+// Every value's shape, binding the anchors on the way.
+bool BoundProgram::bind_values(const Program& p, Values& v, std::string* error, bool* mixed_shapes) {
   for (const Instr& in : p.code) {
-    if (in.anchor >= 0) {
-      std::vector<Shape> anchor_inputs;
-      for (int i = 0; i < in.arity(); ++i) {
-        if (in.src[i] >= ni && !(i == 0 && reads_tile_rows(p.anchors[in.anchor].op))) {
-          *error = "an anchor's input must come from outside the fused group";
-          return nullptr;
+    std::vector<Shape> in_shapes;
+    for (int s : in.src) in_shapes.push_back(v.shape[s]);
+    if (in.anchor < 0) {
+      Shape s = in_shapes[0];
+      for (size_t i = 1; i < in_shapes.size(); ++i) {
+        auto bs = broadcast(s, in_shapes[i]);
+        if (!bs) {
+          *error = "shapes " + fd::to_string(s) + " and " + fd::to_string(in_shapes[i]) + " do not broadcast";
+          return false;
         }
-        anchor_inputs.push_back(shape[in.src[i]]);
+        s = *bs;
       }
-      bool fold_broken = false;
-      auto a = bind_anchor(p.anchors[in.anchor], anchor_inputs, error, &fold_broken);
-      if (!a) {
-        if (mixed_shapes) *mixed_shapes = fold_broken;  // node by node, the MUL runs unfolded
-        return nullptr;
-      }
-      shape.push_back(a->output);
-      b->anchors_.push_back(std::move(*a));
+      v.shape.push_back(s);
       continue;
     }
-    Shape s = shape[in.src[0]];
-    for (int i = 1; i < kernel_arity(in.op); ++i) {
-      auto bs = broadcast(s, shape[in.src[i]]);
-      if (!bs) {
-        *error = "shapes " + fd::to_string(s) + " and " + fd::to_string(shape[in.src[i]]) + " do not broadcast";
-        return nullptr;
+    for (int i = 0; i < in.arity(); ++i) {
+      if (in.src[i] >= v.ni && !(i == 0 && reads_tile_rows(p.anchors[in.anchor].op))) {
+        *error = "an anchor's input must come from outside the fused group";
+        return false;
       }
-      s = *bs;
     }
-    shape.push_back(s);
+    bool fold_broken = false;
+    auto a = bind_anchor(p.anchors[in.anchor], in_shapes, error, &fold_broken);
+    if (!a) {
+      report(mixed_shapes, fold_broken);  // node by node, the MUL runs unfolded
+      return false;
+    }
+    v.shape.push_back(a->output);
+    anchors_.push_back(std::move(*a));
   }
-  // The domain: the largest value's shape. Every value has its layout or holds
-  // one value per row of it (is_row_of); one tile loop computes them all.
-  Shape dom = shape.back();
-  for (size_t v = ni; v < shape.size(); ++v)
-    if (num_elements(shape[v]) > num_elements(dom)) dom = shape[v];
-  size_t rank = dom.size();  // as high as any shape's, so every input broadcasts to it
-  for (const Shape& s : shape) rank = std::max(rank, s.size());
+  return true;
+}
+
+// The domain: the largest value's shape, of a rank as high as any shape's so
+// that every input broadcasts to it. Every value has its layout or holds one
+// value per row of it (is_row_of); one tile loop computes them all.
+bool BoundProgram::bind_domain(const Program& p, Values& v, std::string* error, bool* mixed_shapes) {
+  Shape dom = v.shape.back();
+  for (size_t k = v.ni; k < v.shape.size(); ++k)
+    if (num_elements(v.shape[k]) > num_elements(dom)) dom = v.shape[k];
+  size_t rank = dom.size();
+  for (const Shape& s : v.shape) rank = std::max(rank, s.size());
   dom.insert(dom.begin(), rank - dom.size(), 1);
-  std::vector<bool> row_value(shape.size(), false);
-  for (size_t v = ni; v < shape.size(); ++v) {
-    row_value[v] = !same_layout(shape[v], dom) && is_row_of(shape[v], dom);
-    if (!row_value[v] && !same_layout(shape[v], dom)) {
-      if (mixed_shapes) *mixed_shapes = true;
-      *error = "the fused values have different shapes " + fd::to_string(shape[v]) + " and " + fd::to_string(dom);
-      return nullptr;
+  v.dom = dom;
+  v.row_value.assign(v.shape.size(), false);
+  for (size_t k = v.ni; k < v.shape.size(); ++k) {
+    v.row_value[k] = !same_layout(v.shape[k], dom) && is_row_of(v.shape[k], dom);
+    if (!v.row_value[k] && !same_layout(v.shape[k], dom)) {
+      report(mixed_shapes, true);
+      *error = "the fused values have different shapes " + fd::to_string(v.shape[k]) + " and " + fd::to_string(dom);
+      return false;
     }
   }
-  bool by_rows = std::count(row_value.begin(), row_value.end(), true) > 0;
-  for (const Instr& in : p.code) by_rows |= in.anchor >= 0 && in.src[0] >= ni;  // a row op reading a tile
+  bool by_rows = std::count(v.row_value.begin(), v.row_value.end(), true) > 0;
+  for (const Instr& in : p.code) by_rows |= in.anchor >= 0 && in.src[0] >= v.ni;  // a row op reading a tile
   if (by_rows) {
-    b->row_len_ = dom.back();
-    for (size_t k = 0; k < p.code.size(); ++k) {  // row values are read by row ops and from scalar inputs
-      const Instr& in = p.code[k];
-      const int v = ni + static_cast<int>(k);
-      for (int i = 0; i < in.arity(); ++i) {
-        const int s = in.src[i];
-        const bool bad = in.anchor >= 0 ? s >= ni && row_value[s]
-                                        : row_value[v] && s < ni && num_elements(shape[s]) != 1;
-        if (bad) {
-          if (mixed_shapes) *mixed_shapes = true;
-          *error = "a row value of " + fd::to_string(dom) + " reads " + fd::to_string(shape[s]);
-          return nullptr;
-        }
-      }
+    row_len_ = dom.back();
+    if (!rows_read_right(p, v, error)) {
+      report(mixed_shapes, true);
+      return false;
     }
   }
   if (static_cast<int>(dom.size()) > kMaxRank) {
     *error = "rank " + std::to_string(dom.size()) + " is above " + std::to_string(kMaxRank);
-    return nullptr;
+    return false;
   }
-  for (int o = 0; o < no; ++o) {
-    b->output_shapes_.push_back(shape[p.output_values[o]]);
-    b->output_rows_.push_back(row_value[p.output_values[o]]);
-  }
-  b->outputs_ = no;
+  return true;
+}
 
-  b->in_.resize(ni);
-  std::vector<bool> tiled(ni, false);  // read tile by tile by some elementwise step
-  for (const Instr& in : p.code)
-    for (int i = 0; in.anchor < 0 && i < in.arity(); ++i)
-      if (in.src[i] < ni) tiled[in.src[i]] = true;
-  std::vector<Shape*> strides;
-  for (int i = 0; i < ni; ++i) {
-    if (!tiled[i]) continue;
-    b->in_[i].strides = broadcast_strides(shape[i], dom);
-    strides.push_back(&b->in_[i].strides);
-  }
-  coalesce(dom, strides);
-  b->domain_ = dom;
-  b->total_ = num_elements(dom);
-  const Shape dense = dense_strides(dom);
-  const int r = static_cast<int>(dom.size());
-  auto outer_zero = [&](const Shape& s) {
-    for (int d = 0; d + 1 < r; ++d)
-      if (s[d]) return false;
-    return true;
-  };
-
-  // A broadcast input is gathered into a buffer of its own.
-  int buffers = 0;
-  for (int i = 0; i < ni; ++i) {
-    if (!tiled[i]) b->in_[i].mode = Mode::kWhole;
-    else if (b->in_[i].strides != dense) b->in_[i].buffer = buffers++;
-  }
-
-  // Slots: inputs, outputs, then buffers. An output value is computed straight
-  // into the output; other values hold a buffer while they are live.
-  const int nvalues = p.value_count();
-  std::vector<int> last_use(nvalues, -1), slot(nvalues, -1), out_of(nvalues, -1);
-  for (size_t k = 0; k < p.code.size(); ++k)
-    for (int s : p.code[k].src)
-      if (s >= 0) last_use[s] = static_cast<int>(k);
-  for (int o = 0; o < no; ++o) out_of[p.output_values[o]] = o;
-  for (int i = 0; i < ni; ++i) slot[i] = i;
-  std::vector<int> free_buffers;
-  const int first_buffer_slot = ni + no;
-  int anchor_index = 0;  // anchors_ are in code order
-  auto take_buffer = [&] {
-    if (free_buffers.empty()) return first_buffer_slot + buffers++;
-    const int s = first_buffer_slot + free_buffers.back();
-    free_buffers.pop_back();
-    return s;
-  };
+// Row values are read by row ops, and read nothing from outside but scalars.
+bool BoundProgram::rows_read_right(const Program& p, const Values& v, std::string* error) {
   for (size_t k = 0; k < p.code.size(); ++k) {
     const Instr& in = p.code[k];
-    const int v = ni + static_cast<int>(k);
-    Step st{in.anchor >= 0 ? nullptr : table.fn[static_cast<int>(in.op)], in.param, {-1, -1, -1}, -1,
+    const int value = v.ni + static_cast<int>(k);
+    for (int s : in.src) {
+      const bool bad = in.anchor >= 0 ? s >= v.ni && v.row_value[s]
+                                      : v.row_value[value] && s < v.ni && num_elements(v.shape[s]) != 1;
+      if (bad) {
+        *error = "a row value of " + fd::to_string(v.dom) + " reads " + fd::to_string(v.shape[s]);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Each input read tile by tile gets its strides over the coalesced domain; a
+// broadcast one is gathered into a buffer of its own. Returns those buffers.
+int BoundProgram::bind_inputs(const Program& p, const Values& v) {
+  in_.resize(v.ni);
+  std::vector<bool> tiled(v.ni, false);  // read by some elementwise step
+  for (const Instr& in : p.code)
+    for (int s : in.src)
+      if (in.anchor < 0 && s < v.ni) tiled[s] = true;
+  std::vector<Shape*> strides;
+  for (int i = 0; i < v.ni; ++i) {
+    if (!tiled[i]) continue;
+    in_[i].strides = broadcast_strides(v.shape[i], v.dom);
+    strides.push_back(&in_[i].strides);
+  }
+  domain_ = v.dom;
+  coalesce(domain_, strides);
+  total_ = num_elements(domain_);
+  const Shape dense = dense_strides(domain_);
+  int buffers = 0;
+  for (int i = 0; i < v.ni; ++i) {
+    if (!tiled[i]) in_[i].mode = Mode::kWhole;
+    else if (in_[i].strides != dense) in_[i].buffer = buffers++;
+  }
+  return buffers;
+}
+
+// One step per instruction (and one per row value a step over whole rows
+// reads, repeating it along them), with the slots each reads and writes.
+void BoundProgram::bind_steps(const Program& p, const Values& v, const EwTable& table, int buffers) {
+  SlotPlan slots(p, buffers);
+  int anchor_index = 0;  // anchors_ are in code order
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    const Instr& in = p.code[k];
+    const int value = v.ni + static_cast<int>(k);
+    Step st{in.anchor >= 0 ? nullptr : table.fn[static_cast<int>(in.op)], in.param, {}, -1,
             in.anchor >= 0 ? anchor_index++ : -1};
-    st.rows = row_value[v];
-    st.tile_input = in.anchor >= 0 && in.src[0] >= ni;
-    for (int i = 0; i < 3; ++i) st.src[i] = in.src[i] >= 0 ? slot[in.src[i]] : -1;
-    // A row value read by a step over whole rows is first repeated along them.
+    st.rows = v.row_value[value];
+    st.tile_input = in.anchor >= 0 && in.src[0] >= v.ni;
+    for (int s : in.src) st.src.push_back(slots.slot(s));
     std::vector<int> expanded;
     for (int i = 0; i < in.arity() && !st.rows; ++i) {
-      if (!row_value[in.src[i]]) continue;
-      Step ex{nullptr, 0.f, {slot[in.src[i]], -1, -1}, take_buffer(), -1};
+      if (!v.row_value[in.src[i]]) continue;
+      Step ex{nullptr, 0.f, {slots.slot(in.src[i])}, slots.take(), -1};
       ex.expand = true;
-      b->steps_.push_back(ex);
+      steps_.push_back(ex);
       st.src[i] = ex.dst;
-      expanded.push_back(ex.dst - first_buffer_slot);
+      expanded.push_back(ex.dst);
     }
-    // A source dying here lends its buffer to the result (elementwise: in place is
-    // safe). Each distinct source once: Add(v, v) frees v's buffer once.
-    for (int i = 0; i < 3 && in.anchor < 0; ++i) {
-      const int s = in.src[i];
-      const bool repeated = (i > 0 && in.src[0] == s) || (i > 1 && in.src[1] == s);
-      if (s >= ni && !repeated && last_use[s] == static_cast<int>(k) && slot[s] >= first_buffer_slot)
-        free_buffers.push_back(slot[s] - first_buffer_slot);
-    }
-    slot[v] = out_of[v] >= 0 ? ni + out_of[v] : take_buffer();
-    st.dst = slot[v];
-    b->steps_.push_back(st);
-    free_buffers.insert(free_buffers.end(), expanded.begin(), expanded.end());
-    // An anchor's sources die after it (no lending: it may not run in place).
-    for (int i = 0; i < 3 && in.anchor >= 0; ++i) {
-      const int s = in.src[i];
-      if (s >= ni && last_use[s] == static_cast<int>(k) && slot[s] >= first_buffer_slot)
-        free_buffers.push_back(slot[s] - first_buffer_slot);
-    }
+    if (in.anchor < 0) slots.free_dying(in, static_cast<int>(k));  // elementwise: in place is safe
+    slots.define(value);
+    st.dst = slots.slot(value);
+    steps_.push_back(st);
+    for (int e : expanded) slots.give(e);
+    if (in.anchor >= 0) slots.free_dying(in, static_cast<int>(k));  // an anchor may not run in place
   }
-  b->buffers_ = buffers;
+  buffers_ = slots.buffers();
+}
 
-  // Tile: all streams of one tile stay close to L1. A multiple of the inner row when
-  // some input repeats per row, so that input's tile is gathered only once.
-  int streams = buffers + no;
-  for (auto& op : b->in_) streams += op.mode == Mode::kDense;
+// Tile: all streams of one tile stay close to L1. A multiple of the inner row
+// when some input repeats per row, so that input's tile is gathered only once.
+void BoundProgram::choose_tile() {
+  const int r = static_cast<int>(domain_.size());
+  int streams = buffers_ + outputs_;
+  for (auto& op : in_) streams += op.mode == Mode::kDense;
   int64_t tile = std::clamp<int64_t>(kTileBudgetFloats / std::max(streams, 1) / 64 * 64, 512, 4096);
   bool row_repeat = false;
-  for (auto& op : b->in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
-  if (row_repeat && dom[r - 1] > 0 && dom[r - 1] <= tile) tile = tile / dom[r - 1] * dom[r - 1];
-  for (const Step& s : b->steps_) {  // whole output rows, a multiple of the GEMM's rows
-    if (s.anchor < 0 || s.rows || s.tile_input) continue;  // those follow the domain's rows
-    const BoundAnchor& a = b->anchors_[s.anchor];
-    const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
-    const int64_t n = std::max<int64_t>(1, a.n);
-    const int64_t budget = b->row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
-    int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
-    if (b->row_len_ == 0 && a.step.weights && a.step.weights->data.size() * sizeof(float) > kStreamedWeightsBytes) {
-      const int64_t all = b->total_ / n;  // 0 at batch 0: one (empty) block
-      const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);
-      rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);
-    }
-    tile = rows * n;
-    b->row_ = n;
-    b->mr_ = mr;
-  }
-  if (b->row_len_ > 0) {  // whole rows of the domain
-    tile = std::max<int64_t>(1, tile / b->row_len_) * b->row_len_;
-    if (b->row_ % b->row_len_ != 0 || b->row_ == 0) {
-      b->row_ = b->row_len_;
-      b->mr_ = 1;
+  for (auto& op : in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
+  if (row_repeat && domain_[r - 1] > 0 && domain_[r - 1] <= tile) tile = tile / domain_[r - 1] * domain_[r - 1];
+  tile = anchor_tile(tile);
+  if (row_len_ > 0) {  // whole rows of the domain
+    tile = std::max<int64_t>(1, tile / row_len_) * row_len_;
+    if (row_ % row_len_ != 0 || row_ == 0) {
+      row_ = row_len_;
+      mr_ = 1;
     }
   }
-  for (const Step& s : b->steps_) b->depth_ += s.anchor >= 0 ? b->anchors_[s.anchor].depth() : 1;
-  tile = std::max<int64_t>(1, std::min(tile, b->total_));
-  b->tile_ = static_cast<int>(tile);
-  const int64_t inner = std::max<int64_t>(1, dom[r - 1]);  // an empty domain may end in 0
-  for (auto& op : b->in_) {
+  for (const Step& s : steps_) depth_ += s.anchor >= 0 ? anchors_[s.anchor].depth() : 1;
+  tile = std::max<int64_t>(1, std::min(tile, total_));
+  tile_ = static_cast<int>(tile);
+  const int64_t inner = std::max<int64_t>(1, domain_[r - 1]);  // an empty domain may end in 0
+  for (auto& op : in_) {
     if (op.buffer < 0) continue;
     const bool invariant = outer_zero(op.strides) && (op.strides[r - 1] == 0 || tile % inner == 0);
     op.mode = invariant ? Mode::kInvariant : Mode::kGathered;
   }
-  return b;
+}
+
+// An anchor reading whole inputs computes whole rows of its output per tile, a
+// multiple of its GEMM's rows (row values and row ops follow the domain's rows).
+int64_t BoundProgram::anchor_tile(int64_t tile) {
+  for (const Step& s : steps_) {
+    if (s.anchor < 0 || s.rows || s.tile_input) continue;
+    const BoundAnchor& a = anchors_[s.anchor];
+    const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
+    const int64_t n = std::max<int64_t>(1, a.n);
+    const int64_t budget = row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
+    int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
+    if (row_len_ == 0 && a.step.weights && a.step.weights->data.size() * sizeof(float) > kStreamedWeightsBytes) {
+      const int64_t all = total_ / n;  // 0 at batch 0: one (empty) block
+      const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);
+      rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);
+    }
+    tile = rows * n;
+    row_ = n;
+    mr_ = mr;
+  }
+  return tile;
+}
+
+void BoundProgram::write_output_strided(int o, int64_t len, int64_t stride) {
+  strided_outputs_ += output_strided_[o].len == 0 && len > 0;
+  strided_outputs_ -= output_strided_[o].len > 0 && len == 0;
+  output_strided_[o] = Strided{len, stride};
 }
 
 void BoundProgram::before_run(const float* const* inputs) const {
+  std::vector<const float*> anchor_inputs;
   for (const Step& s : steps_) {
     if (s.anchor < 0 || s.tile_input) continue;
-    const float* anchor_inputs[2] = {inputs[s.src[0]], s.src[1] >= 0 ? inputs[s.src[1]] : nullptr};
-    anchors_[s.anchor].before_run(anchor_inputs);
+    anchor_inputs.clear();
+    for (int slot : s.src) anchor_inputs.push_back(inputs[slot]);
+    anchors_[s.anchor].before_run(anchor_inputs.data());
   }
 }
 
@@ -641,20 +717,40 @@ void BoundProgram::run(const float* const* inputs, float* const* outputs, Thread
   });
 }
 
+namespace {
+
+// Elements [first, first + n) of a dense tensor into rows of len elements,
+// stride apart, at out.
+void store_strided(const float* tile, int64_t first, int64_t n, int64_t len, int64_t stride, float* out) {
+  while (n > 0) {
+    const int64_t row = first / len, col = first % len;
+    const int64_t seg = std::min(n, len - col);
+    std::memcpy(out + row * stride + col, tile, seg * sizeof(float));
+    tile += seg;
+    first += seg;
+    n -= seg;
+  }
+}
+
+}  // namespace
+
 void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in, float* const* out,
                              int64_t origin, ThreadPool* column_pool) const {
   if (first >= last) return;
   const size_t ni = in_.size(), no = outputs_;
   const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
+  const int scratch_buffers = buffers_ + strided_outputs_;
   thread_local std::vector<float> scratch_buffer;
   thread_local std::vector<float*> slot_buffer;
   std::vector<float>& scratch = scratch_buffer;  // one thread-local lookup, not one per use
   std::vector<float*>& slots = slot_buffer;
-  if (scratch.size() < buffers_ * stride + 16) scratch.resize(buffers_ * stride + 16);
+  if (scratch.size() < scratch_buffers * stride + 16) scratch.resize(scratch_buffers * stride + 16);
   float* base = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
   slots.assign(ni + no + buffers_, nullptr);
   for (int k = 0; k < buffers_; ++k) slots[ni + no + k] = base + k * stride;
   auto buffer = [&](int k) { return slots[ni + no + k]; };
+  for (size_t o = 0, j = 0; o < no; ++o)  // a strided output is computed in a buffer of its own
+    if (output_strided_[o].len > 0) slots[ni + o] = base + (buffers_ + j++) * stride;
 
   // An invariant input repeats with the inner dimension, which divides the
   // tile: gathered once if the range starts at a multiple of it, else per tile.
@@ -678,37 +774,46 @@ void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in
         case Mode::kWhole: break;
       }
     }
-    for (size_t o = 0; o < no; ++o) slots[ni + o] = out[o] + (output_rows_[o] ? (t0 - origin) / row_len_ : t0 - origin);
-    for (const Step& s : steps_) {
-      if (s.expand) {
-        expand_rows(slots[s.src[0]], n / row_len_, row_len_, slots[s.dst]);
-        continue;
-      }
-      if (s.tile_input) {  // a row op on the tile's rows
-        run_row_op(anchors_[s.anchor], slots[s.src[0]], n / row_len_, slots[s.dst]);
-        continue;
-      }
-      if (s.anchor >= 0 && s.rows) {  // one value per row, from the whole input tensor
-        run_anchor(anchors_[s.anchor], t0 / row_len_, n / row_len_, slots[s.dst]);
-        continue;
-      }
-      if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
-        const BoundAnchor& a = anchors_[s.anchor];
-        if (column_pool) {
-          const int panels = anchor_panels(a), chunks = column_pool->size();
-          column_pool->parallel_for(chunks, [&](int c) {
-            run_anchor_panels(a, t0 / a.n, n / a.n, panels * c / chunks, panels * (c + 1) / chunks, slots[s.dst]);
-          });
-        } else {
-          run_anchor(a, t0 / a.n, n / a.n, slots[s.dst]);
-        }
-        continue;
-      }
-      s.fn(slots[s.src[0]], s.src[1] >= 0 ? slots[s.src[1]] : nullptr,
-           s.src[2] >= 0 ? slots[s.src[2]] : nullptr, slots[s.dst], static_cast<size_t>(s.rows ? n / row_len_ : n),
-           s.param);
+    for (size_t o = 0; o < no; ++o)
+      if (!output_strided_[o].len) slots[ni + o] = out[o] + output_index(o, t0 - origin);
+    run_tile(t0, n, slots.data(), column_pool);
+    for (size_t o = 0; o < no; ++o) {
+      const Strided& st = output_strided_[o];
+      if (st.len) store_strided(slots[ni + o], output_index(o, t0 - origin), output_index(o, n), st.len, st.stride, out[o]);
     }
   }
+}
+
+// The steps on one tile: elements [t0, t0 + n) of the domain.
+void BoundProgram::run_tile(int64_t t0, int64_t n, float* const* slots, ThreadPool* column_pool) const {
+  for (const Step& s : steps_) {
+    if (s.expand) {
+      expand_rows(slots[s.src[0]], n / row_len_, row_len_, slots[s.dst]);
+    } else if (s.tile_input) {  // a row op on the tile's rows
+      run_row_op(anchors_[s.anchor], slots[s.src[0]], n / row_len_, slots[s.dst]);
+    } else if (s.anchor >= 0 && s.rows) {  // one value per row, from the whole input tensor
+      run_anchor(anchors_[s.anchor], t0 / row_len_, n / row_len_, slots[s.dst]);
+    } else if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
+      run_anchor_rows(anchors_[s.anchor], t0, n, slots[s.dst], column_pool);
+    } else {
+      const size_t arity = s.src.size();
+      s.fn(slots[s.src[0]], arity > 1 ? slots[s.src[1]] : nullptr, arity > 2 ? slots[s.src[2]] : nullptr,
+           slots[s.dst], static_cast<size_t>(s.rows ? n / row_len_ : n), s.param);
+    }
+  }
+}
+
+// With column_pool, the GEMM's panels are shared over it.
+void BoundProgram::run_anchor_rows(const BoundAnchor& a, int64_t t0, int64_t n, float* out,
+                                   ThreadPool* column_pool) const {
+  if (!column_pool) {
+    run_anchor(a, t0 / a.n, n / a.n, out);
+    return;
+  }
+  const int panels = anchor_panels(a), chunks = column_pool->size();
+  column_pool->parallel_for(chunks, [&](int c) {
+    run_anchor_panels(a, t0 / a.n, n / a.n, panels * c / chunks, panels * (c + 1) / chunks, out);
+  });
 }
 
 }  // namespace fd

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,13 @@ class ThreadPool;
 
 // Values are numbered: program inputs first, then one per instruction.
 // An instruction is an elementwise op, or (anchor >= 0) a heavy anchor that
-// reads program inputs whole (src: its inputs, -1 past them).
+// reads program inputs whole (src: its inputs, as many as it takes).
 struct Instr {
   EwKernelOp op;
   float param = 0.f;
-  int src[3] = {-1, -1, -1};
+  std::vector<int> src;  // the values it reads
   int anchor = -1;  // index into Program::anchors
-  int arity() const { return anchor >= 0 ? (src[1] >= 0 ? 2 : 1) : kernel_arity(op); }
+  int arity() const { return static_cast<int>(src.size()); }
 };
 
 struct Program {
@@ -41,9 +42,10 @@ struct Program {
 // Compiles `group` (node positions in execution order). `written` tells which
 // tensors must reach memory (consumed outside the group, or graph outputs).
 // Anchors pack their weights for `kernels`; `folds` are the plan's folds (those
-// lying within the group are taken in).
+// lying within the group are taken in). A CONCATENATION copies only the parts
+// not `in_place` (their producers write them into its output).
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
-                      const std::vector<bool>& written, const Kernels& kernels);
+                      const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place = {});
 
 // A program bound to concrete shapes, ready to run.
 class BoundProgram {
@@ -69,6 +71,9 @@ class BoundProgram {
   void run_range(int64_t first, int64_t last, const float* const* inputs, float* const* outputs, int64_t origin,
                  ThreadPool* column_pool = nullptr) const;
   int64_t size() const { return total_; }
+  // Output o is a part of a larger tensor (a CONCATENATION written in place):
+  // its element e goes to outputs[o] + (e / len) * stride + e % len.
+  void write_output_strided(int o, int64_t len, int64_t stride);
   // The program's one anchor (null if it has none or several); its input is
   // read only by the anchor when reads_whole(input).
   BoundAnchor* anchor() { return anchors_.size() == 1 ? &anchors_[0] : nullptr; }
@@ -85,7 +90,7 @@ class BoundProgram {
   struct Step {
     EwKernel fn;
     float param;
-    int src[3];  // slots
+    std::vector<int> src;  // slots
     int dst;
     int anchor;  // >= 0: dst = rows of anchors_[anchor] from inputs src[0..]; tiles are whole rows
     bool rows = false;        // dst holds one value per row of the tile (row_len_ elements)
@@ -93,12 +98,30 @@ class BoundProgram {
     bool expand = false;      // dst = each value of src[0] (one per row) repeated along its row
   };
 
+  struct Values;
+  bool bind_values(const Program& p, Values& v, std::string* error, bool* mixed_shapes);
+  bool bind_domain(const Program& p, Values& v, std::string* error, bool* mixed_shapes);
+  bool rows_read_right(const Program& p, const Values& v, std::string* error);
+  int bind_inputs(const Program& p, const Values& v);
+  void bind_steps(const Program& p, const Values& v, const EwTable& table, int buffers);
+  void choose_tile();
+  int64_t anchor_tile(int64_t tile);
+  void run_tile(int64_t t0, int64_t n, float* const* slots, ThreadPool* column_pool) const;
+  void run_anchor_rows(const BoundAnchor& a, int64_t t0, int64_t n, float* out, ThreadPool* column_pool) const;
+  // Element e of the domain in output o: e itself, or its row for one value per row.
+  int64_t output_index(size_t o, int64_t e) const { return output_rows_[o] ? e / row_len_ : e; }
+
   Shape domain_;  // coalesced
   int64_t total_ = 0;
   int tile_ = 0;
   int64_t depth_ = 0;      // work per element: the anchors' depths plus one per elementwise step
   int64_t row_len_ = 0;    // with values of one per row: the domain's rows' length (tiles are whole rows)
   std::vector<bool> output_rows_;  // per output: one value per row
+  struct Strided {
+    int64_t len = 0, stride = 0;  // len 0: dense
+  };
+  std::vector<Strided> output_strided_;  // per output
+  int strided_outputs_ = 0;  // they are computed in scratch buffers, then stored
   int64_t row_ = 0, mr_ = 1;  // with anchors: elements per output row, the GEMM's rows per block
   int buffers_ = 0;
   std::vector<Operand> in_;

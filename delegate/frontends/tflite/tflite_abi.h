@@ -196,6 +196,10 @@ typedef enum {
 typedef struct { TfLiteMirrorPaddingMode mode; } TfLiteMirrorPaddingParams;
 typedef struct { float beta; } TfLiteSoftmaxParams;
 typedef struct {
+  int axis;  // may be negative: from the end
+  TfLiteFusedActivation activation;
+} TfLiteConcatenationParams;
+typedef struct {
   bool adj_x;
   bool adj_y;
   bool asymmetric_quantize_inputs;
@@ -251,4 +255,5 @@ static_assert(offsetof(TfLiteDelegate, opaque_delegate_builder) == 48,
 static_assert(sizeof(TfLiteDelegateParams) == 32, "TfLiteDelegateParams");
 static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8, "TfLiteFullyConnectedParams");
 static_assert(sizeof(TfLiteSoftmaxParams) == 4, "TfLiteSoftmaxParams");
+static_assert(offsetof(TfLiteConcatenationParams, activation) == 4, "TfLiteConcatenationParams.activation");
 static_assert(offsetof(TfLiteBatchMatMulParams, adj_y) == 1, "TfLiteBatchMatMulParams.adj_y");

@@ -192,6 +192,15 @@ bool spatial_mean(TfLiteContext* ctx, Node* n) {
   return h && w;
 }
 
+// CONCATENATION's axis counted from the front, or false if the output has no such axis.
+bool positive_axis(TfLiteContext* ctx, Node* n) {
+  if (n->outputs.size() != 1) return false;
+  const TfLiteTensor& out = ctx->tensors[n->outputs[0]];
+  const int rank = out.dims ? out.dims->size : 0;
+  if (n->axis < 0) n->axis += rank;
+  return n->axis >= 0 && n->axis < rank;
+}
+
 Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
   Graph g;
   g.tensors.resize(ctx->tensors_size);
@@ -231,6 +240,8 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       n.kind = OpKind::kOpaque;
     const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose;
     if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
+      n.kind = OpKind::kOpaque;
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
@@ -275,7 +286,7 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
   const TfLiteIntArray* outs = params->output_tensors;
   auto* part = new Partition{d, std::make_unique<Executor>(d->graph, members, d->plan.folds,
                                                            std::set<int>(outs->data, outs->data + outs->size),
-                                                           *d->kernels),
+                                                           *d->kernels, d->plan.slice_writes),
                              static_cast<int>(d->reports.size())};
   for (size_t k = 0; k < part->exec->groups().size(); ++k) {
     const Program& prog = part->exec->planned()[k];

@@ -112,78 +112,71 @@ bool translate_conv(int code, const void* data, Node* node) {
   return p.padding != kTfLitePaddingUnknown;
 }
 
-}  // namespace
+// FULLY_CONNECTED (shuffled weight formats are not ours).
+void translate_fully_connected(const void* data, Node* node) {
+  const auto* p = static_cast<const TfLiteFullyConnectedParams*>(data);
+  node->kind = p && p->weights_format != 0 ? OpKind::kOpaque : OpKind::kAnchor;
+  node->anchor = AnchorOp::kFullyConnected;
+  node->act = activation(data);
+  node->keep_num_dims = p && p->keep_num_dims;
+}
 
-void translate_tflite_op(int code, const void* data, Node* node) {
-  const char* name = tflite_op_name(code);
-  node->name = name ? name : "BUILTIN_" + std::to_string(code);
-  if (code == kTfLiteBuiltinFullyConnected) {
-    const auto* p = static_cast<const TfLiteFullyConnectedParams*>(data);
-    node->kind = p && p->weights_format != 0 ? OpKind::kOpaque : OpKind::kAnchor;
-    node->anchor = AnchorOp::kFullyConnected;
-    node->act = activation(data);
-    node->keep_num_dims = p && p->keep_num_dims;
-    return;
+void translate_pool(int code, const void* data, Node* node) {
+  if (!data) return;
+  const auto& p = *static_cast<const TfLitePoolParams*>(data);
+  node->kind = p.padding == kTfLitePaddingUnknown ? OpKind::kOpaque : OpKind::kAnchor;
+  node->anchor = code == kTfLiteBuiltinMaxPool2D ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D;
+  node->conv.stride_h = p.stride_height;
+  node->conv.stride_w = p.stride_width;
+  node->conv.window_h = p.filter_height;
+  node->conv.window_w = p.filter_width;
+  node->conv.same_padding = p.padding == kTfLitePaddingSame;
+  node->act = activation(&p.activation);
+}
+
+// BATCH_MATMUL, SOFTMAX, RESHAPE, TRANSPOSE. RESHAPE's shape and TRANSPOSE's
+// perm are tensors: the front end reads them.
+void translate_row_op(int code, const void* data, Node* node) {
+  node->anchor = code == kTfLiteBuiltinBatchMatMul ? AnchorOp::kBatchMatMul
+                 : code == kTfLiteBuiltinSoftmax   ? AnchorOp::kSoftmax
+                 : code == kTfLiteBuiltinReshape   ? AnchorOp::kReshape
+                                                   : AnchorOp::kTranspose;
+  const bool has_params = code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax;
+  node->kind = has_params && !data ? OpKind::kOpaque : OpKind::kAnchor;
+  if (node->kind == OpKind::kOpaque) return;
+  if (code == kTfLiteBuiltinBatchMatMul) {
+    const auto& p = *static_cast<const TfLiteBatchMatMulParams*>(data);
+    node->adj_x = p.adj_x;
+    node->adj_y = p.adj_y;
+  } else if (code == kTfLiteBuiltinSoftmax) {
+    node->param = static_cast<const TfLiteSoftmaxParams*>(data)->beta;
   }
-  if ((code == kTfLiteBuiltinMaxPool2D || code == kTfLiteBuiltinAveragePool2D) && data) {
-    const auto& p = *static_cast<const TfLitePoolParams*>(data);
-    node->kind = p.padding == kTfLitePaddingUnknown ? OpKind::kOpaque : OpKind::kAnchor;
-    node->anchor = code == kTfLiteBuiltinMaxPool2D ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D;
-    node->conv.stride_h = p.stride_height;
-    node->conv.stride_w = p.stride_width;
-    node->conv.window_h = p.filter_height;
-    node->conv.window_w = p.filter_width;
-    node->conv.same_padding = p.padding == kTfLitePaddingSame;
-    node->act = activation(&p.activation);
-    return;
-  }
-  if (code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax || code == kTfLiteBuiltinReshape ||
-      code == kTfLiteBuiltinTranspose) {  // RESHAPE's shape and TRANSPOSE's perm: the front end reads them
-    node->kind = OpKind::kAnchor;
-    node->anchor = code == kTfLiteBuiltinBatchMatMul ? AnchorOp::kBatchMatMul
-                   : code == kTfLiteBuiltinSoftmax   ? AnchorOp::kSoftmax
-                   : code == kTfLiteBuiltinReshape   ? AnchorOp::kReshape
-                                                     : AnchorOp::kTranspose;
-    const bool has_params = code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax;
-    if (has_params && !data) {
-      node->kind = OpKind::kOpaque;
-    } else if (code == kTfLiteBuiltinBatchMatMul) {
-      const auto& p = *static_cast<const TfLiteBatchMatMulParams*>(data);
-      node->adj_x = p.adj_x;
-      node->adj_y = p.adj_y;
-    } else if (code == kTfLiteBuiltinSoftmax) {
-      node->param = static_cast<const TfLiteSoftmaxParams*>(data)->beta;
-    }
-    return;
-  }
-  if (code == kTfLiteBuiltinMean) {  // the axes are a tensor: the front end checks them
-    node->kind = OpKind::kAnchor;
-    node->anchor = AnchorOp::kMean;
-    node->keep_num_dims = data && static_cast<const TfLiteReducerParams*>(data)->keep_dims;
-    return;
-  }
-  if (code == kTfLiteBuiltinConv2D || code == kTfLiteBuiltinDepthwiseConv2D) {
-    if (!translate_conv(code, data, node)) node->kind = OpKind::kOpaque;
-    return;
-  }
-  if (code == kTfLiteBuiltinPad || code == kTfLiteBuiltinPadV2 || code == kTfLiteBuiltinMirrorPad) {
-    // The paddings (and PADV2's constant) are tensors: the front end reads them.
-    node->kind = OpKind::kPad;
-    if (code == kTfLiteBuiltinMirrorPad) {
-      const int mode = data ? static_cast<const TfLiteMirrorPaddingParams*>(data)->mode : 0;
-      node->pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
-      if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) node->kind = OpKind::kOpaque;
-    }
-    return;
-  }
-  const Entry* e = find(code);
-  if (!e) {
-    node->kind = OpKind::kOpaque;
-    return;
-  }
+}
+
+// PAD, PADV2, MIRROR_PAD: the paddings (and PADV2's constant) are tensors,
+// read by the front end.
+void translate_pad(int code, const void* data, Node* node) {
+  node->kind = OpKind::kPad;
+  if (code != kTfLiteBuiltinMirrorPad) return;
+  const int mode = data ? static_cast<const TfLiteMirrorPaddingParams*>(data)->mode : 0;
+  node->pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
+  if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) node->kind = OpKind::kOpaque;
+}
+
+// CONCATENATION: a negative axis is made positive by the front end, which knows the rank.
+void translate_concatenation(const void* data, Node* node) {
+  if (!data) return;
+  const auto& p = *static_cast<const TfLiteConcatenationParams*>(data);
+  node->kind = OpKind::kAnchor;
+  node->anchor = AnchorOp::kConcatenation;
+  node->axis = p.axis;
+  node->act = activation(&p.activation);
+}
+
+void translate_elementwise(const Entry& e, const void* data, Node* node) {
   node->kind = OpKind::kElementwise;
-  node->ew = e->ew;
-  switch (e->params) {
+  node->ew = e.ew;
+  switch (e.params) {
     case Params::kNone: break;
     case Params::kFusedActivation: node->act = activation(data); break;
     case Params::kLeakyReluAlpha:
@@ -192,6 +185,38 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     case Params::kGeluApproximate:
       if (data && static_cast<const TfLiteGeluParams*>(data)->approximate) node->ew = EwOp::GeluTanh;
       break;
+  }
+}
+
+}  // namespace
+
+void translate_tflite_op(int code, const void* data, Node* node) {
+  const char* name = tflite_op_name(code);
+  node->name = name ? name : "BUILTIN_" + std::to_string(code);
+  node->kind = OpKind::kOpaque;
+  switch (code) {
+    case kTfLiteBuiltinFullyConnected: return translate_fully_connected(data, node);
+    case kTfLiteBuiltinMaxPool2D:
+    case kTfLiteBuiltinAveragePool2D: return translate_pool(code, data, node);
+    case kTfLiteBuiltinBatchMatMul:
+    case kTfLiteBuiltinSoftmax:
+    case kTfLiteBuiltinReshape:
+    case kTfLiteBuiltinTranspose: return translate_row_op(code, data, node);
+    case kTfLiteBuiltinMean:  // the axes are a tensor: the front end checks them
+      node->kind = OpKind::kAnchor;
+      node->anchor = AnchorOp::kMean;
+      node->keep_num_dims = data && static_cast<const TfLiteReducerParams*>(data)->keep_dims;
+      return;
+    case kTfLiteBuiltinConv2D:
+    case kTfLiteBuiltinDepthwiseConv2D:
+      if (!translate_conv(code, data, node)) node->kind = OpKind::kOpaque;
+      return;
+    case kTfLiteBuiltinPad:
+    case kTfLiteBuiltinPadV2:
+    case kTfLiteBuiltinMirrorPad: return translate_pad(code, data, node);
+    case kTfLiteBuiltinConcatenation: return translate_concatenation(data, node);
+    default:
+      if (const Entry* e = find(code)) translate_elementwise(*e, data, node);
   }
 }
 
