@@ -1,5 +1,6 @@
 #include "frontends/options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -28,56 +29,81 @@ std::string bad_value(const std::string& key, const std::string& value, const st
   return "fusedelegate: option '" + key + "' has bad value '" + value + "'; accepted: " + accepted;
 }
 
+std::string parse_isa(const std::string& value, std::string* isa) {
+  static const std::vector<std::string> known = {"auto", "scalar", "avx2", "avx512", "neon"};
+  if (std::find(known.begin(), known.end(), value) == known.end()) return bad_value("isa", value, join(known));
+  if (!kernels_for(value))
+    return "fusedelegate: option 'isa' asks for '" + value +
+           "', which this CPU or build does not support; available here: " + join(available_isas());
+  *isa = value;
+  return "";
+}
+
+// The family one entry of `fusions` names, or 0.
+uint32_t family_named(const std::string& name) {
+  if (name == "all") return kFamilyAll;
+  if (name == "elementwise") return kFamilyElementwise;
+  if (name == "fully_connected") return kFamilyFullyConnected;
+  if (name == "conv") return kFamilyConv;
+  if (name == "transformer") return kFamilyTransformer;
+  return 0;
+}
+
+// "none" or a comma list of families; false if an entry names none.
+bool parse_families(const std::string& value, uint32_t* families) {
+  *families = 0;
+  if (value == "none") return true;
+  for (size_t start = 0;;) {
+    const size_t comma = value.find(',', start);
+    const uint32_t family =
+        family_named(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!family) return false;
+    *families |= family;
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
+}
+
+bool parse_log(const std::string& value, LogLevel* log) {
+  if (value == "quiet") *log = LogLevel::kQuiet;
+  else if (value == "info") *log = LogLevel::kInfo;
+  else if (value == "verbose") *log = LogLevel::kVerbose;
+  else return false;
+  return true;
+}
+
+// Parses one key/value pair into *o. Returns "" or the error.
+std::string parse_option(const std::string& key, const std::string& value, Options* o) {
+  if (key == "num_threads") {
+    if (!parse_int(value, -1, 1024, &o->num_threads) || o->num_threads == 0)
+      return bad_value(key, value, "a positive integer, or -1 for the interpreter's thread count");
+  } else if (key == "isa") {
+    return parse_isa(value, &o->isa);
+  } else if (key == "fusions") {
+    if (!parse_families(value, &o->families))
+      return bad_value(key, value, "all, none, or a comma list of: elementwise, fully_connected, conv, transformer");
+  } else if (key == "min_nodes_per_partition") {
+    if (!parse_int(value, 1, 1 << 20, &o->min_nodes_per_partition)) return bad_value(key, value, "an integer >= 1");
+  } else if (key == "log") {
+    if (!parse_log(value, &o->log)) return bad_value(key, value, "quiet, info, verbose");
+  } else if (key == "plan_file" || key == "profile_file") {
+    if (value.empty()) return bad_value(key, value, "a file path");
+    (key == "plan_file" ? o->plan_file : o->profile_file) = value;
+  } else {
+    return "fusedelegate: unknown option '" + key +
+           "'; accepted options: num_threads, isa, fusions, min_nodes_per_partition, log, "
+           "plan_file, profile_file";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string parse_options(const std::vector<std::pair<std::string, std::string>>& kv, Options* out) {
   Options o;
   for (const auto& [key, value] : kv) {
-    if (key == "num_threads") {
-      if (!parse_int(value, -1, 1024, &o.num_threads) || o.num_threads == 0)
-        return bad_value(key, value, "a positive integer, or -1 for the interpreter's thread count");
-    } else if (key == "isa") {
-      static const std::vector<std::string> known = {"auto", "scalar", "avx2", "avx512", "neon"};
-      bool ok = false;
-      for (const auto& k : known) ok |= k == value;
-      if (!ok) return bad_value(key, value, join(known));
-      if (!kernels_for(value))
-        return "fusedelegate: option 'isa' asks for '" + value +
-               "', which this CPU or build does not support; available here: " + join(available_isas());
-      o.isa = value;
-    } else if (key == "fusions") {
-      const std::string accepted = "all, none, or a comma list of: elementwise, fully_connected, conv, transformer";
-      o.families = 0;
-      if (value == "none") continue;
-      size_t start = 0;
-      for (;;) {
-        const size_t comma = value.find(',', start);
-        const std::string f = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (f == "all") o.families |= kFamilyAll;
-        else if (f == "elementwise") o.families |= kFamilyElementwise;
-        else if (f == "fully_connected") o.families |= kFamilyFullyConnected;
-        else if (f == "conv") o.families |= kFamilyConv;
-        else if (f == "transformer") o.families |= kFamilyTransformer;
-        else return bad_value(key, value, accepted);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    } else if (key == "min_nodes_per_partition") {
-      if (!parse_int(value, 1, 1 << 20, &o.min_nodes_per_partition))
-        return bad_value(key, value, "an integer >= 1");
-    } else if (key == "log") {
-      if (value == "quiet") o.log = LogLevel::kQuiet;
-      else if (value == "info") o.log = LogLevel::kInfo;
-      else if (value == "verbose") o.log = LogLevel::kVerbose;
-      else return bad_value(key, value, "quiet, info, verbose");
-    } else if (key == "plan_file" || key == "profile_file") {
-      if (value.empty()) return bad_value(key, value, "a file path");
-      (key == "plan_file" ? o.plan_file : o.profile_file) = value;
-    } else {
-      return "fusedelegate: unknown option '" + key +
-             "'; accepted options: num_threads, isa, fusions, min_nodes_per_partition, log, "
-             "plan_file, profile_file";
-    }
+    const std::string error = parse_option(key, value, &o);
+    if (!error.empty()) return error;
   }
   *out = o;
   return "";

@@ -50,6 +50,44 @@ int link_input(const std::vector<Program>& programs, const std::vector<std::uniq
   return fits && bound[b]->reads_whole(i) ? i : -1;
 }
 
+// From program k on, the input through which each program reads the one
+// before it (-1 for program k), for as long as each does.
+std::vector<int> ring_inputs_from(const std::vector<Program>& programs,
+                                  const std::vector<std::unique_ptr<BoundProgram>>& bound,
+                                  const std::set<int>& exported, size_t min_bytes, size_t k) {
+  std::vector<int> inputs = {-1};
+  for (size_t j = k; j + 1 < programs.size(); ++j) {
+    const int i = link_input(programs, bound, exported, min_bytes, j, j + 1);
+    if (i < 0) break;
+    inputs.push_back(i);
+  }
+  return inputs;
+}
+
+// The anchors of programs k .. k + n - 1.
+std::vector<const BoundAnchor*> chain_anchors(const std::vector<std::unique_ptr<BoundProgram>>& bound, size_t k,
+                                              int n) {
+  std::vector<const BoundAnchor*> anchors(n);
+  for (int j = 0; j < n; ++j) anchors[j] = bound[k + j]->anchor();
+  return anchors;
+}
+
+// The last program's first row in part p of `count`.
+int64_t part_start(const std::vector<const BoundAnchor*>& anchors, int count, int p) {
+  const int64_t rows = anchors.back()->output[1];
+  return rows * p / count;
+}
+
+// The row each program starts from in a part from the last program's row y0:
+// the first row its reader reads.
+std::vector<int64_t> start_rows(const std::vector<const BoundAnchor*>& anchors, int64_t y0) {
+  const int n = static_cast<int>(anchors.size());
+  std::vector<int64_t> done(n, y0);
+  for (int j = n - 2; j >= 0 && y0 > 0; --j)
+    done[j] = input_rows(anchors[j + 1]->geo, done[j + 1], done[j + 1] + 1).first;
+  return done;
+}
+
 }  // namespace
 
 std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& programs,
@@ -60,96 +98,100 @@ std::vector<DepthFirstChain> DepthFirstChain::find(const std::vector<Program>& p
   for (size_t k = 0; k + 1 < programs.size();) {
     DepthFirstChain c;
     c.first_ = static_cast<int>(k);
-    c.ring_input_.push_back(-1);
-    for (size_t j = k; j + 1 < programs.size(); ++j) {
-      const int i = link_input(programs, bound, exported, min_bytes, j, j + 1);
-      if (i < 0) break;
-      c.ring_input_.push_back(i);
-    }
+    c.ring_input_ = ring_inputs_from(programs, bound, exported, min_bytes, k);
     const int n = static_cast<int>(c.ring_input_.size());
     if (n < 2) {
       ++k;
       continue;
     }
-    std::vector<const BoundAnchor*> anchor(n);
-    for (int j = 0; j < n; ++j) {
-      anchor[j] = bound[k + j]->anchor();
-      c.row_size_.push_back(anchor[j]->output[2] * anchor[j]->output[3]);
-    }
-    // The schedule for strips of `strip` rows of the last program's rows [y0,
-    // y1): per strip, the rows each program must reach (backwards), then each
-    // produces them in order (forwards). A ring holds every row between the
-    // lowest its reader still reads and the highest it has produced. A part
-    // from y0 > 0 starts each program at the first row its reader reads.
-    auto simulate = [&](int64_t strip, int64_t y0, int64_t y1, std::vector<int64_t>* ring,
-                        std::vector<Piece>* pieces) {
-      std::vector<int64_t> done(n, y0), need(n, 0);
-      for (int j = n - 2; j >= 0 && y0 > 0; --j)
-        done[j] = input_rows(anchor[j + 1]->geo, done[j + 1], done[j + 1] + 1).first;
-      for (int64_t y = y0; y < y1; y += strip) {
-        need[n - 1] = std::min(y1, y + strip);
-        for (int j = n - 2; j >= 0; --j) {
-          const RowRange r = input_rows(anchor[j + 1]->geo, done[j + 1], need[j + 1]);
-          need[j] = std::max(done[j], r.last);
-          (*ring)[j] = std::max((*ring)[j], need[j] - std::min(r.first, done[j]));
-        }
-        for (int j = 0; j < n; ++j) {
-          if (pieces && need[j] > done[j]) pieces->push_back({j, done[j], need[j]});
-          done[j] = need[j];
-        }
-      }
-    };
-    const int64_t rows = anchor[n - 1]->output[1];
+    const std::vector<const BoundAnchor*> anchors = chain_anchors(bound, k, n);
+    for (const BoundAnchor* a : anchors) c.row_size_.push_back(a->output[2] * a->output[3]);
+    const int64_t rows = anchors.back()->output[1];
     const int count = static_cast<int>(std::min<int64_t>(std::max(parts, 1), rows));
-    auto part_rows = [&](int p) { return rows * p / count; };
-    auto rings_for = [&](int64_t strip) {  // every part's rings, the largest per link
-      std::vector<int64_t> ring(n - 1, 0);
-      for (int p = 0; p < count; ++p) simulate(strip, part_rows(p), part_rows(p + 1), &ring, nullptr);
-      return ring;
-    };
-    auto ring_bytes = [&](const std::vector<int64_t>& ring) {
-      size_t bytes = 0;
-      for (int j = 0; j + 1 < n; ++j) bytes += ring[j] * c.row_size_[j] * sizeof(float);
-      return bytes;
-    };
-    for (int64_t strip = 1; strip <= part_rows(1); ++strip) {  // the tallest strip within budget
-      const std::vector<int64_t> ring = rings_for(strip);
-      if (ring_bytes(ring) > budget_bytes) break;
-      c.strip_ = strip;
-      c.ring_rows_ = ring;
-    }
-    if (c.strip_ == 0) {
+    if (!c.choose_strip(anchors, count, budget_bytes)) {
       k += n - 1;
       continue;
     }
     for (int j = 0; j + 1 < n; ++j) bound[k + j + 1]->anchor()->read_ring(c.ring_rows_[j]);
     c.parts_.resize(count);
-    for (int p = 0; p < count; ++p) {
-      Part& part = c.parts_[p];
-      std::vector<Piece> pieces;
-      std::vector<int64_t> ring(n - 1, 0);
-      simulate(c.strip_, part_rows(p), part_rows(p + 1), &ring, &pieces);
-      for (const Piece& q : pieces) {  // a ring's rows are contiguous up to where it wraps
-        if (q.link + 1 == n) {
-          part.schedule.push_back(q);
-          continue;
-        }
-        const int64_t r = c.ring_rows_[q.link];
-        for (int64_t y = q.y0; y < q.y1;) {
-          const int64_t end = std::min(q.y1, (y / r + 1) * r);
-          part.schedule.push_back({q.link, y, end});
-          y = end;
-        }
-      }
-      for (int j = 0; j + 1 < n; ++j) part.rings.emplace_back(static_cast<size_t>(c.ring_rows_[j] * c.row_size_[j]));
-      for (int j = 0; p > 0 && j < n; ++j) part.copies.push_back(std::make_unique<BoundProgram>(*bound[k + j]));
-      part.in.resize(n);
-      part.out.resize(n);
-    }
+    for (int p = 0; p < count; ++p) c.build_part(anchors, bound, p, count);
     chains.push_back(std::move(c));
     k += n;
   }
   return chains;
+}
+
+// The schedule for strips of `strip` rows of the last program's rows [y0, y1):
+// per strip, the rows each program must reach (backwards), then each produces
+// them in order (forwards). A ring holds every row between the lowest its
+// reader still reads and the highest it has produced: *ring grows to that.
+void DepthFirstChain::simulate(const std::vector<const BoundAnchor*>& anchors, int64_t strip, int64_t y0,
+                               int64_t y1, std::vector<int64_t>* ring, std::vector<Piece>* pieces) {
+  const int n = static_cast<int>(anchors.size());
+  std::vector<int64_t> done = start_rows(anchors, y0), need(n, 0);
+  for (int64_t y = y0; y < y1; y += strip) {
+    need[n - 1] = std::min(y1, y + strip);
+    for (int j = n - 2; j >= 0; --j) {
+      const RowRange r = input_rows(anchors[j + 1]->geo, done[j + 1], need[j + 1]);
+      need[j] = std::max(done[j], r.last);
+      (*ring)[j] = std::max((*ring)[j], need[j] - std::min(r.first, done[j]));
+    }
+    for (int j = 0; j < n; ++j) {
+      if (pieces && need[j] > done[j]) pieces->push_back({j, done[j], need[j]});
+      done[j] = need[j];
+    }
+  }
+}
+
+std::vector<int64_t> DepthFirstChain::largest_rings(const std::vector<const BoundAnchor*>& anchors, int64_t strip,
+                                                    int count) {
+  std::vector<int64_t> ring(anchors.size() - 1, 0);
+  for (int p = 0; p < count; ++p)
+    simulate(anchors, strip, part_start(anchors, count, p), part_start(anchors, count, p + 1), &ring, nullptr);
+  return ring;
+}
+
+size_t DepthFirstChain::ring_bytes(const std::vector<int64_t>& ring) const {
+  size_t bytes = 0;
+  for (size_t j = 0; j < ring.size(); ++j) bytes += ring[j] * row_size_[j] * sizeof(float);
+  return bytes;
+}
+
+bool DepthFirstChain::choose_strip(const std::vector<const BoundAnchor*>& anchors, int count, size_t budget_bytes) {
+  for (int64_t strip = 1; strip <= part_start(anchors, count, 1); ++strip) {
+    const std::vector<int64_t> ring = largest_rings(anchors, strip, count);
+    if (ring_bytes(ring) > budget_bytes) break;
+    strip_ = strip;
+    ring_rows_ = ring;
+  }
+  return strip_ > 0;
+}
+
+void DepthFirstChain::build_part(const std::vector<const BoundAnchor*>& anchors,
+                                 const std::vector<std::unique_ptr<BoundProgram>>& bound, int p, int count) {
+  const int n = size();
+  Part& part = parts_[p];
+  std::vector<Piece> pieces;
+  std::vector<int64_t> ring(n - 1, 0);
+  simulate(anchors, strip_, part_start(anchors, count, p), part_start(anchors, count, p + 1), &ring, &pieces);
+  for (const Piece& piece : pieces) schedule_piece(piece, &part.schedule);
+  for (int j = 0; j + 1 < n; ++j) part.rings.emplace_back(static_cast<size_t>(ring_rows_[j] * row_size_[j]));
+  for (int j = 0; p > 0 && j < n; ++j) part.copies.push_back(std::make_unique<BoundProgram>(*bound[first_ + j]));
+  part.in.resize(n);
+  part.out.resize(n);
+}
+
+void DepthFirstChain::schedule_piece(const Piece& piece, std::vector<Piece>* schedule) const {
+  if (piece.link + 1 == size()) {
+    schedule->push_back(piece);
+    return;
+  }
+  const int64_t r = ring_rows_[piece.link];
+  for (int64_t y = piece.y0; y < piece.y1;) {
+    const int64_t end = std::min(piece.y1, (y / r + 1) * r);
+    schedule->push_back({piece.link, y, end});
+    y = end;
+  }
 }
 
 void DepthFirstChain::run(const std::vector<Program>& programs,

@@ -65,6 +65,26 @@ class DepthFirstChain {
     std::vector<std::vector<const float*>> in;
     std::vector<std::vector<float*>> out;
   };
+  // Used by find. simulate: the pieces (optional) each program runs for
+  // strips of `strip` rows of the last program's rows [y0, y1), and the rows
+  // each ring must hold (*ring grows to them).
+  static void simulate(const std::vector<const BoundAnchor*>& anchors, int64_t strip, int64_t y0, int64_t y1,
+                       std::vector<int64_t>* ring, std::vector<Piece>* pieces);
+  // The rings every part needs for strips of `strip` rows, the largest per link.
+  static std::vector<int64_t> largest_rings(const std::vector<const BoundAnchor*>& anchors, int64_t strip,
+                                            int count);
+  size_t ring_bytes(const std::vector<int64_t>& ring) const;  // all rings of one part
+  // The tallest strip whose rings fit in budget_bytes: sets strip_ and
+  // ring_rows_; false if not even one row fits.
+  bool choose_strip(const std::vector<const BoundAnchor*>& anchors, int count, size_t budget_bytes);
+  // Part p of `count`: its schedule, its rings and, past part 0, its copies of
+  // the chained programs.
+  void build_part(const std::vector<const BoundAnchor*>& anchors,
+                  const std::vector<std::unique_ptr<BoundProgram>>& bound, int p, int count);
+  // Appends `piece` to a schedule, cut where its ring wraps (a ring's rows are
+  // contiguous up to there).
+  void schedule_piece(const Piece& piece, std::vector<Piece>* schedule) const;
+
   void run_part(Part& part, const std::vector<Program>& programs,
                 const std::vector<std::unique_ptr<BoundProgram>>& bound, const std::function<float*(int)>& data,
                 double* seconds) const;

@@ -58,6 +58,82 @@ std::string folds_json(const Graph& g, const FusionPlan& plan) {
   return s + (plan.folds.empty() ? "],\n" : "\n ],\n");
 }
 
+// Which partition each node (by position) is in, or -1.
+std::vector<int> partition_of_nodes(const Graph& g, const std::vector<PartitionReport>& parts) {
+  std::vector<int> partition_of(g.nodes.size(), -1);
+  for (size_t k = 0; k < parts.size(); ++k)
+    for (int pos : parts[k].nodes) partition_of[pos] = static_cast<int>(k);
+  return partition_of;
+}
+
+// Every node: its partition, its group and, unclaimed, why.
+std::string nodes_json(const Graph& g, const FusionPlan& plan, const std::vector<int>& partition_of) {
+  std::string s = " \"nodes\": [\n";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    s += "  {\"id\": " + std::to_string(n.id) + ", \"op\": " + quote(n.name) + ", \"inputs\": " + list(n.inputs) +
+         ", \"outputs\": " + list(n.outputs) + ", \"partition\": " + std::to_string(partition_of[i]) +
+         ", \"group\": " + std::to_string(plan.group_of[i]) +
+         ", \"reason\": " + quote(partition_of[i] >= 0 ? "" : plan.reason[i]) + "}" +
+         (i + 1 < g.nodes.size() ? ",\n" : "\n");
+  }
+  return s + " ],\n";
+}
+
+// Every tensor a node reads or writes, by index.
+std::string tensors_json(const Graph& g) {
+  std::set<int> tensors;
+  for (const Node& n : g.nodes) {
+    tensors.insert(n.inputs.begin(), n.inputs.end());
+    tensors.insert(n.outputs.begin(), n.outputs.end());
+  }
+  std::string s = " \"tensors\": {";
+  bool first = true;
+  for (int t : tensors) {
+    const Tensor& ten = g.tensors[t];
+    s += std::string(first ? "\n" : ",\n") + "  " + quote(std::to_string(t)) + ": {\"shape\": " + list(ten.shape) +
+         ", \"float32\": " + (ten.is_float32 ? "true" : "false") + ", \"constant\": " +
+         (ten.is_constant ? "true" : "false") + "}";
+    first = false;
+  }
+  return s + "\n },\n";
+}
+
+int64_t bytes_saved(const PartitionReport& r) {
+  int64_t saved = 0;
+  for (size_t j = 0; j < r.programs.size(); ++j) saved += r.group_bytes_saved[j];
+  return saved;
+}
+
+// A partition's nodes and fused groups.
+std::string partition_json(const Graph& g, const PartitionReport& r) {
+  std::string s = "  {\"nodes\": " + list(ids(g, r.nodes)) + ", \"groups\": [\n";
+  for (size_t j = 0; j < r.programs.size(); ++j)
+    s += "   {\"nodes\": " + list(ids(g, r.group_nodes[j])) + ", \"inputs\": " + list(r.group_inputs[j]) +
+         ", \"outputs\": " + list(r.group_outputs[j]) + ", \"bytes_saved\": " +
+         std::to_string(r.group_bytes_saved[j]) + ", \"program\": " + quote(r.programs[j]) + "}" +
+         (j + 1 < r.programs.size() ? ",\n" : "\n");
+  return s + "  ], \"bytes_saved\": " + std::to_string(bytes_saved(r)) + "}";
+}
+
+std::string partitions_json(const Graph& g, const std::vector<PartitionReport>& parts) {
+  std::string s = " \"partitions\": [\n";
+  for (size_t k = 0; k < parts.size(); ++k)
+    s += partition_json(g, parts[k]) + (k + 1 < parts.size() ? ",\n" : "\n");
+  return s + " ],\n";
+}
+
+std::string summary_json(const Graph& g, const std::vector<PartitionReport>& parts,
+                         const std::vector<int>& partition_of) {
+  size_t claimed = 0;
+  for (int p : partition_of) claimed += p >= 0;
+  int64_t total_saved = 0;
+  for (const PartitionReport& r : parts) total_saved += bytes_saved(r);
+  return " \"summary\": {\"nodes\": " + std::to_string(g.nodes.size()) + ", \"claimed\": " +
+         std::to_string(claimed) + ", \"partitions\": " + std::to_string(parts.size()) +
+         ", \"bytes_saved\": " + std::to_string(total_saved) + "}\n";
+}
+
 }  // namespace
 
 int64_t intermediate_bytes_saved(const Graph& g, const std::vector<int>& group, const Program& p) {
@@ -76,52 +152,10 @@ int64_t intermediate_bytes_saved(const Graph& g, const std::vector<int>& group, 
 
 std::string plan_json(const Graph& g, const FusionPlan& plan, const std::vector<PartitionReport>& parts,
                       const std::string& isa, int threads) {
-  std::vector<int> partition_of(g.nodes.size(), -1);
-  int64_t total_saved = 0;
-  for (size_t k = 0; k < parts.size(); ++k)
-    for (int pos : parts[k].nodes) partition_of[pos] = static_cast<int>(k);
-  std::string s = "{\n \"isa\": " + quote(isa) + ",\n \"threads\": " + std::to_string(threads) + ",\n \"nodes\": [\n";
-  std::set<int> tensors;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    tensors.insert(n.inputs.begin(), n.inputs.end());
-    tensors.insert(n.outputs.begin(), n.outputs.end());
-    s += "  {\"id\": " + std::to_string(n.id) + ", \"op\": " + quote(n.name) + ", \"inputs\": " + list(n.inputs) +
-         ", \"outputs\": " + list(n.outputs) + ", \"partition\": " + std::to_string(partition_of[i]) +
-         ", \"group\": " + std::to_string(plan.group_of[i]) +
-         ", \"reason\": " + quote(partition_of[i] >= 0 ? "" : plan.reason[i]) + "}" +
-         (i + 1 < g.nodes.size() ? ",\n" : "\n");
-  }
-  s += " ],\n \"tensors\": {";
-  bool first = true;
-  for (int t : tensors) {
-    const Tensor& ten = g.tensors[t];
-    s += std::string(first ? "\n" : ",\n") + "  " + quote(std::to_string(t)) + ": {\"shape\": " + list(ten.shape) +
-         ", \"float32\": " + (ten.is_float32 ? "true" : "false") + ", \"constant\": " +
-         (ten.is_constant ? "true" : "false") + "}";
-    first = false;
-  }
-  s += "\n },\n \"partitions\": [\n";
-  for (size_t k = 0; k < parts.size(); ++k) {
-    const PartitionReport& r = parts[k];
-    int64_t saved = 0;
-    s += "  {\"nodes\": " + list(ids(g, r.nodes)) + ", \"groups\": [\n";
-    for (size_t j = 0; j < r.programs.size(); ++j) {
-      saved += r.group_bytes_saved[j];
-      s += "   {\"nodes\": " + list(ids(g, r.group_nodes[j])) + ", \"inputs\": " + list(r.group_inputs[j]) +
-           ", \"outputs\": " + list(r.group_outputs[j]) + ", \"bytes_saved\": " +
-           std::to_string(r.group_bytes_saved[j]) + ", \"program\": " + quote(r.programs[j]) + "}" +
-           (j + 1 < r.programs.size() ? ",\n" : "\n");
-    }
-    total_saved += saved;
-    s += "  ], \"bytes_saved\": " + std::to_string(saved) + "}" + (k + 1 < parts.size() ? ",\n" : "\n");
-  }
-  size_t claimed = 0;
-  for (int p : partition_of) claimed += p >= 0;
-  s += " ],\n" + folds_json(g, plan) + " \"summary\": {\"nodes\": " + std::to_string(g.nodes.size()) + ", \"claimed\": " +
-       std::to_string(claimed) + ", \"partitions\": " + std::to_string(parts.size()) +
-       ", \"bytes_saved\": " + std::to_string(total_saved) + "}\n}\n";
-  return s;
+  const std::vector<int> partition_of = partition_of_nodes(g, parts);
+  return "{\n \"isa\": " + quote(isa) + ",\n \"threads\": " + std::to_string(threads) + ",\n" +
+         nodes_json(g, plan, partition_of) + tensors_json(g) + partitions_json(g, parts) + folds_json(g, plan) +
+         summary_json(g, parts, partition_of) + "}\n";
 }
 
 std::string profile_json(const Graph& g, const std::vector<PartitionReport>& parts) {
