@@ -58,6 +58,19 @@ std::string folds_json(const Graph& g, const FusionPlan& plan) {
   return s + (plan.folds.empty() ? "],\n" : "\n ],\n");
 }
 
+// The plan's slice writes: which producers (ids) write their output straight
+// into which input of a CONCATENATION.
+std::string slice_writes_json(const Graph& g, const FusionPlan& plan) {
+  std::string s = " \"slice_writes\": [";
+  for (size_t i = 0; i < plan.slice_writes.size(); ++i) {
+    const SliceWrite& w = plan.slice_writes[i];
+    s += std::string(i ? "," : "") + "\n  {\"producer\": " + std::to_string(g.nodes[w.producer].id) +
+         ", \"concat\": " + std::to_string(g.nodes[w.concat].id) + ", \"operand\": " + std::to_string(w.operand) +
+         "}";
+  }
+  return s + (plan.slice_writes.empty() ? "],\n" : "\n ],\n");
+}
+
 // Which partition each node (by position) is in, or -1.
 std::vector<int> partition_of_nodes(const Graph& g, const std::vector<PartitionReport>& parts) {
   std::vector<int> partition_of(g.nodes.size(), -1);
@@ -154,7 +167,7 @@ std::string plan_json(const Graph& g, const FusionPlan& plan, const std::vector<
                       const std::string& isa, int threads) {
   const std::vector<int> partition_of = partition_of_nodes(g, parts);
   return "{\n \"isa\": " + quote(isa) + ",\n \"threads\": " + std::to_string(threads) + ",\n" +
-         nodes_json(g, plan, partition_of) + tensors_json(g) + partitions_json(g, parts) + folds_json(g, plan) +
+         nodes_json(g, plan, partition_of) + tensors_json(g) + partitions_json(g, parts) + folds_json(g, plan) + slice_writes_json(g, plan) +
          summary_json(g, parts, partition_of) + "}\n";
 }
 
