@@ -97,7 +97,7 @@ std::string plan_json(const Graph& g, const FusionPlan& plan, const std::vector<
   for (int t : tensors) {
     const Tensor& ten = g.tensors[t];
     s += std::string(first ? "\n" : ",\n") + "  " + quote(std::to_string(t)) + ": {\"shape\": " + list(ten.shape) +
-         ", \"float32\": " + (ten.is_float32 ? "true" : "false") + ", \"constant\": " +
+         ", \"float32\": " + (ten.is_f32() ? "true" : "false") + ", \"constant\": " +
          (ten.is_constant ? "true" : "false") + "}";
     first = false;
   }
