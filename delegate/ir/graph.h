@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/dtype.h"
 #include "ir/op_types.h"
 
 namespace fd {
@@ -13,11 +14,16 @@ namespace fd {
 using Shape = std::vector<int64_t>;
 
 struct Tensor {
-  bool is_float32 = false;
+  DType dtype = DType::kOther;
   bool is_constant = false;
   bool has_dynamic_shape = false;  // shape known only at run time (data-dependent)
   Shape shape;
-  const float* data = nullptr;  // constants only, valid while planning
+  Quantization quantization;  // empty: not quantized (or not known)
+  ConstantData data;          // constants only: their values
+
+  bool is_f32() const { return dtype == DType::kF32; }
+  // A float32 constant's values; null for any other tensor.
+  const float* f32_data() const { return is_f32() ? static_cast<const float*>(data.bytes()) : nullptr; }
 };
 
 // CONV_2D / DEPTHWISE_CONV_2D attributes.

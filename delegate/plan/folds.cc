@@ -23,11 +23,11 @@ bool compose_affine_step(const Graph& g, const Node& n, const Shape& in, std::ve
   const Tensor& k = g.tensors[n.inputs[side]];
   const Tensor& x = g.tensors[n.inputs[1 - side]];
   const int64_t size = num_elements(k.shape), channels = in.back();
-  if (!k.is_constant || !k.is_float32 || !k.data || x.is_constant || x.shape != in ||
+  if (!k.is_constant || !k.is_f32() || !k.f32_data() || x.is_constant || x.shape != in ||
       (size != 1 && (size != channels || k.shape.back() != channels)))
     return false;
   for (int64_t ch = 0; ch < channels; ++ch) {
-    const double v = k.data[size == 1 ? 0 : ch];
+    const double v = k.f32_data()[size == 1 ? 0 : ch];
     double a = 1, b = 0;
     if (n.ew == EwOp::Mul) a = v;
     else if (n.ew == EwOp::Add) b = v;

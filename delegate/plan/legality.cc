@@ -15,13 +15,13 @@ namespace {
 std::string weights_legality(const Graph& g, const Node& node) {
   const Tensor& w = g.tensors[node.inputs[1]];
   const size_t rank = node.anchor == AnchorOp::kFullyConnected ? 2 : 4;
-  if (!w.is_float32 || !w.is_constant || !w.data || w.shape.size() != rank || num_elements(w.shape) <= 0)
+  if (!w.is_f32() || !w.is_constant || !w.f32_data() || w.shape.size() != rank || num_elements(w.shape) <= 0)
     return "weights are not a constant float32 tensor of rank " + std::to_string(rank);
   if (node.anchor == AnchorOp::kDepthwiseConv2D && w.shape[0] != 1) return "depthwise filter is not [1, kh, kw, c]";
   const int64_t n = node.anchor == AnchorOp::kDepthwiseConv2D ? w.shape[3] : w.shape[0];
   if (node.inputs.size() == 3) {
     const Tensor& b = g.tensors[node.inputs[2]];
-    if (!b.is_float32 || !b.is_constant || !b.data || b.shape != Shape{n})
+    if (!b.is_f32() || !b.is_constant || !b.f32_data() || b.shape != Shape{n})
       return "bias is not a constant float32 [n] vector";
   }
   return "";
@@ -36,11 +36,11 @@ std::string row_op_legality(const Graph& g, const Node& node, uint32_t families)
     return node.name + " has an unexpected number of inputs or outputs";
   if (node.act != Activation::kNone) return "fused activation of " + node.name + " is not supported";
   for (int t : node.inputs) {
-    if (!g.tensors[t].is_float32) return "dtype: input is not float32";
+    if (!g.tensors[t].is_f32()) return "dtype: input is not float32";
     if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
   }
   const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
   const Shape& in = g.tensors[node.inputs[0]].shape;
   if (in.empty() || static_cast<int>(in.size()) > kMaxRank) return "input rank is 0 or above " + std::to_string(kMaxRank);
   if (num_elements(in) == 0) return "empty input";
@@ -67,12 +67,12 @@ std::string concatenation_legality(const Graph& g, const Node& node, uint32_t fa
   if (node.inputs.empty() || node.outputs.size() != 1) return node.name + " has no input or not one output";
   std::vector<Shape> parts;
   for (int t : node.inputs) {
-    if (!g.tensors[t].is_float32) return "dtype: input is not float32";
+    if (!g.tensors[t].is_f32()) return "dtype: input is not float32";
     if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
     parts.push_back(g.tensors[t].shape);
   }
   const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
   if (static_cast<int>(o.shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
   const auto expect = concatenation_shape(parts, node.axis);
   if (!expect) return "inputs do not fit along axis " + std::to_string(node.axis);
@@ -91,10 +91,10 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   if (node.outputs.size() != 1 || node.inputs.size() < (pool ? 1u : 2u) || node.inputs.size() > (pool ? 1u : 3u))
     return node.name + " has an unexpected number of inputs or outputs";
   const Tensor& in = g.tensors[node.inputs[0]];
-  if (!in.is_float32) return "dtype: input is not float32";
+  if (!in.is_f32()) return "dtype: input is not float32";
   if (in.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
   const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_float32 || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
   if (pool) {
     if (in.shape.size() != 4) return "input is not 4-D NHWC";
     const bool mean = node.anchor == AnchorOp::kMean;
@@ -134,7 +134,7 @@ std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
   if (!(families & kFamilyConv)) return "fusion family 'conv' is disabled";
   if (node.inputs.size() != 1 || node.outputs.size() != 1) return "PAD without constant paddings";
   const Tensor& in = g.tensors[node.inputs[0]];
-  if (!in.is_float32 || in.has_dynamic_shape || in.shape.size() != 4 || node.pads.size() != 8)
+  if (!in.is_f32() || in.has_dynamic_shape || in.shape.size() != 4 || node.pads.size() != 8)
     return "PAD of a tensor that is not a static 4-D float32 one";
   for (int64_t p : node.pads)
     if (p < 0) return "negative padding";
@@ -156,7 +156,7 @@ std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
   Shape out_shape;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Tensor& t = g.tensors[node.inputs[i]];
-    if (!t.is_float32) return "dtype: input is not float32";
+    if (!t.is_f32()) return "dtype: input is not float32";
     if (t.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
     if (i == 0) {
       out_shape = t.shape;
@@ -168,7 +168,7 @@ std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
   }
   if (static_cast<int>(out_shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
   const Tensor& out = g.tensors[node.outputs[0]];
-  if (!out.is_float32) return "dtype: output is not float32";
+  if (!out.is_f32()) return "dtype: output is not float32";
   if (out.has_dynamic_shape) return "dynamic shape: output shape known only at run time";
   return "";
 }

@@ -118,7 +118,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
     return a;
   }
   const Tensor& w = g.tensors[node.inputs[1]];
-  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].data : nullptr;
+  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
   const int n = static_cast<int>(a.op == AnchorOp::kDepthwiseConv2D ? w.shape.back() : w.shape[0]);
   const int k = static_cast<int>(num_elements(w.shape) / n);
   a.n = n;
@@ -129,14 +129,14 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   if (a.op == AnchorOp::kDepthwiseConv2D) {  // [1, kh, kw, n]: channel c's tap t at t * n + c
     a.dw = kernels.dw;
     auto packed = std::make_shared<PackedWeights>();
-    pack_weights_into(w.data, 1, n, bias, n, k, a.dw->cb, false, packed.get());
+    pack_weights_into(w.f32_data(), 1, n, bias, n, k, a.dw->cb, false, packed.get());
     a.weights = std::move(packed);
   } else {
     a.gemm = &gemm_for(kernels, n);
-    const float* wd = w.data;
+    const float* wd = w.f32_data();
     std::vector<float> folded_w, folded_bias;
     if (affine && a.op == AnchorOp::kConv2D) {
-      fold_affine(*affine, w.data, bias, n, k, &folded_w, &folded_bias);
+      fold_affine(*affine, w.f32_data(), bias, n, k, &folded_w, &folded_bias);
       wd = folded_w.data();
       bias = folded_bias.data();
       for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);

@@ -197,9 +197,9 @@ EwOp ProgramBuilder::op_of(const Node& node) const {
   if (node.ew != EwOp::Pow) return node.ew;
   const Tensor& y = g_.tensors[node.inputs[1]];
   const Shape& x = g_.tensors[node.inputs[0]].shape;
-  if (!y.is_constant || !y.data || num_elements(y.shape) != 1 || y.shape.size() > x.size()) return EwOp::Pow;
-  if (y.data[0] == 2.f) return EwOp::Square;
-  if (y.data[0] == 0.5f) return EwOp::Sqrt;
+  if (!y.is_constant || !y.f32_data() || num_elements(y.shape) != 1 || y.shape.size() > x.size()) return EwOp::Pow;
+  if (y.f32_data()[0] == 2.f) return EwOp::Square;
+  if (y.f32_data()[0] == 0.5f) return EwOp::Sqrt;
   return EwOp::Pow;
 }
 

@@ -105,7 +105,7 @@ std::string tensors_json(const Graph& g) {
   for (int t : tensors) {
     const Tensor& ten = g.tensors[t];
     s += std::string(first ? "\n" : ",\n") + "  " + quote(std::to_string(t)) + ": {\"shape\": " + list(ten.shape) +
-         ", \"float32\": " + (ten.is_float32 ? "true" : "false") + ", \"constant\": " +
+         ", \"float32\": " + (ten.is_f32() ? "true" : "false") + ", \"constant\": " +
          (ten.is_constant ? "true" : "false") + "}";
     first = false;
   }
@@ -167,7 +167,8 @@ std::string plan_json(const Graph& g, const FusionPlan& plan, const std::vector<
                       const std::string& isa, int threads) {
   const std::vector<int> partition_of = partition_of_nodes(g, parts);
   return "{\n \"isa\": " + quote(isa) + ",\n \"threads\": " + std::to_string(threads) + ",\n" +
-         nodes_json(g, plan, partition_of) + tensors_json(g) + partitions_json(g, parts) + folds_json(g, plan) + slice_writes_json(g, plan) +
+         nodes_json(g, plan, partition_of) + tensors_json(g) + partitions_json(g, parts) + folds_json(g, plan) +
+         slice_writes_json(g, plan) +
          summary_json(g, parts, partition_of) + "}\n";
 }
 

@@ -30,12 +30,17 @@ inline std::vector<Fold> planned_folds(const Graph& g) {
 
 class GraphBuilder {
  public:
+  // float32 false: an int8 tensor. A constant borrows `constant`, which must
+  // hold the shape's float32 values.
   int tensor(Shape shape, bool float32 = true, const float* constant = nullptr) {
+    return tensor(std::move(shape), float32 ? DType::kF32 : DType::kI8, constant);
+  }
+  int tensor(Shape shape, DType dtype, const float* constant = nullptr) {
     Tensor t;
     t.shape = std::move(shape);
-    t.is_float32 = float32;
+    t.dtype = dtype;
     t.is_constant = constant != nullptr;
-    t.data = constant;
+    if (constant) t.data = ConstantData::borrow(constant, elements(t.shape) * sizeof(float));
     g.tensors.push_back(t);
     return static_cast<int>(g.tensors.size()) - 1;
   }
@@ -116,6 +121,16 @@ class GraphBuilder {
     node.keep_num_dims = keep_dims;
     return add(std::move(node), std::move(out_shape));
   }
+  // CONCATENATION of `parts` along `axis`.
+  int concat(std::vector<int> parts, int axis, Shape out_shape) {
+    Node node;
+    node.name = "CONCATENATION";
+    node.kind = OpKind::kAnchor;
+    node.anchor = AnchorOp::kConcatenation;
+    node.axis = axis;
+    node.inputs = std::move(parts);
+    return add(std::move(node), std::move(out_shape));
+  }
   int opaque(const char* name, std::vector<int> inputs, Shape out_shape) {
     Node n;
     n.name = name;
@@ -125,6 +140,11 @@ class GraphBuilder {
   Graph g;
 
  private:
+  static size_t elements(const Shape& s) {
+    size_t n = 1;
+    for (int64_t d : s) n *= static_cast<size_t>(d);
+    return n;
+  }
   int add(Node n, Shape out_shape) {
     const int out = tensor(std::move(out_shape));
     n.id = static_cast<int>(g.nodes.size());

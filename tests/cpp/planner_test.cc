@@ -478,3 +478,55 @@ TEST(Planner, RowOpsDeclineShapesTheyDoNotGive) {
 }
 
 }  // namespace fd
+
+namespace fd {
+namespace {
+
+using test::GraphBuilder;
+using test::random_weights;
+
+ConvParams same_3x3() {
+  ConvParams p;
+  p.same_padding = true;
+  return p;
+}
+
+// Producers claimed in other groups write their output straight into their
+// slice of a CONCATENATION; a part read elsewhere too, a graph input or an
+// unclaimed producer's output is copied. No epilogue joins the concatenation.
+TEST(Planner, ClaimedProducersWriteTheirSlicesOfAConcatenation) {
+  GraphBuilder b;
+  const Shape s = {1, 6, 6, 4};
+  const int x = b.tensor(s);
+  const int a = b.conv(AnchorOp::kConv2D, x, random_weights(4 * 9 * 4, 3), {4, 3, 3, 4}, nullptr, same_3x3(), s);
+  const int t = b.ew(EwOp::Tanh, {b.conv(AnchorOp::kConv2D, x, random_weights(16, 4), {4, 1, 1, 4}, nullptr, {}, s)},
+                     s);
+  const int shared = b.ew(EwOp::Relu, {x}, s);  // read by the concatenation and by the ADD below
+  const int cat = b.concat({a, t, shared, x}, 3, {1, 6, 6, 16});
+  b.ew(EwOp::Add, {b.ew(EwOp::Abs, {cat}, {1, 6, 6, 16}), b.tensor({16})}, {1, 6, 6, 16});
+  b.ew(EwOp::Neg, {shared}, s);
+  PlannerOptions o;
+  o.families = kFamilyAll;
+  const FusionPlan plan = plan_fusion(b.g, o);
+  const int concat = 4;  // node positions: conv, conv, tanh, relu, concat, abs, add, neg
+  ASSERT_EQ(b.g.nodes[concat].anchor, AnchorOp::kConcatenation);
+  ASSERT_GE(plan.group_of[concat], 0) << plan.reason[concat];
+  EXPECT_EQ(plan.groups[plan.group_of[concat]], std::vector<int>{concat});
+  std::vector<std::vector<int>> writes;
+  for (const SliceWrite& w : plan.slice_writes) writes.push_back({w.concat, w.operand, w.producer});
+  EXPECT_EQ(writes, (std::vector<std::vector<int>>{{concat, 0, 0}, {concat, 1, 2}}));
+}
+
+TEST(Planner, AConcatenationOfPartsThatDoNotFitIsDeclined) {
+  GraphBuilder b;
+  const int x = b.tensor({1, 6, 6, 4}), y = b.tensor({1, 5, 6, 4});
+  b.concat({x, y}, 3, {1, 6, 6, 8});
+  PlannerOptions o;
+  o.families = kFamilyAll;
+  const FusionPlan plan = plan_fusion(b.g, o);
+  EXPECT_EQ(plan.group_of[0], -1);
+  EXPECT_EQ(plan.reason[0], "inputs do not fit along axis 3");
+}
+
+}  // namespace
+}  // namespace fd

@@ -83,16 +83,16 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
     for (int64_t oy = 0; oy < out[1]; ++oy)
       for (int64_t ox = 0; ox < out[2]; ++ox)
         for (int64_t o = 0; o < oc; ++o) {
-          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].data[o] : 0.0;
+          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[o] : 0.0;
           for (int64_t ky = 0; ky < kh; ++ky)
             for (int64_t kx = 0; kx < kw; ++kx) {
               const int64_t iy = oy * n.conv.stride_h + ky * n.conv.dilation_h - pt;
               const int64_t ix = ox * n.conv.stride_w + kx * n.conv.dilation_w - pl;
               if (iy < 0 || iy >= s[1] || ix < 0 || ix >= s[2]) continue;
               const float* px = &x[((b * s[1] + iy) * s[2] + ix) * ic];
-              if (dw) acc += static_cast<double>(px[o / mult]) * f.data[(ky * kw + kx) * oc + o];
+              if (dw) acc += static_cast<double>(px[o / mult]) * f.f32_data()[(ky * kw + kx) * oc + o];
               else
-                for (int64_t i = 0; i < ic; ++i) acc += static_cast<double>(px[i]) * f.data[((o * kh + ky) * kw + kx) * ic + i];
+                for (int64_t i = 0; i < ic; ++i) acc += static_cast<double>(px[i]) * f.f32_data()[((o * kh + ky) * kw + kx) * ic + i];
             }
           if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
           if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
@@ -220,8 +220,8 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
       std::vector<float> out(m * nn);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < nn; ++j) {
-          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].data[j] : 0.0;
-          for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(x[i * k + p]) * w.data[j * k + p];
+          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[j] : 0.0;
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(x[i * k + p]) * w.f32_data()[j * k + p];
           if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
           if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
           out[i * nn + j] = to_float_range(acc);

@@ -201,18 +201,36 @@ bool positive_axis(TfLiteContext* ctx, Node* n) {
   return n->axis >= 0 && n->axis < rank;
 }
 
+DType dtype_of(TfLiteType t) {
+  switch (t) {
+    case kTfLiteFloat32: return DType::kF32;
+    case kTfLiteFloat16: return DType::kF16;
+    case kTfLiteInt8: return DType::kI8;
+    case kTfLiteUInt8: return DType::kU8;
+    case kTfLiteInt32: return DType::kI32;
+    case kTfLiteInt64: return DType::kI64;
+    case kTfLiteBool: return DType::kBool;
+    default: return DType::kOther;
+  }
+}
+
+// One tensor of the context in the IR. Constants borrow the model's bytes.
+// Quantization stays empty: tflite_abi.h does not pin TfLiteAffineQuantization
+// (TF master changed its TfLiteFloatArray), so its scales are not read.
+Tensor tensor_from_tflite(const TfLiteTensor& t) {
+  Tensor out;
+  out.dtype = dtype_of(t.type);
+  out.is_constant = t.allocation_type == kTfLiteMmapRo;
+  out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
+  out.shape = shape_of(t);
+  if (out.is_constant && t.data) out.data = ConstantData::borrow(t.data, t.bytes);
+  return out;
+}
+
 Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
   Graph g;
-  g.tensors.resize(ctx->tensors_size);
-  for (size_t i = 0; i < ctx->tensors_size; ++i) {
-    const TfLiteTensor& t = ctx->tensors[i];
-    Tensor& out = g.tensors[i];
-    out.is_float32 = t.type == kTfLiteFloat32;
-    out.is_constant = t.allocation_type == kTfLiteMmapRo;
-    out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
-    out.shape = shape_of(t);
-    if (out.is_constant && out.is_float32) out.data = static_cast<const float*>(t.data);
-  }
+  g.tensors.reserve(ctx->tensors_size);
+  for (size_t i = 0; i < ctx->tensors_size; ++i) g.tensors.push_back(tensor_from_tflite(ctx->tensors[i]));
   for (int i = 0; i < plan->size; ++i) {
     TfLiteNode* node = nullptr;
     TfLiteRegistration* reg = nullptr;

@@ -1,0 +1,69 @@
+// A tensor's value type: element type, quantization, and constant storage.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace fd {
+
+// Element types the IR tells apart; kOther is every type a front end has that
+// is not listed (string, complex, int16, ...).
+enum class DType : uint8_t { kF32, kF16, kI8, kU8, kI32, kI64, kBool, kOther };
+
+// "float32", "float16", "int8", "uint8", "int32", "int64", "bool", "other".
+const char* dtype_name(DType t);
+// Bytes per element; 0 for kOther.
+size_t dtype_size(DType t);
+
+// Affine quantization: real = scale * (q - zero_point). One scale and zero
+// point per tensor (axis -1), or one per index of `axis`. Empty: none.
+struct Quantization {
+  std::vector<float> scales;
+  std::vector<int64_t> zero_points;
+  int axis = -1;
+  bool empty() const { return scales.empty(); }
+  bool per_axis() const { return axis >= 0; }
+  bool operator==(const Quantization& o) const {
+    return scales == o.scales && zero_points == o.zero_points && axis == o.axis;
+  }
+};
+
+// A constant's bytes: borrowed (memory someone else keeps alive as long as the
+// graph is used, e.g. the model) or owned (a buffer every copy of the tensor
+// shares, freed with the last one). Empty for a run-time tensor.
+class ConstantData {
+ public:
+  ConstantData() = default;
+  static ConstantData borrow(const void* bytes, size_t size) { return ConstantData(bytes, size, nullptr); }
+  // Takes `values` over; the pointer stays valid as long as a copy lives.
+  template <class T>
+  static ConstantData own(std::vector<T> values) {
+    auto keep = std::make_shared<const std::vector<T>>(std::move(values));
+    return ConstantData(keep->data(), keep->size() * sizeof(T), keep);
+  }
+
+  // Owns a copy of `size` bytes, aligned for any element type.
+  static ConstantData copy_of(const void* bytes, size_t size) {
+    std::vector<uint64_t> words(size / sizeof(uint64_t) + 1);
+    if (size) std::memcpy(words.data(), bytes, size);
+    auto keep = std::make_shared<const std::vector<uint64_t>>(std::move(words));
+    return ConstantData(keep->data(), size, keep);
+  }
+
+  const void* bytes() const { return bytes_; }
+  size_t size() const { return size_; }  // in bytes
+  bool empty() const { return bytes_ == nullptr; }
+  bool is_owned() const { return keep_ != nullptr; }
+
+ private:
+  ConstantData(const void* bytes, size_t size, std::shared_ptr<const void> keep)
+      : bytes_(bytes), size_(size), keep_(std::move(keep)) {}
+  const void* bytes_ = nullptr;
+  size_t size_ = 0;
+  std::shared_ptr<const void> keep_;  // set when owned
+};
+
+}  // namespace fd

@@ -1,0 +1,483 @@
+#include "ir/serialize.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "ir/shape.h"
+
+namespace fd {
+namespace {
+
+constexpr char kMagic[8] = {'F', 'D', 'P', 'A', 'R', 'T', 0, 0};
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 + 8 + 8;
+
+uint64_t fnv1a(const char* p, size_t n) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<uint8_t>(p[i])) * 1099511628211ull;
+  return h;
+}
+
+// Appends little-endian values to a string.
+class Writer {
+ public:
+  void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void flag(bool v) { u8(v ? 1 : 0); }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void i32(int v) { u32(static_cast<uint32_t>(v)); }
+  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
+  void f32(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    u32(bits);
+  }
+  template <class E>
+  void enumeration(E v) { u8(static_cast<uint8_t>(v)); }
+  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  void str(const std::string& s) {
+    u32(static_cast<uint32_t>(s.size()));
+    raw(s.data(), s.size());
+  }
+  void ints(const std::vector<int>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (int x : v) i32(x);
+  }
+  void int64s(const std::vector<int64_t>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (int64_t x : v) i64(x);
+  }
+  void floats(const std::vector<float>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (float x : v) f32(x);
+  }
+  std::string& out() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+// Reads what Writer wrote. The first failure sticks: later reads give zeros
+// and empty lists, so a caller may read on and check ok() once.
+class Reader {
+ public:
+  Reader(const char* p, size_t n) : p_(p), end_(p + n) {}
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  bool at_end() const { return p_ == end_; }
+  void fail(const std::string& why) {
+    if (error_.empty()) error_ = why;
+    p_ = end_;
+  }
+
+  uint8_t u8() { return static_cast<uint8_t>(little_endian(1)); }
+  bool flag() { return u8() != 0; }
+  uint32_t u32() { return static_cast<uint32_t>(little_endian(4)); }
+  uint64_t u64() { return little_endian(8); }
+  int i32() { return static_cast<int>(u32()); }
+  int64_t i64() { return static_cast<int64_t>(u64()); }
+  float f32() {
+    const uint32_t bits = u32();
+    float v;
+    std::memcpy(&v, &bits, sizeof(v));
+    return v;
+  }
+  // An enum stored as a byte, checked against its last value.
+  template <class E>
+  E enumeration(E last, const char* what) {
+    const uint8_t v = u8();
+    if (v > static_cast<uint8_t>(last)) fail(std::string("corrupt: ") + what + " " + std::to_string(v) + " out of range");
+    return ok() ? static_cast<E>(v) : last;
+  }
+  // `n` bytes, or null if fewer remain.
+  const char* raw(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) {
+      fail("truncated: the payload ends inside a value");
+      return nullptr;
+    }
+    const char* at = p_;
+    p_ += n;
+    return at;
+  }
+  // A list's length, checked against the bytes left (each element takes at
+  // least `element_bytes`), so a corrupt count never allocates much.
+  size_t count(size_t element_bytes) {
+    const size_t n = u32();
+    if (n > static_cast<size_t>(end_ - p_) / element_bytes) fail("truncated: a list is longer than the bytes left");
+    return ok() ? n : 0;
+  }
+  std::string str() {
+    const size_t n = count(1);
+    const char* p = raw(n);
+    return p ? std::string(p, n) : std::string();
+  }
+  std::vector<int> ints() {
+    std::vector<int> v(count(4));
+    for (int& x : v) x = i32();
+    return v;
+  }
+  std::vector<int64_t> int64s() {
+    std::vector<int64_t> v(count(8));
+    for (int64_t& x : v) x = i64();
+    return v;
+  }
+  std::vector<float> floats() {
+    std::vector<float> v(count(4));
+    for (float& x : v) x = f32();
+    return v;
+  }
+
+ private:
+  uint64_t little_endian(int bytes) {
+    const char* p = raw(bytes);
+    uint64_t v = 0;
+    for (int i = 0; p && i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+    return v;
+  }
+  const char* p_;
+  const char* end_;
+  std::string error_;
+};
+
+// Every field of each struct is named by a structured binding, in writing and
+// in reading: a field added to the IR stops this file compiling until it is
+// serialised too (and kPartitionFormatVersion raised).
+
+void write_quantization(Writer& w, const Quantization& q) {
+  const auto& [scales, zero_points, axis] = q;
+  w.floats(scales);
+  w.int64s(zero_points);
+  w.i32(axis);
+}
+
+void read_quantization(Reader& r, Quantization& q) {
+  auto& [scales, zero_points, axis] = q;
+  scales = r.floats();
+  zero_points = r.int64s();
+  axis = r.i32();
+}
+
+void write_tensor(Writer& w, const Tensor& t) {
+  const auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data] = t;
+  w.enumeration(dtype);
+  w.flag(is_constant);
+  w.flag(has_dynamic_shape);
+  w.int64s(shape);
+  write_quantization(w, quantization);
+  w.flag(!data.empty());
+  if (data.empty()) return;
+  w.u64(data.size());
+  w.raw(data.bytes(), data.size());
+}
+
+void read_tensor(Reader& r, Tensor& t) {
+  auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data] = t;
+  dtype = r.enumeration(DType::kOther, "dtype");
+  is_constant = r.flag();
+  has_dynamic_shape = r.flag();
+  shape = r.int64s();
+  read_quantization(r, quantization);
+  if (!r.flag()) return;
+  const uint64_t size = r.u64();
+  if (const char* p = r.raw(size)) data = ConstantData::copy_of(p, size);
+}
+
+void write_conv(Writer& w, const ConvParams& c) {
+  const auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = c;
+  for (int v : {stride_h, stride_w, dilation_h, dilation_w}) w.i32(v);
+  w.flag(same_padding);
+  w.i32(window_h);
+  w.i32(window_w);
+}
+
+void read_conv(Reader& r, ConvParams& c) {
+  auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = c;
+  for (int* v : {&stride_h, &stride_w, &dilation_h, &dilation_w}) *v = r.i32();
+  same_padding = r.flag();
+  window_h = r.i32();
+  window_w = r.i32();
+}
+
+// `tensor`: original tensor index -> new one.
+void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
+  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
+               axis, inputs, outputs] = n;
+  w.i32(id);
+  w.str(name);
+  w.enumeration(kind);
+  w.enumeration(ew);
+  w.enumeration(anchor);
+  w.enumeration(act);
+  w.f32(param);
+  w.flag(keep_num_dims);
+  write_conv(w, conv);
+  w.enumeration(pad_mode);
+  w.int64s(pads);
+  w.int64s(dims);
+  w.flag(adj_x);
+  w.flag(adj_y);
+  w.i32(axis);
+  for (const std::vector<int>* list : {&inputs, &outputs}) {
+    std::vector<int> renumbered;
+    for (int t : *list) renumbered.push_back(tensor.at(t));
+    w.ints(renumbered);
+  }
+}
+
+void read_node(Reader& r, Node& n) {
+  auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y, axis,
+         inputs, outputs] = n;
+  id = r.i32();
+  name = r.str();
+  kind = r.enumeration(OpKind::kOpaque, "op kind");
+  ew = r.enumeration(EwOp::kCount, "elementwise op");
+  anchor = r.enumeration(AnchorOp::kConcatenation, "anchor op");
+  act = r.enumeration(Activation::kUnsupported, "activation");
+  param = r.f32();
+  keep_num_dims = r.flag();
+  read_conv(r, conv);
+  pad_mode = r.enumeration(PadMode::kSymmetric, "pad mode");
+  pads = r.int64s();
+  dims = r.int64s();
+  adj_x = r.flag();
+  adj_y = r.flag();
+  axis = r.i32();
+  inputs = r.ints();
+  outputs = r.ints();
+}
+
+// `node`, `tensor`: original position / index -> new one (source -1 stays).
+void write_fold(Writer& w, const Fold& f, const std::map<int, int>& node, const std::map<int, int>& tensor) {
+  const auto& [kind, anchor, nodes, operand, source, scale, shift] = f;
+  w.enumeration(kind);
+  w.i32(node.at(anchor));
+  std::vector<int> renumbered;
+  for (int m : nodes) renumbered.push_back(node.at(m));
+  w.ints(renumbered);
+  w.i32(operand);
+  w.i32(source < 0 ? source : tensor.at(source));
+  w.floats(scale);
+  w.floats(shift);
+}
+
+void read_fold(Reader& r, Fold& f) {
+  auto& [kind, anchor, nodes, operand, source, scale, shift] = f;
+  kind = r.enumeration(FoldKind::kTranspose, "fold kind");
+  anchor = r.i32();
+  nodes = r.ints();
+  operand = r.i32();
+  source = r.i32();
+  scale = r.floats();
+  shift = r.floats();
+}
+
+// Original position -> new, for the sorted `kept` positions.
+std::map<int, int> renumbering(const std::set<int>& kept) {
+  std::map<int, int> to;
+  for (int k : kept) to.emplace(k, static_cast<int>(to.size()));
+  return to;
+}
+
+// The groups' nodes, and the tensors they (and the folds within) touch.
+void touched(const Graph& g, const std::vector<std::vector<int>>& groups, const std::vector<Fold>& folds,
+             std::set<int>* nodes, std::set<int>* tensors) {
+  for (const auto& group : groups) nodes->insert(group.begin(), group.end());
+  for (int pos : *nodes) {
+    tensors->insert(g.nodes[pos].inputs.begin(), g.nodes[pos].inputs.end());
+    tensors->insert(g.nodes[pos].outputs.begin(), g.nodes[pos].outputs.end());
+  }
+  for (const Fold& f : folds)
+    if (f.source >= 0) tensors->insert(f.source);
+}
+
+// The payload after a checked header, or null (and *error set).
+const char* payload_of(const std::string& bytes, size_t* size, std::string* error) {
+  if (bytes.size() < kHeaderBytes) {
+    *error = "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the header";
+    return nullptr;
+  }
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    *error = "not a fused partition (bad magic)";
+    return nullptr;
+  }
+  Reader r(bytes.data() + sizeof(kMagic), kHeaderBytes - sizeof(kMagic));
+  const uint32_t version = r.u32();
+  const uint64_t length = r.u64(), hash = r.u64();
+  const char* payload = bytes.data() + kHeaderBytes;
+  const uint64_t present = bytes.size() - kHeaderBytes;
+  if (version != kPartitionFormatVersion)
+    *error = "format version " + std::to_string(version) + ", this build reads " +
+             std::to_string(kPartitionFormatVersion);
+  else if (length != present)
+    *error = (length > present ? "truncated: " : "corrupt: ") + std::string("the header announces ") +
+             std::to_string(length) + " payload bytes, " + std::to_string(present) + " follow";
+  else if (fnv1a(payload, present) != hash)
+    *error = "corrupt: the payload does not match its checksum";
+  if (!error->empty()) return nullptr;
+  *size = present;
+  return payload;
+}
+
+// The fewest bytes a tensor, node or fold takes (all lists empty): bounds
+// what a corrupt count may allocate.
+constexpr size_t kMinTensorBytes = 3 + 4 + (4 + 4 + 4) + 1;
+constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 1 + (16 + 1 + 8) + 1 + 4 + 4 + 2 + 4 + 4 + 4;
+constexpr size_t kMinFoldBytes = 1 + 4 + 4 + 4 + 4 + 4 + 4;
+
+void read_payload(Reader& r, PartitionGraph* p) {
+  p->graph.tensors.resize(r.count(kMinTensorBytes));
+  for (Tensor& t : p->graph.tensors) read_tensor(r, t);
+  p->graph.nodes.resize(r.count(kMinNodeBytes));
+  for (Node& n : p->graph.nodes) read_node(r, n);
+  p->groups.resize(r.count(4));
+  for (auto& group : p->groups) group = r.ints();
+  p->folds.resize(r.count(kMinFoldBytes));
+  for (Fold& f : p->folds) read_fold(r, f);
+  p->slice_writes.resize(r.count(12));
+  for (SliceWrite& w : p->slice_writes) {
+    auto& [concat, operand, producer] = w;
+    for (int* v : {&concat, &operand, &producer}) *v = r.i32();
+  }
+  p->tensor_origin = r.ints();
+  p->node_origin = r.ints();
+  if (r.ok() && !r.at_end()) r.fail("corrupt: bytes left after the partition");
+}
+
+// Elements of a shape, or -1 if a dimension is negative or the count implausible.
+int64_t checked_elements(const Shape& s) {
+  constexpr int64_t kMax = int64_t{1} << 40;
+  int64_t n = 1;
+  for (int64_t d : s) {
+    if (d < 0 || d > kMax || (d > 0 && n > kMax / d)) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+// Run-time shapes may hold -1 (unknown); a float32 constant's must be whole
+// and match its bytes.
+std::string tensor_error(const Tensor& t) {
+  for (int64_t d : t.shape)
+    if (d < -1) return "shape " + to_string(t.shape);
+  if (!t.is_f32() || t.data.empty()) return "";
+  const int64_t n = checked_elements(t.shape);
+  if (n < 0) return "float32 constant of shape " + to_string(t.shape);
+  if (t.data.size() != static_cast<uint64_t>(n) * sizeof(float))
+    return "float32 constant of " + std::to_string(t.data.size()) + " bytes for shape " + to_string(t.shape);
+  return "";
+}
+
+std::string node_error(const Node& n, size_t tensors) {
+  for (const std::vector<int>* list : {&n.inputs, &n.outputs})
+    for (int t : *list)
+      if (t < 0 || static_cast<size_t>(t) >= tensors) return "tensor " + std::to_string(t) + " out of range";
+  if (n.outputs.empty()) return "no output";
+  if (n.kind == OpKind::kElementwise && n.ew == EwOp::kCount) return "elementwise without its op";
+  return "";
+}
+
+// What the program builder relies on when it reads a fold.
+std::string fold_error(const Fold& f, const Graph& g) {
+  auto in_range = [](int i, size_t n) { return i >= 0 && static_cast<size_t>(i) < n; };
+  if (!in_range(f.anchor, g.nodes.size())) return "anchor out of range";
+  if (f.nodes.empty()) return "no folded nodes";
+  for (int m : f.nodes)
+    if (!in_range(m, g.nodes.size())) return "folded node out of range";
+  if (f.operand < 0 || f.operand > 1) return "operand out of range";
+  if (f.source != -1 && !in_range(f.source, g.tensors.size())) return "source out of range";
+  if (f.kind == FoldKind::kInputAffine && (f.source < 0 || f.scale.size() != f.shift.size()))
+    return "input map without a source, or scales and shifts of different lengths";
+  const size_t inputs = f.kind == FoldKind::kChannelScale ? 2 : 1;
+  if (g.nodes[f.nodes[0]].inputs.size() < inputs) return "its first node lacks inputs";
+  return "";
+}
+
+// Whether indices, sizes and links are consistent; "" if so.
+std::string partition_error(const PartitionGraph& p) {
+  const Graph& g = p.graph;
+  const std::string bad = "inconsistent partition: ";
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (std::string e = tensor_error(g.tensors[t]); !e.empty()) return bad + "tensor " + std::to_string(t) + ": " + e;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (std::string e = node_error(g.nodes[n], g.tensors.size()); !e.empty())
+      return bad + "node " + std::to_string(n) + ": " + e;
+  for (const auto& group : p.groups)
+    for (int pos : group)
+      if (pos < 0 || static_cast<size_t>(pos) >= g.nodes.size()) return bad + "group node out of range";
+  for (size_t k = 0; k < p.folds.size(); ++k)
+    if (std::string e = fold_error(p.folds[k], g); !e.empty()) return bad + "fold " + std::to_string(k) + ": " + e;
+  for (const SliceWrite& w : p.slice_writes) {
+    auto node = [&](int i) { return i >= 0 && static_cast<size_t>(i) < g.nodes.size(); };
+    if (!node(w.concat) || !node(w.producer) || w.operand < 0 ||
+        static_cast<size_t>(w.operand) >= g.nodes[w.concat].inputs.size())
+      return bad + "slice write out of range";
+  }
+  if (p.tensor_origin.size() != g.tensors.size() || p.node_origin.size() != g.nodes.size())
+    return bad + "origins do not match the tensor and node counts";
+  return "";
+}
+
+std::string with_header(const std::string& payload) {
+  Writer w;
+  w.raw(kMagic, sizeof(kMagic));
+  w.u32(kPartitionFormatVersion);
+  w.u64(payload.size());
+  w.u64(fnv1a(payload.data(), payload.size()));
+  w.raw(payload.data(), payload.size());
+  return std::move(w.out());
+}
+
+}  // namespace
+
+std::string serialize_partition(const Graph& g, const std::vector<std::vector<int>>& groups,
+                                const std::vector<Fold>& folds, const std::vector<SliceWrite>& slice_writes) {
+  std::set<int> nodes, tensors;
+  touched(g, groups, {}, &nodes, &tensors);
+  const std::vector<Fold> kept = folds_within(folds, std::vector<int>(nodes.begin(), nodes.end()));
+  touched(g, {}, kept, &nodes, &tensors);
+  const std::map<int, int> node = renumbering(nodes), tensor = renumbering(tensors);
+  Writer w;
+  w.u32(static_cast<uint32_t>(tensors.size()));
+  for (int t : tensors) write_tensor(w, g.tensors[t]);
+  w.u32(static_cast<uint32_t>(nodes.size()));
+  for (int pos : nodes) write_node(w, g.nodes[pos], tensor);
+  w.u32(static_cast<uint32_t>(groups.size()));
+  for (const auto& group : groups) {
+    std::vector<int> renumbered;
+    for (int pos : group) renumbered.push_back(node.at(pos));
+    w.ints(renumbered);
+  }
+  w.u32(static_cast<uint32_t>(kept.size()));
+  for (const Fold& f : kept) write_fold(w, f, node, tensor);
+  std::vector<SliceWrite> writes;  // those between the groups
+  for (const SliceWrite& s : slice_writes)
+    if (nodes.count(s.concat) && nodes.count(s.producer)) writes.push_back({node.at(s.concat), s.operand, node.at(s.producer)});
+  w.u32(static_cast<uint32_t>(writes.size()));
+  for (const SliceWrite& s : writes) {
+    const auto& [concat, operand, producer] = s;
+    for (int v : {concat, operand, producer}) w.i32(v);
+  }
+  w.ints(std::vector<int>(tensors.begin(), tensors.end()));
+  w.ints(std::vector<int>(nodes.begin(), nodes.end()));
+  return with_header(w.out());
+}
+
+std::optional<PartitionGraph> parse_partition(const std::string& bytes, std::string* error) {
+  error->clear();
+  size_t size = 0;
+  const char* payload = payload_of(bytes, &size, error);
+  if (!payload) return std::nullopt;
+  Reader r(payload, size);
+  PartitionGraph p;
+  read_payload(r, &p);
+  *error = r.ok() ? partition_error(p) : r.error();
+  if (!error->empty()) return std::nullopt;
+  return p;
+}
+
+}  // namespace fd

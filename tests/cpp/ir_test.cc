@@ -1,0 +1,128 @@
+// The typed IR: dtypes, quantization, borrowed and owned constants, and the
+// planner declining what is not float32.
+#include "ir/graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "graph_builder.h"
+#include "plan/planner.h"
+
+namespace fd {
+namespace {
+
+using test::GraphBuilder;
+
+TEST(DType, NamesAndSizes) {
+  const std::pair<DType, const char*> names[] = {
+      {DType::kF32, "float32"}, {DType::kF16, "float16"}, {DType::kI8, "int8"},   {DType::kU8, "uint8"},
+      {DType::kI32, "int32"},   {DType::kI64, "int64"},   {DType::kBool, "bool"}, {DType::kOther, "other"},
+  };
+  for (const auto& [t, name] : names) EXPECT_STREQ(dtype_name(t), name);
+  EXPECT_EQ(dtype_size(DType::kF32), 4u);
+  EXPECT_EQ(dtype_size(DType::kF16), 2u);
+  EXPECT_EQ(dtype_size(DType::kI64), 8u);
+  EXPECT_EQ(dtype_size(DType::kBool), 1u);
+  EXPECT_EQ(dtype_size(DType::kOther), 0u);
+}
+
+TEST(DType, DefaultTensorIsNotFloat32AndNotQuantized) {
+  const Tensor t;
+  EXPECT_EQ(t.dtype, DType::kOther);
+  EXPECT_FALSE(t.is_f32());
+  EXPECT_TRUE(t.quantization.empty());
+  EXPECT_TRUE(t.data.empty());
+  EXPECT_EQ(t.f32_data(), nullptr);
+}
+
+TEST(Quantization, PerTensorAndPerAxis) {
+  Quantization q;
+  q.scales = {0.5f};
+  q.zero_points = {3};
+  EXPECT_FALSE(q.empty());
+  EXPECT_FALSE(q.per_axis());
+  Quantization c = q;
+  c.scales = {0.5f, 0.25f};
+  c.zero_points = {0, 0};
+  c.axis = 3;
+  EXPECT_TRUE(c.per_axis());
+  EXPECT_FALSE(c == q);
+}
+
+TEST(ConstantData, BorrowedPointsIntoTheCallersMemory) {
+  const float values[3] = {1.f, 2.f, 3.f};
+  Tensor t;
+  t.dtype = DType::kF32;
+  t.is_constant = true;
+  t.data = ConstantData::borrow(values, sizeof(values));
+  EXPECT_FALSE(t.data.is_owned());
+  EXPECT_EQ(t.data.size(), sizeof(values));
+  EXPECT_EQ(t.f32_data(), values);
+}
+
+TEST(ConstantData, OwnedOutlivesItsSourceAndIsSharedByCopies) {
+  Tensor copy;
+  {
+    std::vector<float> values = {1.5f, -2.f};
+    Tensor t;
+    t.dtype = DType::kF32;
+    t.is_constant = true;
+    t.data = ConstantData::own(std::move(values));
+    EXPECT_TRUE(t.data.is_owned());
+    copy = t;
+    EXPECT_EQ(copy.f32_data(), t.f32_data());  // shared, not copied
+  }
+  ASSERT_NE(copy.f32_data(), nullptr);
+  EXPECT_EQ(copy.data.size(), 2 * sizeof(float));
+  EXPECT_EQ(copy.f32_data()[0], 1.5f);
+  EXPECT_EQ(copy.f32_data()[1], -2.f);
+}
+
+TEST(ConstantData, TypedAccessorIsFloat32Only) {
+  Tensor t;
+  t.dtype = DType::kF16;
+  t.is_constant = true;
+  t.data = ConstantData::own(std::vector<uint16_t>{0x3c00, 0x4000});  // 1.0, 2.0 in half
+  EXPECT_FALSE(t.data.empty());
+  EXPECT_EQ(t.data.size(), 4u);
+  EXPECT_EQ(t.f32_data(), nullptr);
+  uint16_t first = 0;
+  std::memcpy(&first, t.data.bytes(), sizeof(first));
+  EXPECT_EQ(first, 0x3c00);
+}
+
+TEST(PlannerDtype, DeclinesAnInt8InputAndOutput) {
+  GraphBuilder b;
+  const Shape s = {1, 4, 4, 8};
+  b.ew(EwOp::Abs, {b.tensor(s, DType::kI8)}, s);
+  const int f = b.ew(EwOp::Tanh, {b.tensor(s)}, s);
+  b.g.tensors[f].dtype = DType::kI8;
+  PlannerOptions one;
+  one.min_nodes_per_group = 1;
+  const FusionPlan p = plan_fusion(b.g, one);
+  EXPECT_TRUE(p.groups.empty());
+  EXPECT_EQ(p.reason[0], "dtype: input is not float32");
+  EXPECT_EQ(p.reason[1], "dtype: output is not float32");
+}
+
+TEST(PlannerDtype, DeclinesFloat16WeightsButTakesOwnedFloat32Ones) {
+  GraphBuilder b;
+  const int x = b.tensor({2, 3});
+  std::vector<float> w(4 * 3, 0.25f);
+  b.fc(x, w.data(), nullptr, 4, 3, {2, 4});
+  PlannerOptions one;
+  one.families = kFamilyAll;
+  one.min_nodes_per_group = 1;
+  Tensor& weights = b.g.tensors[b.g.nodes[0].inputs[1]];
+  weights.data = ConstantData::own(std::move(w));  // the tensor owns its values now
+  EXPECT_EQ(plan_fusion(b.g, one).groups.size(), 1u);
+  weights.dtype = DType::kF16;
+  weights.data = ConstantData::own(std::vector<uint16_t>(12, 0x3400));
+  const FusionPlan p = plan_fusion(b.g, one);
+  EXPECT_TRUE(p.groups.empty());
+  EXPECT_EQ(p.reason[0], "weights are not a constant float32 tensor of rank 2");
+}
+
+}  // namespace
+}  // namespace fd

@@ -1,0 +1,447 @@
+// A fused partition as a string: every field round-trips, corrupt or truncated
+// strings are refused with a message, and an executor built from the parsed
+// partition gives the same bits as one built from the original graph.
+#include "ir/serialize.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+
+#include "graph_builder.h"
+#include "ir/shape.h"
+#include "kernels/cpu.h"
+#include "plan/planner.h"
+#include "runtime/executor.h"
+#include "runtime/thread_pool.h"
+
+namespace fd {
+namespace {
+
+using test::GraphBuilder;
+using test::random_weights;
+
+uint32_t bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof(b));
+  return b;
+}
+
+std::vector<uint32_t> bits(const std::vector<float>& v) {
+  std::vector<uint32_t> out;
+  for (float x : v) out.push_back(bits(x));
+  return out;
+}
+
+// Field by field, through structured bindings: a field added to the IR stops
+// these compiling until the comparison (and the serialiser) covers it.
+void expect_same(const Tensor& a, const Tensor& b) {
+  const auto& [dtype, is_constant, dynamic, shape, quantization, data] = a;
+  EXPECT_EQ(dtype, b.dtype);
+  EXPECT_EQ(is_constant, b.is_constant);
+  EXPECT_EQ(dynamic, b.has_dynamic_shape);
+  EXPECT_EQ(shape, b.shape);
+  const auto& [scales, zero_points, axis] = quantization;
+  EXPECT_EQ(bits(scales), bits(b.quantization.scales));
+  EXPECT_EQ(zero_points, b.quantization.zero_points);
+  EXPECT_EQ(axis, b.quantization.axis);
+  ASSERT_EQ(data.empty(), b.data.empty());
+  ASSERT_EQ(data.size(), b.data.size());
+  if (!data.empty()) {
+    EXPECT_EQ(std::memcmp(data.bytes(), b.data.bytes(), data.size()), 0);
+    EXPECT_TRUE(b.data.is_owned());
+  }
+}
+
+void expect_same(const ConvParams& a, const ConvParams& b) {
+  const auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = a;
+  EXPECT_EQ(stride_h, b.stride_h);
+  EXPECT_EQ(stride_w, b.stride_w);
+  EXPECT_EQ(dilation_h, b.dilation_h);
+  EXPECT_EQ(dilation_w, b.dilation_w);
+  EXPECT_EQ(same_padding, b.same_padding);
+  EXPECT_EQ(window_h, b.window_h);
+  EXPECT_EQ(window_w, b.window_w);
+}
+
+// Inputs and outputs compared through `tensor`: new index -> original one.
+void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
+  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
+               axis, inputs, outputs] = a;
+  EXPECT_EQ(id, b.id);
+  EXPECT_EQ(name, b.name);
+  EXPECT_EQ(kind, b.kind);
+  EXPECT_EQ(ew, b.ew);
+  EXPECT_EQ(anchor, b.anchor);
+  EXPECT_EQ(act, b.act);
+  EXPECT_EQ(bits(param), bits(b.param));
+  EXPECT_EQ(keep_num_dims, b.keep_num_dims);
+  expect_same(conv, b.conv);
+  EXPECT_EQ(pad_mode, b.pad_mode);
+  EXPECT_EQ(pads, b.pads);
+  EXPECT_EQ(dims, b.dims);
+  EXPECT_EQ(adj_x, b.adj_x);
+  EXPECT_EQ(adj_y, b.adj_y);
+  EXPECT_EQ(axis, b.axis);
+  std::vector<int> in, out;
+  for (int t : b.inputs) in.push_back(tensor.at(t));
+  for (int t : b.outputs) out.push_back(tensor.at(t));
+  EXPECT_EQ(inputs, in);
+  EXPECT_EQ(outputs, out);
+}
+
+// `b` parsed from `a`'s partition.
+void expect_same(const Fold& a, const Fold& b, const PartitionGraph& p) {
+  const auto& [kind, anchor, nodes, operand, source, scale, shift] = a;
+  EXPECT_EQ(kind, b.kind);
+  EXPECT_EQ(anchor, p.node_origin.at(b.anchor));
+  std::vector<int> folded;
+  for (int m : b.nodes) folded.push_back(p.node_origin.at(m));
+  EXPECT_EQ(nodes, folded);
+  EXPECT_EQ(operand, b.operand);
+  EXPECT_EQ(source, b.source < 0 ? b.source : p.tensor_origin.at(b.source));
+  EXPECT_EQ(bits(scale), bits(b.scale));
+  EXPECT_EQ(bits(shift), bits(b.shift));
+}
+
+// Every node and tensor of `p` against the original graph, through its origins.
+void expect_same_partition(const Graph& g, const PartitionGraph& p) {
+  ASSERT_EQ(p.tensor_origin.size(), p.graph.tensors.size());
+  ASSERT_EQ(p.node_origin.size(), p.graph.nodes.size());
+  for (size_t t = 0; t < p.graph.tensors.size(); ++t) expect_same(g.tensors[p.tensor_origin[t]], p.graph.tensors[t]);
+  for (size_t n = 0; n < p.graph.nodes.size(); ++n)
+    expect_same(g.nodes[p.node_origin[n]], p.graph.nodes[n], p.tensor_origin);
+}
+
+PartitionGraph round_trip(const Graph& g, const std::vector<std::vector<int>>& groups,
+                          const std::vector<Fold>& folds, const std::vector<SliceWrite>& slice_writes = {}) {
+  std::string error;
+  auto p = parse_partition(serialize_partition(g, groups, folds, slice_writes), &error);
+  EXPECT_TRUE(p) << error;
+  return p ? std::move(*p) : PartitionGraph{};
+}
+
+// A graph whose nodes and tensors set every field away from its default
+// (no planner would claim it: this is about the format only).
+Graph every_field_graph() {
+  Graph g;
+  Tensor in;
+  in.dtype = DType::kF16;
+  in.has_dynamic_shape = true;
+  in.shape = {1, -1, 5};
+  in.quantization = {{0.5f, NAN, -0.f}, {1, -2, 3}, 2};
+  Tensor k;
+  k.dtype = DType::kI64;
+  k.is_constant = true;
+  k.shape = {3};
+  k.data = ConstantData::own(std::vector<int64_t>{-1, 1LL << 40, 7});
+  Tensor w;
+  w.dtype = DType::kF32;
+  w.is_constant = true;
+  w.shape = {2, 0};
+  w.data = ConstantData::borrow(&w, 0);  // present but empty
+  Tensor out;
+  out.dtype = DType::kBool;
+  out.quantization = {{0.25f}, {-128}, -1};
+  g.tensors = {in, k, w, out};
+  Node n;
+  n.id = 42;
+  n.name = std::string("every \0 field", 13);
+  n.kind = OpKind::kAnchor;
+  n.ew = EwOp::Prelu;
+  n.anchor = AnchorOp::kDepthwiseConv2D;
+  n.act = Activation::kReluN1To1;
+  n.param = -1.75e-30f;
+  n.keep_num_dims = true;
+  n.conv = {2, 3, 4, 5, true, 6, 7};
+  n.pad_mode = PadMode::kSymmetric;
+  n.pads = {0, 1, -2, 3};
+  n.dims = {4, -1, INT64_MAX};
+  n.adj_x = n.adj_y = true;
+  n.axis = -3;
+  n.inputs = {0, 1, 2};
+  n.outputs = {3};
+  Node m = n;
+  m.id = 43;
+  m.name = "second";
+  m.kind = OpKind::kElementwise;
+  m.inputs = {3, 3};
+  m.outputs = {0};
+  g.nodes = {n, m};
+  return g;
+}
+
+TEST(Serialize, EveryFieldRoundTrips) {
+  const Graph g = every_field_graph();
+  Fold f;
+  f.kind = FoldKind::kInputAffine;
+  f.anchor = 1;
+  f.nodes = {0};
+  f.operand = 1;
+  f.source = 2;
+  f.scale = {0.5f, -3.f};
+  f.shift = {NAN, 1e-40f};
+  const PartitionGraph p = round_trip(g, {{0, 1}}, {f}, {SliceWrite{1, 1, 0}});
+  expect_same_partition(g, p);
+  ASSERT_EQ(p.slice_writes.size(), 1u);
+  const auto& [concat, operand, producer] = p.slice_writes[0];
+  EXPECT_EQ(std::vector<int>({concat, operand, producer}), std::vector<int>({1, 1, 0}));
+  EXPECT_EQ(p.node_origin, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.tensor_origin, (std::vector<int>{0, 1, 2, 3}));  // all touched: numbers kept
+  EXPECT_EQ(p.groups, (std::vector<std::vector<int>>{{0, 1}}));
+  ASSERT_EQ(p.folds.size(), 1u);
+  expect_same(f, p.folds[0], p);
+}
+
+TEST(Serialize, ASubsetIsRenumberedAndDropsOutsideFolds) {
+  GraphBuilder b;
+  const Shape s = {1, 4, 4, 8};
+  const int x = b.ew(EwOp::Abs, {b.tensor(s)}, s);                   // node 0, outside
+  const int y = b.ew(EwOp::Add, {x, b.tensor({8}, true, random_weights(8, 1))}, s);  // node 1
+  b.ew(EwOp::Tanh, {b.ew(EwOp::Exp, {y}, s)}, s);                    // nodes 2, 3
+  Fold outside;
+  outside.anchor = 1;
+  outside.nodes = {0};
+  Fold inside;
+  inside.kind = FoldKind::kChannelScale;
+  inside.anchor = 3;
+  inside.nodes = {1};
+  inside.operand = 1;
+  const PartitionGraph p = round_trip(b.g, {{1, 2}, {3}}, {outside, inside});
+  expect_same_partition(b.g, p);
+  EXPECT_EQ(p.node_origin, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(p.tensor_origin, (std::vector<int>{1, 2, 3, 4, 5}));  // not the Abs's input 0
+  EXPECT_EQ(p.groups, (std::vector<std::vector<int>>{{0, 1}, {2}}));
+  ASSERT_EQ(p.folds.size(), 1u);
+  expect_same(inside, p.folds[0], p);
+  EXPECT_EQ(p.graph.nodes[0].inputs, (std::vector<int>{0, 1}));  // x and the constant, renumbered
+}
+
+uint64_t fnv1a(const std::string& s, size_t from) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = from; i < s.size(); ++i) h = (h ^ static_cast<uint8_t>(s[i])) * 1099511628211ull;
+  return h;
+}
+
+// The header's checksum made to match a changed payload.
+void reseal(std::string& s) {
+  const uint64_t h = fnv1a(s, 28);
+  for (int i = 0; i < 8; ++i) s[20 + i] = static_cast<char>(h >> (8 * i));
+}
+
+std::string sample_partition() {
+  const Graph g = every_field_graph();
+  Fold f;
+  f.kind = FoldKind::kPad;
+  f.anchor = 1;
+  f.nodes = {0};
+  return serialize_partition(g, {{0, 1}}, {f});
+}
+
+std::string parse_error(const std::string& s) {
+  std::string error;
+  const auto p = parse_partition(s, &error);
+  EXPECT_FALSE(p);
+  EXPECT_FALSE(error.empty());
+  return error;
+}
+
+TEST(Serialize, TruncatedOrCorruptStringsGiveAClearError) {
+  const std::string good = sample_partition();
+  for (size_t n = 0; n < good.size(); ++n) parse_error(good.substr(0, n));
+  EXPECT_NE(parse_error(good.substr(0, 10)).find("truncated"), std::string::npos);
+  EXPECT_NE(parse_error(good.substr(0, good.size() - 1)).find("truncated"), std::string::npos);
+  EXPECT_NE(parse_error(good + "x").find("corrupt"), std::string::npos);
+  EXPECT_NE(parse_error("PK" + good.substr(2)).find("magic"), std::string::npos);
+  std::string v2 = good;
+  v2[8] = 2;
+  EXPECT_NE(parse_error(v2).find("version 2"), std::string::npos);
+  for (size_t i = 28; i < good.size(); ++i) {  // every payload byte, flipped
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+    EXPECT_NE(parse_error(bad).find("checksum"), std::string::npos) << i;
+  }
+}
+
+// Changes behind a valid checksum: parsing checks what it reads, and never
+// crashes, whatever the bytes.
+TEST(Serialize, ResealedGarbageIsRefusedOrParsedButNeverCrashes) {
+  const std::string good = sample_partition();
+  std::mt19937 rng(7);
+  int refused = 0;
+  for (int k = 0; k < 20000; ++k) {
+    std::string bad = good;
+    for (int j = 0; j < 1 + k % 4; ++j) bad[28 + rng() % (good.size() - 28)] = static_cast<char>(rng());
+    reseal(bad);
+    std::string error;
+    refused += !parse_partition(bad, &error);
+  }
+  EXPECT_GT(refused, 1000);
+}
+
+TEST(Serialize, InconsistentPartitionsAreRefused) {
+  Graph g = every_field_graph();
+  g.nodes[1].ew = EwOp::kCount;  // an elementwise node without its op
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("node 1: elementwise without its op"),
+            std::string::npos);
+  g = every_field_graph();
+  g.tensors[2].shape = {3};  // 0 bytes of float32 for 3 elements
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("tensor 2: float32 constant"), std::string::npos);
+  Fold empty;
+  empty.anchor = 1;
+  EXPECT_NE(parse_error(serialize_partition(every_field_graph(), {{0, 1}}, {empty})).find("fold 0: no folded nodes"),
+            std::string::npos);
+}
+
+// ---- Executors from the original graph and from the parsed partition.
+
+// The front end's tensors for a test: a buffer per run-time tensor, the
+// graph's values for constants.
+class TestHost : public TensorHost {
+ public:
+  explicit TestHost(const Graph& g) : g_(g) {
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+      shapes_[t] = g.tensors[t].shape;
+      if (!g.tensors[t].is_constant) buffers_[t].assign(num_elements(g.tensors[t].shape), NAN);
+    }
+  }
+  std::vector<float>& values(int t) { return buffers_.at(t); }
+  Shape shape(int t) const override { return shapes_.at(t); }
+  float* data(int t) const override {
+    const Tensor& ten = g_.tensors[t];
+    return ten.is_constant ? const_cast<float*>(ten.f32_data()) : buffers_.at(t).data();
+  }
+  bool resize(int t, const Shape& s) override {
+    shapes_[t] = s;
+    buffers_[t].resize(num_elements(s));
+    return true;
+  }
+  void error(const std::string& message) override { ADD_FAILURE() << message; }
+
+ private:
+  const Graph& g_;
+  std::map<int, Shape> shapes_;
+  mutable std::map<int, std::vector<float>> buffers_;
+};
+
+// The tensors `groups` produce that a node outside them reads, or no node does.
+std::set<int> exported_tensors(const Graph& g, const std::vector<std::vector<int>>& groups) {
+  std::set<int> inside, produced, read_outside;
+  for (const auto& group : groups) inside.insert(group.begin(), group.end());
+  for (size_t pos = 0; pos < g.nodes.size(); ++pos)
+    for (int t : g.nodes[pos].inputs)
+      if (!inside.count(static_cast<int>(pos))) read_outside.insert(t);
+  std::set<int> read;
+  for (const Node& n : g.nodes) read.insert(n.inputs.begin(), n.inputs.end());
+  std::set<int> out;
+  for (int pos : inside)
+    for (int t : g.nodes[pos].outputs)
+      if (read_outside.count(t) || !read.count(t)) out.insert(t);
+  return out;
+}
+
+// Runs `groups` of g, and the same parsed from their string, on every ISA with
+// the same inputs: the exported tensors must agree bit for bit.
+void expect_bit_identical(const Graph& g, const std::vector<std::vector<int>>& groups, const std::vector<Fold>& folds) {
+  const PartitionGraph p = round_trip(g, groups, folds);
+  ASSERT_FALSE(p.graph.nodes.empty());
+  std::map<int, int> renumbered;
+  for (size_t t = 0; t < p.tensor_origin.size(); ++t) renumbered[p.tensor_origin[t]] = static_cast<int>(t);
+  const std::set<int> exported = exported_tensors(g, groups);
+  std::set<int> parsed_exported;
+  for (int t : exported) parsed_exported.insert(renumbered.at(t));
+  for (const auto& isa : available_isas()) {
+    const Kernels& kernels = *kernels_for(isa);
+    Executor original(std::make_shared<const Graph>(g), groups, folds, exported, kernels);
+    Executor parsed(std::make_shared<const Graph>(p.graph), p.groups, p.folds, parsed_exported, kernels);
+    TestHost host(g), parsed_host(p.graph);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-2.f, 2.f);
+    for (const auto& [orig, t] : renumbered) {
+      if (g.tensors[orig].is_constant) continue;
+      for (float& v : host.values(orig)) v = u(rng);
+      parsed_host.values(t) = host.values(orig);
+    }
+    ThreadPool pool(2);
+    ASSERT_TRUE(original.prepare(host, 2));
+    ASSERT_TRUE(parsed.prepare(parsed_host, 2));
+    original.invoke(host, &pool, nullptr);
+    parsed.invoke(parsed_host, &pool, nullptr);
+    EXPECT_EQ(original.labels(), parsed.labels());
+    ASSERT_FALSE(exported.empty());
+    for (int t : exported) {
+      const std::vector<float>& want = host.values(t);
+      EXPECT_TRUE(std::none_of(want.begin(), want.end(), [](float v) { return std::isnan(v); })) << "not written";
+      EXPECT_EQ(bits(want), bits(parsed_host.values(renumbered.at(t)))) << isa << " tensor " << t;
+    }
+  }
+}
+
+ConvParams conv_params(int stride, bool same) {
+  ConvParams c;
+  c.stride_h = c.stride_w = stride;
+  c.same_padding = same;
+  return c;
+}
+
+// An input normalisation folded into a CONV_2D with an epilogue and a
+// residual, then a PAD folded into a strided CONV_2D with its activation.
+Graph conv_graph() {
+  static const float scale[1] = {0.75f};
+  GraphBuilder b;
+  const Shape in = {2, 9, 9, 3}, mid = {2, 9, 9, 8}, out = {2, 4, 4, 16};
+  int t = b.ew(EwOp::Mul, {b.tensor(in), b.tensor({}, true, scale)}, in);
+  t = b.ew(EwOp::Add, {t, b.tensor({3}, true, random_weights(3, 11))}, in);
+  t = b.conv(AnchorOp::kConv2D, t, random_weights(8 * 9 * 3, 12), {8, 3, 3, 3}, random_weights(8, 13),
+             conv_params(1, true), mid, Activation::kRelu);
+  t = b.ew(EwOp::Add, {b.ew(EwOp::Tanh, {t}, mid), b.tensor(mid)}, mid);
+  t = b.pad(t, {0, 0, 1, 0, 1, 0, 0, 0}, {2, 10, 10, 8});
+  t = b.conv(AnchorOp::kConv2D, t, random_weights(16 * 9 * 8, 14), {16, 3, 3, 8}, random_weights(16, 15),
+             conv_params(2, false), out, Activation::kRelu6);
+  b.opaque("CUSTOM", {b.ew(EwOp::Logistic, {t}, out)}, out);
+  return b.g;
+}
+
+FusionPlan plan_all(const Graph& g) {
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  return plan_fusion(g, all);
+}
+
+TEST(Serialize, ConvolutionGroupsRunBitIdenticalFromTheString) {
+  const Graph g = conv_graph();
+  const FusionPlan plan = plan_all(g);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  ASSERT_EQ(plan.folds.size(), 2u);  // the input map and the PAD
+  expect_bit_identical(g, plan.groups, plan.folds);
+  for (const auto& group : plan.groups) expect_bit_identical(g, {group}, plan.folds);
+  // The parsed nodes are as legal as the originals.
+  const PartitionGraph p = round_trip(g, plan.groups, plan.folds);
+  for (size_t n = 0; n < p.graph.nodes.size(); ++n)
+    EXPECT_EQ(node_legality(p.graph, p.graph.nodes[n], kFamilyAll),
+              node_legality(g, g.nodes[p.node_origin[n]], kFamilyAll));
+}
+
+TEST(Serialize, AnElementwiseChainRunsBitIdenticalFromTheString) {
+  static const float two[1] = {2.f};
+  GraphBuilder b;
+  const Shape s = {2, 5, 7, 16};
+  const int x = b.tensor(s);
+  int t = b.ew(EwOp::Mul, {x, b.tensor({16}, true, random_weights(16, 21))}, s);
+  t = b.ew(EwOp::Add, {t, b.tensor({5, 1, 16})}, s);
+  t = b.ew(EwOp::Mul, {t, b.ew(EwOp::Logistic, {t}, s)}, s);  // swish
+  const int kept = b.ew(EwOp::Pow, {t, b.tensor({}, true, two)}, s);  // a square
+  b.opaque("CUSTOM", {kept}, s);                                       // read outside: stored
+  b.ew(EwOp::Sub, {b.ew(EwOp::Tanh, {kept}, s), x}, s, Activation::kRelu6);
+  const FusionPlan plan = plan_all(b.g);
+  ASSERT_FALSE(plan.groups.empty());
+  expect_bit_identical(b.g, plan.groups, plan.folds);
+}
+
+}  // namespace
+}  // namespace fd
