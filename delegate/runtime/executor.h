@@ -70,7 +70,7 @@ class Executor {
   void find_aliases();
   void assign_buffers();
   int take_buffer(std::vector<int>& free, size_t need);
-  float* data(const TensorHost& host, int t) const;
+  float* data(const TensorHost& host, int t);
 
   std::shared_ptr<const Graph> graph_;
   const Kernels& kernels_;
