@@ -1,34 +1,29 @@
 // How each anchor op reads its inputs: the classes the planner and the
-// runtime both go by.
+// runtime both go by, read off the op registry.
 #pragma once
 
-#include "ir/op_types.h"
+#include "ops/op_registry.h"
 
 namespace fd {
 
-// Anchors without weights: they reduce windows of their input.
+// Anchors without weights that reduce windows of their input.
 inline bool is_pool(AnchorOp op) {
-  return op == AnchorOp::kMaxPool2D || op == AnchorOp::kAveragePool2D || op == AnchorOp::kMean;
+  const AnchorInfo& a = anchor_info(op);
+  return !a.constant_weights && !a.row_op && (a.pattern == Pattern::kWindowed || a.pattern == Pattern::kReduction);
 }
 
 // Anchors of family transformer: no constant weights, work on rows (the last axis).
-inline bool is_row_op(AnchorOp op) {
-  return op == AnchorOp::kBatchMatMul || op == AnchorOp::kSoftmax || op == AnchorOp::kRowMean ||
-         op == AnchorOp::kReshape || op == AnchorOp::kTranspose;
-}
+inline bool is_row_op(AnchorOp op) { return anchor_info(op).row_op; }
 
 // Row ops that read their input row by row: the input may be computed in
 // their own group, one tile of whole rows at a time (a prologue).
-inline bool reads_tile_rows(AnchorOp op) { return op == AnchorOp::kSoftmax || op == AnchorOp::kRowMean; }
+inline bool reads_tile_rows(AnchorOp op) { return anchor_info(op).reads_tile_rows; }
 
 // Anchors that read windows of an NHWC input: a PAD can fold into them.
-inline bool reads_windows(AnchorOp op) {
-  return op == AnchorOp::kConv2D || op == AnchorOp::kDepthwiseConv2D || op == AnchorOp::kMaxPool2D ||
-         op == AnchorOp::kAveragePool2D;
-}
+inline bool reads_windows(AnchorOp op) { return anchor_info(op).pattern == Pattern::kWindowed; }
 
 // Anchors alone in their group: no epilogue joins a CONCATENATION, whose
 // output its producers may write in place.
-inline bool stands_alone(AnchorOp op) { return op == AnchorOp::kConcatenation; }
+inline bool stands_alone(AnchorOp op) { return anchor_info(op).stands_alone; }
 
 }  // namespace fd

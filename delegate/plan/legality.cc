@@ -27,20 +27,42 @@ std::string weights_legality(const Graph& g, const Node& node) {
   return "";
 }
 
-// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE: run-time inputs of
-// static shape, the output the shape the op gives.
-std::string row_op_legality(const Graph& g, const Node& node, uint32_t families) {
-  if (!(families & kFamilyTransformer)) return "fusion family 'transformer' is disabled";
-  const size_t arity = node.anchor == AnchorOp::kBatchMatMul ? 2 : 1;
-  if (node.inputs.size() != arity || node.outputs.size() != 1)
-    return node.name + " has an unexpected number of inputs or outputs";
-  if (node.act != Activation::kNone) return "fused activation of " + node.name + " is not supported";
-  for (int t : node.inputs) {
+// "fusion family 'conv' is disabled", or of several families.
+std::string families_disabled(uint32_t families) {
+  static const std::pair<uint32_t, const char*> kNames[] = {{kFamilyElementwise, "elementwise"},
+                                                             {kFamilyFullyConnected, "fully_connected"},
+                                                             {kFamilyConv, "conv"},
+                                                             {kFamilyTransformer, "transformer"}};
+  std::vector<std::string> names;
+  for (const auto& [family, name] : kNames)
+    if (families & family) names.push_back(std::string("'") + name + "'");
+  if (names.size() == 1) return "fusion family " + names[0] + " is disabled";
+  std::string s = "fusion families " + names[0];
+  for (size_t i = 1; i < names.size(); ++i) s += (i + 1 < names.size() ? ", " : " and ") + names[i];
+  return s + " are disabled";
+}
+
+// Every run-time input (constant weights have their own rules) and the output
+// float32 of static shape.
+std::string dtype_legality(const Graph& g, const Node& node) {
+  const size_t data_inputs = anchor_info(node.anchor).constant_weights ? 1 : node.inputs.size();
+  for (size_t i = 0; i < data_inputs; ++i) {
+    const int t = node.inputs[i];
     if (!g.tensors[t].is_f32()) return "dtype: input is not float32";
     if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
   }
   const Tensor& o = g.tensors[node.outputs[0]];
   if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  return "";
+}
+
+std::string output_legality(const Tensor& o, const std::optional<Shape>& expect) {
+  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
+  return "";
+}
+
+// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE: the output the shape the op gives.
+std::string row_op_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
   if (in.empty() || static_cast<int>(in.size()) > kMaxRank) return "input rank is 0 or above " + std::to_string(kMaxRank);
   if (num_elements(in) == 0) return "empty input";
@@ -56,77 +78,69 @@ std::string row_op_legality(const Graph& g, const Node& node, uint32_t families)
     default: break;
   }
   if (!expect) return node.name + " does not fit its input " + to_string(in);
-  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
-  return "";
+  return output_legality(g.tensors[node.outputs[0]], expect);
 }
 
-// CONCATENATION: static float32 parts that fit, no activation.
-std::string concatenation_legality(const Graph& g, const Node& node, uint32_t families) {
-  if (!(families & (kFamilyConv | kFamilyTransformer))) return "fusion families 'conv' and 'transformer' are disabled";
-  if (node.act != Activation::kNone) return "fused activation of " + node.name + " is not supported";
-  if (node.inputs.empty() || node.outputs.size() != 1) return node.name + " has no input or not one output";
+// CONCATENATION: parts that fit along its axis.
+std::string concatenation_legality(const Graph& g, const Node& node) {
   std::vector<Shape> parts;
-  for (int t : node.inputs) {
-    if (!g.tensors[t].is_f32()) return "dtype: input is not float32";
-    if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
-    parts.push_back(g.tensors[t].shape);
-  }
+  for (int t : node.inputs) parts.push_back(g.tensors[t].shape);
   const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
   if (static_cast<int>(o.shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
   const auto expect = concatenation_shape(parts, node.axis);
   if (!expect) return "inputs do not fit along axis " + std::to_string(node.axis);
-  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
-  return "";
+  return output_legality(o, expect);
 }
 
-std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
-  if (node.anchor == AnchorOp::kConcatenation) return concatenation_legality(g, node, families);
-  if (is_row_op(node.anchor)) return row_op_legality(g, node, families);
-  const bool fc = node.anchor == AnchorOp::kFullyConnected;
-  if (fc && !(families & kFamilyFullyConnected)) return "fusion family 'fully_connected' is disabled";
-  if (!fc && !(families & kFamilyConv)) return "fusion family 'conv' is disabled";
-  if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
-  const bool pool = is_pool(node.anchor);
-  if (node.outputs.size() != 1 || node.inputs.size() < (pool ? 1u : 2u) || node.inputs.size() > (pool ? 1u : 3u))
-    return node.name + " has an unexpected number of inputs or outputs";
-  const Tensor& in = g.tensors[node.inputs[0]];
-  if (!in.is_f32()) return "dtype: input is not float32";
-  if (in.has_dynamic_shape) return "dynamic shape: input shape known only at run time";
-  const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
-  if (pool) {
-    if (in.shape.size() != 4) return "input is not 4-D NHWC";
-    const bool mean = node.anchor == AnchorOp::kMean;
-    std::string error;
-    const auto geo = conv_geometry(in.shape, mean ? static_cast<int>(in.shape[1]) : node.conv.window_h,
-                                   mean ? static_cast<int>(in.shape[2]) : node.conv.window_w,
-                                   mean ? ConvParams{} : node.conv, FoldedPad{}, &error);
-    if (!geo) return error;
-    const Shape expect = mean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
-                                                     : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
-    if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
-    return "";
-  }
+// Pools and spatial MEAN: a 4-D NHWC input whose windows give the output.
+std::string pool_legality(const Graph& g, const Node& node) {
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  if (in.size() != 4) return "input is not 4-D NHWC";
+  const bool mean = node.anchor == AnchorOp::kMean;
+  std::string error;
+  const auto geo = conv_geometry(in, mean ? static_cast<int>(in[1]) : node.conv.window_h,
+                                 mean ? static_cast<int>(in[2]) : node.conv.window_w, mean ? ConvParams{} : node.conv,
+                                 FoldedPad{}, &error);
+  if (!geo) return error;
+  const Shape expect = mean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
+                                                   : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
+  return output_legality(g.tensors[node.outputs[0]], expect);
+}
+
+// FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D: weights that fit the input and give the output.
+std::string weighted_legality(const Graph& g, const Node& node) {
   if (std::string w = weights_legality(g, node); !w.empty()) return w;
-  const Tensor& w = g.tensors[node.inputs[1]];
-  Shape expect;
-  if (fc) {
-    const auto out = fully_connected_shape(in.shape, w.shape, node.keep_num_dims);
-    if (!out) return "input " + to_string(in.shape) + " does not fit weights " + to_string(w.shape);
-    expect = *out;
-  } else {
-    std::string error;
-    const auto geo = conv_geometry(in.shape, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), node.conv,
-                                   FoldedPad{}, &error);
-    if (!geo) return error;
-    const bool fits = node.anchor == AnchorOp::kConv2D ? w.shape[3] == geo->channels
-                                                       : w.shape[3] % geo->channels == 0;
-    if (!fits) return "input " + to_string(in.shape) + " does not fit filter " + to_string(w.shape);
-    expect = {geo->batch, geo->out_h, geo->out_w, w.shape[node.anchor == AnchorOp::kConv2D ? 0 : 3]};
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  const Shape& w = g.tensors[node.inputs[1]].shape;
+  if (node.anchor == AnchorOp::kFullyConnected) {
+    const auto out = fully_connected_shape(in, w, node.keep_num_dims);
+    if (!out) return "input " + to_string(in) + " does not fit weights " + to_string(w);
+    return output_legality(g.tensors[node.outputs[0]], out);
   }
-  if (o.shape != expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(expect);
-  return "";
+  std::string error;
+  const auto geo = conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, FoldedPad{}, &error);
+  if (!geo) return error;
+  const bool conv = node.anchor == AnchorOp::kConv2D;
+  if (!(conv ? w[3] == geo->channels : w[3] % geo->channels == 0))
+    return "input " + to_string(in) + " does not fit filter " + to_string(w);
+  return output_legality(g.tensors[node.outputs[0]], Shape{geo->batch, geo->out_h, geo->out_w, w[conv ? 0 : 3]});
+}
+
+// An anchor: its family on, the arity its registry row gives, an activation
+// it can fuse (row ops and CONCATENATION: none), float32, then its own rules.
+std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
+  const AnchorInfo& info = anchor_info(node.anchor);
+  if (!(families & info.families)) return families_disabled(info.families);
+  const int n = static_cast<int>(node.inputs.size());
+  if (node.outputs.size() != 1 || n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs))
+    return node.name + " has an unexpected number of inputs or outputs";
+  const bool fuses_activation = info.constant_weights || is_pool(node.anchor);
+  if (node.act == Activation::kUnsupported || (!fuses_activation && node.act != Activation::kNone))
+    return "fused activation of " + node.name + " is not supported";
+  if (std::string d = dtype_legality(g, node); !d.empty()) return d;
+  if (node.anchor == AnchorOp::kConcatenation) return concatenation_legality(g, node);
+  if (info.row_op) return row_op_legality(g, node);
+  return is_pool(node.anchor) ? pool_legality(g, node) : weighted_legality(g, node);
 }
 
 // A PAD is claimed only folded into the convolution that is its one reader.

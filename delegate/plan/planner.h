@@ -9,21 +9,9 @@
 
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
+#include "ops/op_registry.h"
 
 namespace fd {
-
-// Fusion families a user can switch on and off (option `fusions`).
-enum Family : uint32_t {
-  kFamilyElementwise = 1u << 0,
-  kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
-  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, pools, spatial MEAN, PADs before them
-  kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
-  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
-  // On by default: elementwise only, so far. `all` is faster than XNNPACK on every
-  // model of benchmarks/model_set.py at one and two threads; making it the default
-  // changes what every test expects of the default options.
-  kFamilyDefault = kFamilyElementwise,
-};
 
 struct PlannerOptions {
   uint32_t families = kFamilyDefault;

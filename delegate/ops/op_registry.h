@@ -1,0 +1,48 @@
+// The op registry: what the planner and the runtime know of each anchor op,
+// one row per op (the elementwise ops are one list in ir/op_types.h). The
+// planner reads these rows, never op names; the runtime's steps per op live
+// in runtime/anchors/.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/op_types.h"
+
+namespace fd {
+
+// Fusion families a user can switch on and off (option `fusions`).
+enum Family : uint32_t {
+  kFamilyElementwise = 1u << 0,
+  kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
+  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, pools, spatial MEAN, PADs before them
+  kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
+  kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
+  // On by default: elementwise only, so far. `all` is faster than XNNPACK on every
+  // model of benchmarks/model_set.py at one and two threads; making it the default
+  // changes what every test expects of the default options.
+  kFamilyDefault = kFamilyElementwise,
+};
+
+// How an op reads its inputs.
+enum class Pattern : uint8_t {
+  kMatmul,     // rows times a matrix: FULLY_CONNECTED, BATCH_MATMUL
+  kWindowed,   // windows of an NHWC input: convolutions, pools
+  kReduction,  // an axis reduced: MEAN
+  kRowWise,    // each row (the last axis) on its own: SOFTMAX
+  kView,       // values moved, not computed: PAD, RESHAPE, TRANSPOSE, CONCATENATION
+};
+
+struct AnchorInfo {
+  const char* name;  // for plans and messages
+  Pattern pattern;
+  uint32_t families;            // claimed when any of these is on
+  int min_inputs, max_inputs;   // max_inputs -1: variadic
+  bool constant_weights;        // its second (and third: bias) input is a constant
+  bool row_op;                  // no weights, works on rows of the last axis (family transformer)
+  bool reads_tile_rows;         // may read whole rows of its own group's tile (a prologue)
+  bool stands_alone;            // alone in its group: no epilogue joins it
+};
+
+const AnchorInfo& anchor_info(AnchorOp op);
+
+}  // namespace fd
