@@ -19,6 +19,55 @@ uint64_t fnv1a(const char* p, size_t n) {
   return h;
 }
 
+// Whether a byte read back names a value of its enum. Each switch lists every
+// value with no default, so a value added to an enum is a -Wswitch warning
+// here, and strings holding it are refused, until it is listed. Enums are
+// stored by number: append new values (inserting one renumbers the rest:
+// raise kPartitionFormatVersion).
+bool known(DType v) {
+  switch (v) {
+    case DType::kF32: case DType::kF16: case DType::kI8: case DType::kU8:
+    case DType::kI32: case DType::kI64: case DType::kBool: case DType::kOther: return true;
+  }
+  return false;
+}
+bool known(OpKind v) {
+  switch (v) {
+    case OpKind::kElementwise: case OpKind::kAnchor: case OpKind::kPad: case OpKind::kOpaque: return true;
+  }
+  return false;
+}
+bool known(EwOp v) { return v <= EwOp::kCount; }  // kCount: not an elementwise node
+bool known(AnchorOp v) {
+  switch (v) {
+    case AnchorOp::kFullyConnected: case AnchorOp::kConv2D: case AnchorOp::kDepthwiseConv2D:
+    case AnchorOp::kMaxPool2D: case AnchorOp::kAveragePool2D: case AnchorOp::kMean: case AnchorOp::kPad:
+    case AnchorOp::kBatchMatMul: case AnchorOp::kSoftmax: case AnchorOp::kRowMean: case AnchorOp::kReshape:
+    case AnchorOp::kTranspose: case AnchorOp::kConcatenation: return true;
+  }
+  return false;
+}
+bool known(Activation v) {
+  switch (v) {
+    case Activation::kNone: case Activation::kRelu: case Activation::kReluN1To1: case Activation::kRelu6:
+    case Activation::kUnsupported: return true;
+  }
+  return false;
+}
+bool known(PadMode v) {
+  switch (v) {
+    case PadMode::kConstant: case PadMode::kReflect: case PadMode::kSymmetric: return true;
+  }
+  return false;
+}
+bool known(FoldKind v) {
+  switch (v) {
+    case FoldKind::kPad: case FoldKind::kChannelScale: case FoldKind::kInputAffine: case FoldKind::kTranspose:
+      return true;
+  }
+  return false;
+}
+
 // Appends little-endian values to a string.
 class Writer {
  public:
@@ -87,12 +136,13 @@ class Reader {
     std::memcpy(&v, &bits, sizeof(v));
     return v;
   }
-  // An enum stored as a byte, checked against its last value.
+  // An enum stored as a byte (every enum of the IR is uint8_t-based, so any
+  // byte converts), checked by known().
   template <class E>
-  E enumeration(E last, const char* what) {
+  E enumeration(const char* what) {
     const uint8_t v = u8();
-    if (v > static_cast<uint8_t>(last)) fail(std::string("corrupt: ") + what + " " + std::to_string(v) + " out of range");
-    return ok() ? static_cast<E>(v) : last;
+    if (!known(static_cast<E>(v))) fail(std::string("corrupt: ") + what + " " + std::to_string(v) + " out of range");
+    return static_cast<E>(v);
   }
   // `n` bytes, or null if fewer remain.
   const char* raw(size_t n) {
@@ -177,7 +227,7 @@ void write_tensor(Writer& w, const Tensor& t) {
 
 void read_tensor(Reader& r, Tensor& t) {
   auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data] = t;
-  dtype = r.enumeration(DType::kOther, "dtype");
+  dtype = r.enumeration<DType>("dtype");
   is_constant = r.flag();
   has_dynamic_shape = r.flag();
   shape = r.int64s();
@@ -234,14 +284,14 @@ void read_node(Reader& r, Node& n) {
          inputs, outputs] = n;
   id = r.i32();
   name = r.str();
-  kind = r.enumeration(OpKind::kOpaque, "op kind");
-  ew = r.enumeration(EwOp::kCount, "elementwise op");
-  anchor = r.enumeration(AnchorOp::kConcatenation, "anchor op");
-  act = r.enumeration(Activation::kUnsupported, "activation");
+  kind = r.enumeration<OpKind>("op kind");
+  ew = r.enumeration<EwOp>("elementwise op");
+  anchor = r.enumeration<AnchorOp>("anchor op");
+  act = r.enumeration<Activation>("activation");
   param = r.f32();
   keep_num_dims = r.flag();
   read_conv(r, conv);
-  pad_mode = r.enumeration(PadMode::kSymmetric, "pad mode");
+  pad_mode = r.enumeration<PadMode>("pad mode");
   pads = r.int64s();
   dims = r.int64s();
   adj_x = r.flag();
@@ -267,7 +317,7 @@ void write_fold(Writer& w, const Fold& f, const std::map<int, int>& node, const 
 
 void read_fold(Reader& r, Fold& f) {
   auto& [kind, anchor, nodes, operand, source, scale, shift] = f;
-  kind = r.enumeration(FoldKind::kTranspose, "fold kind");
+  kind = r.enumeration<FoldKind>("fold kind");
   anchor = r.i32();
   nodes = r.ints();
   operand = r.i32();

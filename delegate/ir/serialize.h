@@ -14,7 +14,9 @@
 //   "FDPART\0\0"  u32 version  u64 payload bytes  u64 FNV-1a 64 of the payload
 //   payload: tensors, nodes, groups, folds, slice writes, tensor_origin, node_origin.
 // Floats are stored as their bit patterns; vectors and strings as a u32
-// count then the elements; a constant's bytes as a u64 count then the bytes.
+// count then the elements; a constant's bytes as a u64 count then the bytes;
+// enums as one byte, their number (so new enum values go last, or the
+// version goes up).
 //
 // Parsing refuses a string that is truncated or corrupt (checksum), of another
 // version, or whose references (tensors, nodes, folds), enum values or float32

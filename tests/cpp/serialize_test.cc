@@ -297,6 +297,33 @@ TEST(Serialize, InconsistentPartitionsAreRefused) {
             std::string::npos);
 }
 
+// Every value of every enum the format stores is read back; a byte past them is refused.
+TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
+  Graph g = every_field_graph();
+  for (int a = 0; a <= static_cast<int>(AnchorOp::kConcatenation); ++a) {
+    g.nodes[0].anchor = static_cast<AnchorOp>(a);
+    g.tensors[0].dtype = static_cast<DType>(a % (static_cast<int>(DType::kOther) + 1));
+    g.nodes[0].kind = static_cast<OpKind>(a % (static_cast<int>(OpKind::kOpaque) + 1));
+    g.nodes[0].act = static_cast<Activation>(a % (static_cast<int>(Activation::kUnsupported) + 1));
+    g.nodes[0].pad_mode = static_cast<PadMode>(a % (static_cast<int>(PadMode::kSymmetric) + 1));
+    Fold f;
+    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kTranspose) + 1));
+    f.anchor = 1;
+    f.nodes = {0};
+    f.source = 0;
+    const PartitionGraph p = round_trip(g, {{0, 1}}, {f});
+    expect_same_partition(g, p);
+    ASSERT_EQ(p.folds.size(), 1u);
+    EXPECT_EQ(p.folds[0].kind, f.kind);
+  }
+  g.nodes[0].anchor = static_cast<AnchorOp>(200);
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: anchor op 200 out of range"),
+            std::string::npos);
+  g = every_field_graph();
+  g.tensors[1].dtype = static_cast<DType>(static_cast<int>(DType::kOther) + 1);
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: dtype"), std::string::npos);
+}
+
 // ---- Executors from the original graph and from the parsed partition.
 
 // The front end's tensors for a test: a buffer per run-time tensor, the
