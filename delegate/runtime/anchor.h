@@ -4,6 +4,12 @@
 // TRANSPOSE). Weights are packed once when the program is built; binding to
 // input shapes fixes the geometry; a run computes a range of output rows
 // (pixels) from the whole inputs.
+//
+// This header is the interface program.cc and depth_first.cc use. Each op's
+// code is a file of runtime/anchors/ (fully_connected.cc, conv2d.cc, ...),
+// an AnchorOpDef (anchors/anchor_op.h) that the functions below reach through
+// one table in anchor.cc, indexed by AnchorOp. An op's own fields are marked
+// with its name below.
 #pragma once
 
 #include <cmath>
@@ -23,13 +29,13 @@ namespace fd {
 
 struct AnchorStep {
   AnchorOp op = AnchorOp::kFullyConnected;
-  const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
-  const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools
+  const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D, BATCH_MATMUL
+  const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools, MEAN
   const RowKernel* rows = nullptr;   // SOFTMAX, last-axis MEAN
-  std::shared_ptr<const PackedWeights> weights;  // none for pools and kPad
+  std::shared_ptr<const PackedWeights> weights;  // FULLY_CONNECTED and the convolutions
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
   bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
-  int kh = 1, kw = 1;
+  int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
   ConvParams conv;
   FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
@@ -45,8 +51,8 @@ struct AnchorStep {
   // CONV_2D with a folded input affine map: per input channel, the value its
   // padding taps read (the source value that the map sends to 0). Else zeros.
   std::vector<float> outside;
-  int axis = 0;                  // CONCATENATION: the axis joined along
-  std::vector<bool> in_place;    // CONCATENATION: per part, written by its producer (not copied)
+  int axis = 0;                // CONCATENATION: the axis joined along
+  std::vector<bool> in_place;  // CONCATENATION: per part, written by its producer (not copied)
   std::string to_string() const;
 };
 
@@ -62,41 +68,41 @@ struct BoundAnchor {
   AnchorStep step;  // a copy: the weights are shared
   Shape output;
   int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
-  ConvGeometry geo;      // convolutions and PAD
+  // The window anchors (convolutions, pools, MEAN, PAD; anchors/window.cc).
+  ConvGeometry geo;
   std::vector<int32_t> offsets;  // conv_offsets(geo)
   std::vector<float> zero_row, pad_row;
   std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
-  int64_t m = 0, batches = 1;        // BATCH_MATMUL: rows per batch, batches
-  bool b_shared = false;             // BATCH_MATMUL: one b for every batch
-  Shape out_strides;                 // TRANSPOSE: per output axis, its stride in the input
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
-  // for the input at `rows_for`.
+  // for the input at `rows_for`. FULLY_CONNECTED: the input's rows.
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
-  // Multiply-adds (or window reads) per output value: how much work a row is.
-  int64_t depth() const;
   mutable std::vector<const float*> rows;
   mutable const float* rows_for = nullptr;
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
   mutable std::vector<float> patches;            // ... copied here on every run
-  mutable const float* src = nullptr;             // row ops: the input of this run
-  mutable std::vector<PackedWeights> packed;      // BATCH_MATMUL: b of each batch, packed this run
-  mutable std::vector<float> a_transposed;        // BATCH_MATMUL with adj_x: a, rows made contiguous
-  Shape view[2], view_strides[2];                 // BATCH_MATMUL: each operand as read, and its strides
-  mutable PackedWeights scaled;                   // scale_input: the weights times this run's scale
-  std::vector<ConcatSlice> slices;                // CONCATENATION: where each part's rows go
-  mutable std::vector<const float*> parts;        // CONCATENATION: the parts of this run
+  mutable PackedWeights scaled;                  // scale_input: the weights times this run's scale
+  std::vector<ConcatSlice> slices;               // CONCATENATION: where each part's rows go
+  mutable std::vector<const float*> parts;       // CONCATENATION: the parts of this run
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
+  // The row ops.
+  mutable const float* src = nullptr;  // the input of this run
+  Shape out_strides;                   // TRANSPOSE: per output axis, its stride in the input
+  struct MatMul {                      // BATCH_MATMUL: a's rows in `rows`, b packed on every run
+    int64_t m = 0, batches = 1;        // rows per batch, batches
+    bool b_shared = false;             // one b for every batch
+    Shape view[2], view_strides[2];    // each operand as read, and its strides
+    mutable std::vector<PackedWeights> packed;  // b of each batch, packed this run
+    mutable std::vector<float> a_transposed;    // with adj_x: a, rows made contiguous
+  } mm;
+  // Multiply-adds (or window reads) per output value: how much work a row is.
+  int64_t depth() const;
   // Points the rows at `inputs` (the anchor's input tensors: two for
   // BATCH_MATMUL, else one) and packs BATCH_MATMUL's run-time operand. Not
   // thread-safe: call on every run, before running rows in parallel.
   void before_run(const float* const* inputs) const;
   // From now on the input holds only `ring` rows, row y at y % ring (ConvGeometry::ring_rows).
   void read_ring(int64_t ring);
-
- private:
-  void point_rows(const float* input) const;
-  void to_filter_rows(int64_t pixels) const;
 };
 
 // `inputs`: the shapes of the step's input tensors (two for BATCH_MATMUL and
@@ -104,12 +110,6 @@ struct BoundAnchor {
 // shapes no longer holds (a channel scale of one value per image past batch 1).
 std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector<Shape>& inputs, std::string* error,
                                        bool* fold_broken = nullptr);
-
-// CONCATENATION (runtime/concatenation.cc): binds to its parts' shapes; rows
-// [first, first + count) of its output (rows: the axes before `axis`), only
-// the parts not written in place, from the parts given to before_run.
-bool bind_concatenation(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
-void run_concatenation(const BoundAnchor& a, int64_t first, int64_t count, float* out);
 
 // Output rows [first, first + count) into out (count * n floats), from the
 // inputs given to before_run.

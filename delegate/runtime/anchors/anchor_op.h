@@ -1,0 +1,98 @@
+// What one anchor op does at each stage of runtime/anchor.h: an AnchorOpDef,
+// a row of the table in anchor.cc that make_anchor, bind_anchor, before_run,
+// run_anchor, run_row_op, depth and to_string dispatch through.
+//
+// Each file of this folder defines the AnchorOpDef of one op (or of a family
+// sharing code: pool.cc, row_ops.cc), plus the helpers a family shares
+// (window.cc: the convolutions, pools and PAD; gemm_anchor.cc: FULLY_CONNECTED
+// and CONV_2D). To add an anchor op: its AnchorOp value (ir/op_types.h), a
+// file here defining `const AnchorOpDef kXxxAnchor` (reshape.cc is the
+// smallest to copy), its declaration below, and its row in anchor.cc's table.
+// Fields only the new op needs go into AnchorStep (from the node) and
+// BoundAnchor (per input shape), marked with its name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/anchor.h"
+
+namespace fd {
+
+struct AnchorOpDef {
+  const char* name;  // in AnchorStep::to_string and in errors
+  // Without activation (and at RELU's top) clamps to [-FLT_MAX, FLT_MAX] as
+  // TFLite's kernel does; false: an infinite range.
+  bool clamps;
+  // make_anchor: the op's fields of `a` (kernels, packed weights, window);
+  // a.op, pad, conv, the clamp and the node's attributes are set already.
+  // `affine`: see make_anchor. Null: nothing to add.
+  void (*make)(const Graph& g, const Node& node, const Kernels& kernels, const Fold* affine, AnchorStep& a);
+  // bind_anchor: b.output, b.n and the op's fields of b for the input shapes
+  // (b.step and b.n = step.n are set); false, with *error, if they do not fit.
+  bool (*bind)(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+  // BoundAnchor::before_run: take this run's inputs.
+  void (*before_run)(const BoundAnchor& a, const float* const* inputs);
+  // run_anchor: output rows [first, first + count) into out.
+  void (*run)(const BoundAnchor& a, int64_t first, int64_t count, float* out);
+  // run_row_op: `rows` rows at `in` (the ops of reads_tile_rows); else null.
+  void (*run_tile)(const BoundAnchor& a, const float* in, int64_t rows, float* out);
+  // BoundAnchor::depth (multiply-adds or reads per output value); null: 1.
+  int64_t (*depth)(const BoundAnchor& a);
+  // AnchorStep::to_string: what stands between the brackets after the name.
+  std::string (*describe)(const AnchorStep& s);
+  // anchor_panels: run_anchor_panels may split the GEMM by weight panels.
+  bool gemm_panels;
+};
+
+// The ops, one per file (pool.cc and row_ops.cc: several).
+extern const AnchorOpDef kFullyConnectedAnchor;   // fully_connected.cc
+extern const AnchorOpDef kConv2DAnchor;           // conv2d.cc
+extern const AnchorOpDef kDepthwiseConv2DAnchor;  // depthwise.cc
+extern const AnchorOpDef kMaxPool2DAnchor;        // pool.cc
+extern const AnchorOpDef kAveragePool2DAnchor;    // pool.cc
+extern const AnchorOpDef kMeanAnchor;             // pool.cc
+extern const AnchorOpDef kPadAnchor;              // pad.cc
+extern const AnchorOpDef kBatchMatMulAnchor;      // batch_matmul.cc
+extern const AnchorOpDef kSoftmaxAnchor;          // row_ops.cc
+extern const AnchorOpDef kRowMeanAnchor;          // row_ops.cc
+extern const AnchorOpDef kReshapeAnchor;          // reshape.cc
+extern const AnchorOpDef kTransposeAnchor;        // transpose.cc
+extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc
+
+// anchor.cc: the row of `op` in the table.
+const AnchorOpDef& anchor_op_def(AnchorOp op);
+
+// anchor.cc: what program.cc folded into the step (a PAD, a per-channel input
+// scale, an input map) as to_string shows it: "pad 1,1,1,1 folded, ".
+std::string describe_folds(const AnchorStep& s);
+
+// window.cc: the anchors that read windows of an NHWC input through
+// indirection rows (CONV_2D, DEPTHWISE_CONV_2D, pools, MEAN, PAD).
+// Geometry of a kh x kw window over `input`, its offsets, zero_row (zeros) and
+// pad_row (the folded PAD's value); false (and *error) if it does not fit.
+bool bind_window(BoundAnchor& b, const Shape& input, int kh, int kw, const ConvParams& p, std::string* error);
+Shape window_output(const BoundAnchor& b);  // NHWC of b.n channels
+void point_window_rows(const BoundAnchor& a, const float* const* inputs);  // before_run: rows into inputs[0]
+int64_t window_depth(const BoundAnchor& a);        // depth: the taps
+std::string describe_window(const AnchorStep& s);  // "3x3/2, "
+
+// gemm_anchor.cc: the GEMM anchors (FULLY_CONNECTED, CONV_2D).
+// Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be null).
+void pack_gemm_weights(const Kernels& kernels, const float* w, const float* bias, int n, int k, AnchorStep& a);
+// bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
+// hold one value per input channel; false (and *error) if not. Sizes b.scaled.
+bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out);  // all panels
+int64_t gemm_depth(const BoundAnchor& a);  // depth: the weights' k
+
+// row_ops.cc: the row ops (BATCH_MATMUL, SOFTMAX, row MEAN, RESHAPE, TRANSPOSE).
+// Sets b.output to `out` and b.n to its last axis; false with "<op> does not
+// fit its input ..." if there is no `out`.
+bool bind_row_output(BoundAnchor& b, const std::optional<Shape>& out, const std::vector<Shape>& inputs,
+                     std::string* error);
+void read_whole_input(const BoundAnchor& a, const float* const* inputs);  // before_run: a.src = inputs[0]
+
+}  // namespace fd

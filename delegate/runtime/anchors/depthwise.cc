@@ -1,0 +1,104 @@
+// DEPTHWISE_CONV_2D: NHWC input, filter [1, kh, kw, n], n = c * multiplier;
+// output channel j reads input channel j / multiplier. Its rows are the
+// filter's taps (window.cc), run by the depthwise micro-kernels.
+#include <algorithm>
+
+#include "ir/shape.h"
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+namespace {
+
+void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+  const Tensor& w = g.tensors[node.inputs[1]];  // [1, kh, kw, n]: channel c's tap t at t * n + c
+  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  a.n = static_cast<int>(w.shape.back());
+  const int k = static_cast<int>(num_elements(w.shape) / a.n);
+  a.kh = static_cast<int>(w.shape[1]);
+  a.kw = static_cast<int>(w.shape[2]);
+  a.dw = kernels.dw;
+  auto packed = std::make_shared<PackedWeights>();
+  pack_weights_into(w.f32_data(), 1, a.n, bias, a.n, k, a.dw->cb, false, packed.get());
+  a.weights = std::move(packed);
+}
+
+bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const AnchorStep& s = b.step;
+  if (!bind_window(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
+  if (s.n % b.geo.channels != 0) {
+    *error = "input " + fd::to_string(inputs[0]) + " does not fit the convolution filter";
+    return false;
+  }
+  b.output = window_output(b);
+  return true;
+}
+
+// A depth multiplier m > 1: `n_rows` rows of c channels, widened to the n
+// output channels (channel j takes channel j / m) in buffers of this thread.
+const float* const* expand_channels(const BoundAnchor& a, const float* const* rows, size_t n_rows, int64_t m) {
+  thread_local std::vector<float> expanded;
+  thread_local std::vector<const float*> expanded_rows;
+  expanded.resize(n_rows * a.n);
+  expanded_rows.resize(n_rows);
+  for (size_t r = 0; r < n_rows; ++r) {
+    float* e = expanded.data() + r * a.n;
+    for (int64_t j = 0; j < a.n; ++j) e[j] = rows[r][j / m];
+    expanded_rows[r] = e;
+  }
+  return expanded_rows.data();
+}
+
+// Output pixels [first, first + count) by pieces of output rows; two whole
+// rows of one image at once where the kernel can.
+void run_by_rows(const BoundAnchor& a, DwRowKernel by_row, const float* const* rows, int64_t first, int64_t count,
+                 float* out) {
+  const AnchorStep& s = a.step;
+  const int taps = a.row_taps();
+  // Two rows share input rows only at vertical stride and dilation 1.
+  const bool vertical_1 = a.geo.p.stride_h == 1 && a.geo.p.dilation_h == 1;
+  const DwRow2Kernel by_two_rows = taps == 9 && vertical_1 ? s.dw->row2_3x3 : nullptr;
+  const int64_t w = a.geo.out_w;
+  for (int64_t p = first, end = first + count; p < end;) {
+    if (by_two_rows && p % w == 0 && end - p >= 2 * w && (p / w) % a.geo.out_h + 1 < a.geo.out_h) {
+      const int64_t i = p - first;
+      by_two_rows(static_cast<int>(w), static_cast<int>(a.n), rows + i * taps, rows + (i + w) * taps,
+                  s.weights->data.data(), out + i * a.n, out + (i + w) * a.n, s.lo, s.hi);
+      p += 2 * w;
+      continue;
+    }
+    const int64_t width = std::min(end - p, a.geo.out_w - p % a.geo.out_w);
+    by_row(static_cast<int>(width), static_cast<int>(a.n), rows + (p - first) * taps, s.weights->data.data(),
+           out + (p - first) * a.n, s.lo, s.hi);
+    p += width;
+  }
+}
+
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  const AnchorStep& s = a.step;
+  const int taps = a.row_taps();
+  const float* const* rows = a.rows.data() + first * taps;
+  const int64_t m = a.n / a.geo.channels;
+  if (m > 1) rows = expand_channels(a, rows, static_cast<size_t>(count) * taps, m);
+  const DwRowKernel by_row = a.geo.kh == a.geo.kw && a.geo.p.stride_w == 1 && a.geo.p.dilation_w == 1 && m == 1
+                                 ? s.dw->row_for_taps(taps)
+                                 : nullptr;
+  if (by_row) {
+    run_by_rows(a, by_row, rows, first, count, out);
+    return;
+  }
+  s.dw->for_taps(taps)(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out, s.lo,
+                       s.hi);
+}
+
+std::string describe(const AnchorStep& s) {
+  return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + s.dw->name;
+}
+
+}  // namespace
+
+const AnchorOpDef kDepthwiseConv2DAnchor = {
+    "DepthwiseConv2D", /*clamps=*/true, make, bind, point_window_rows, run, /*run_tile=*/nullptr,
+    window_depth, describe, /*gemm_panels=*/false,
+};
+
+}  // namespace fd

@@ -1,0 +1,32 @@
+// What the GEMM anchors share (FULLY_CONNECTED, CONV_2D): weights packed in
+// panels for the GEMM kernel, a per-channel input scale folded into a copy of
+// them on every run (scale_input), and output rows through the GEMM driver.
+#include "ir/shape.h"
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+
+void pack_gemm_weights(const Kernels& kernels, const float* w, const float* bias, int n, int k, AnchorStep& a) {
+  a.gemm = &gemm_for(kernels, n);
+  a.weights = std::make_shared<const PackedWeights>(pack_weights(w, bias, n, k, a.gemm->nr, true));
+}
+
+bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const Shape& input = inputs[0];
+  const Shape* s = inputs.size() == 2 ? &inputs[1] : nullptr;  // one scale per input channel, the same for every row
+  if (!s || input.empty() || s->empty() || s->back() != input.back() || num_elements(*s) != input.back() ||
+      (b.step.op == AnchorOp::kFullyConnected && input.back() != b.step.weights->k)) {
+    *error = "the input's scale must hold one value per channel of " + fd::to_string(input);
+    return false;
+  }
+  b.scaled = *b.step.weights;  // sized once; refilled on every run
+  return true;
+}
+
+void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  run_anchor_panels(a, first, count, 0, -1, out);
+}
+
+int64_t gemm_depth(const BoundAnchor& a) { return a.step.weights->k; }
+
+}  // namespace fd

@@ -1,0 +1,86 @@
+// The pools: MAX_POOL_2D, AVERAGE_POOL_2D, and MEAN over H and W (one VALID
+// window covering the image). Windows of an NHWC input (window.cc) reduced by
+// the pool micro-kernel; n is the input's channels.
+#include <cmath>
+
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+namespace {
+
+void make(const Graph&, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+  a.kh = node.conv.window_h;  // MEAN: 0, the input's size, known when bound
+  a.kw = node.conv.window_w;
+  a.dw = kernels.dw;
+}
+
+// A pool's window over `input`: n is the input's channels, the output NHWC.
+bool bind_window_of_channels(BoundAnchor& b, const Shape& input, int kh, int kw, const ConvParams& p,
+                             std::string* error) {
+  if (!bind_window(b, input, kh, kw, p, error)) return false;
+  b.n = b.geo.channels;
+  b.output = window_output(b);
+  return true;
+}
+
+// An average counts only the window's pixels inside the input.
+void count_pixels(BoundAnchor& b) {
+  const int taps = b.geo.taps();
+  b.count.assign(b.geo.pixels(), static_cast<float>(taps));
+  for (size_t i = 0; i < b.offsets.size(); ++i) b.count[i / taps] -= b.offsets[i] == kZeroRow;
+}
+
+bool bind_max(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const AnchorStep& s = b.step;
+  if (!bind_window_of_channels(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
+  b.zero_row.assign(b.geo.channels, -INFINITY);  // a max pool never takes a padding tap
+  return true;
+}
+
+bool bind_average(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const AnchorStep& s = b.step;
+  if (!bind_window_of_channels(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
+  count_pixels(b);
+  return true;
+}
+
+bool bind_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const Shape& input = inputs[0];
+  if (input.size() != 4) {
+    *error = "MEAN input must be 4-D NHWC";
+    return false;
+  }
+  const int h = static_cast<int>(input[1]), w = static_cast<int>(input[2]);
+  if (!bind_window_of_channels(b, input, h, w, ConvParams{}, error)) return false;
+  if (!b.step.keep_num_dims) b.output = {b.geo.batch, b.n};
+  count_pixels(b);
+  return true;
+}
+
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  const int taps = a.row_taps();
+  a.step.dw->pool(static_cast<int>(count), static_cast<int>(a.n), taps, a.rows.data() + first * taps,
+                  a.count.empty() ? nullptr : a.count.data() + first, out, a.step.lo, a.step.hi);
+}
+
+std::string describe_pool(const AnchorStep& s) { return describe_window(s) + describe_folds(s) + "pool"; }
+std::string describe_mean(const AnchorStep& s) { return describe_folds(s) + "pool"; }
+
+}  // namespace
+
+const AnchorOpDef kMaxPool2DAnchor = {
+    "MaxPool2D", /*clamps=*/true, make, bind_max, point_window_rows, run, /*run_tile=*/nullptr,
+    window_depth, describe_pool, /*gemm_panels=*/false,
+};
+
+const AnchorOpDef kAveragePool2DAnchor = {
+    "AveragePool2D", /*clamps=*/true, make, bind_average, point_window_rows, run, /*run_tile=*/nullptr,
+    window_depth, describe_pool, /*gemm_panels=*/false,
+};
+
+const AnchorOpDef kMeanAnchor = {
+    "Mean", /*clamps=*/false, make, bind_mean, point_window_rows, run, /*run_tile=*/nullptr,
+    window_depth, describe_mean, /*gemm_panels=*/false,
+};
+
+}  // namespace fd

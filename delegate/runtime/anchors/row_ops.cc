@@ -1,0 +1,77 @@
+// The row ops of family transformer work on rows (the last axis) of run-time
+// inputs: BATCH_MATMUL, SOFTMAX, row MEAN, RESHAPE, TRANSPOSE. Here what they
+// share, and SOFTMAX and row MEAN, which also run on tiles of rows computed in
+// their own program (run_row_op).
+#include "ops/shape_rules.h"
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+
+bool bind_row_output(BoundAnchor& b, const std::optional<Shape>& out, const std::vector<Shape>& inputs,
+                     std::string* error) {
+  if (!out) {
+    *error = std::string(anchor_op_def(b.step.op).name) + " does not fit its input " + fd::to_string(inputs[0]) +
+             (inputs.size() > 1 ? " and " + fd::to_string(inputs[1]) : "");
+    return false;
+  }
+  b.output = *out;
+  b.n = out->empty() ? 1 : out->back();
+  return true;
+}
+
+void read_whole_input(const BoundAnchor& a, const float* const* inputs) { a.src = inputs[0]; }
+
+namespace {
+
+void make_rows(const Graph&, const Node&, const Kernels& kernels, const Fold*, AnchorStep& a) { a.rows = kernels.rows; }
+
+// SOFTMAX: of each row, scaled by beta.
+bool bind_softmax(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  return bind_row_output(b, inputs[0].empty() ? std::nullopt : std::optional<Shape>(inputs[0]), inputs, error);
+}
+
+void softmax_tile(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
+  a.step.rows->softmax(static_cast<int>(rows), static_cast<int>(a.n), in, out, a.step.beta);
+}
+
+void run_softmax(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  softmax_tile(a, a.src + first * a.n, count, out);
+}
+
+std::string describe_softmax(const AnchorStep& s) {
+  return describe_folds(s) + (s.beta != 1.f ? "beta " + std::to_string(s.beta) + ", " : "") + s.rows->name;
+}
+
+// Row MEAN: MEAN over the last axis, rows of k values to one.
+bool bind_row_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  if (!bind_row_output(b, row_mean_shape(inputs[0], b.step.keep_num_dims), inputs, error)) return false;
+  b.k = inputs[0].back();
+  b.n = 1;  // one value per input row
+  return true;
+}
+
+void row_mean_tile(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
+  a.step.rows->mean(static_cast<int>(rows), static_cast<int>(a.k), in, out);
+}
+
+void run_row_mean(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  row_mean_tile(a, a.src + first * a.k, count, out);
+}
+
+int64_t row_mean_depth(const BoundAnchor& a) { return a.k; }
+
+std::string describe_row_mean(const AnchorStep& s) { return describe_folds(s) + s.rows->name; }
+
+}  // namespace
+
+const AnchorOpDef kSoftmaxAnchor = {
+    "Softmax", /*clamps=*/false, make_rows, bind_softmax, read_whole_input, run_softmax, softmax_tile,
+    /*depth=*/nullptr, describe_softmax, /*gemm_panels=*/false,
+};
+
+const AnchorOpDef kRowMeanAnchor = {
+    "RowMean", /*clamps=*/false, make_rows, bind_row_mean, read_whole_input, run_row_mean, row_mean_tile,
+    row_mean_depth, describe_row_mean, /*gemm_panels=*/false,
+};
+
+}  // namespace fd

@@ -1,0 +1,48 @@
+// TRANSPOSE: a permutation of the axes (row_ops.cc). Each output row gathers
+// n floats at its stride in the input.
+#include <cstring>
+
+#include "ir/shape.h"
+#include "ops/shape_rules.h"
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+namespace {
+
+bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const Shape& in = inputs[0];
+  if (!bind_row_output(b, transpose_shape(in, b.step.dims), inputs, error)) return false;
+  const Shape strides = broadcast_strides(in, in);
+  for (int64_t p : b.step.dims) b.out_strides.push_back(strides[p]);
+  return true;
+}
+
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  const int r = static_cast<int>(a.output.size());
+  const int64_t inner_stride = a.out_strides[r - 1];
+  int64_t idx[kMaxRank] = {};
+  for (int d = r - 2; d >= 0; --d) {  // the first row's output coordinates
+    idx[d] = first % a.output[d];
+    first /= a.output[d];
+  }
+  for (int64_t i = 0; i < count; ++i, out += a.n) {
+    int64_t off = 0;
+    for (int d = 0; d + 1 < r; ++d) off += idx[d] * a.out_strides[d];
+    const float* in = a.src + off;
+    if (inner_stride == 1) std::memcpy(out, in, a.n * sizeof(float));
+    else
+      for (int64_t j = 0; j < a.n; ++j) out[j] = in[j * inner_stride];
+    for (int d = r - 2; d >= 0 && ++idx[d] == a.output[d]; --d) idx[d] = 0;
+  }
+}
+
+std::string describe(const AnchorStep& s) { return describe_folds(s) + "copy"; }
+
+}  // namespace
+
+const AnchorOpDef kTransposeAnchor = {
+    "Transpose", /*clamps=*/false, /*make=*/nullptr, bind, read_whole_input, run, /*run_tile=*/nullptr,
+    /*depth=*/nullptr, describe, /*gemm_panels=*/false,
+};
+
+}  // namespace fd

@@ -1,0 +1,72 @@
+// What the window anchors share (CONV_2D, DEPTHWISE_CONV_2D, the pools, MEAN,
+// PAD): the geometry of a window over an NHWC input, and the indirection rows
+// that point each tap of each output pixel at its input pixel (or at the row a
+// padding tap reads).
+#include <cstring>
+
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+
+bool bind_window(BoundAnchor& b, const Shape& input, int kh, int kw, const ConvParams& p, std::string* error) {
+  const auto geo = conv_geometry(input, kh, kw, p, b.step.pad, error);
+  if (!geo) return false;
+  b.geo = *geo;
+  b.offsets = conv_offsets(b.geo);
+  b.zero_row.assign(geo->channels, 0.f);
+  b.pad_row.assign(geo->channels, b.step.pad.value);
+  return true;
+}
+
+Shape window_output(const BoundAnchor& b) { return {b.geo.batch, b.geo.out_h, b.geo.out_w, b.n}; }
+
+namespace {
+
+// A filter row (kw taps of kc floats) lying inside the input is one run of kw *
+// kc floats: point at it in place. One cut by padding (or dilated) points at a
+// patch that before_run refills on every run.
+void to_filter_rows(const BoundAnchor& a, int64_t pixels) {
+  const int kw = a.geo.kw;
+  const int64_t kc = a.geo.channels, n_rows = pixels * a.geo.kh;
+  std::vector<const float*>& rows = a.rows;
+  a.patch_taps.clear();
+  std::vector<int64_t> patched;  // filter rows pointing at a patch
+  for (int64_t i = 0; i < n_rows; ++i) {
+    const float* const* tap = rows.data() + i * kw;
+    bool in_place = true;
+    for (int j = 1; j < kw && in_place; ++j) in_place = tap[j] == tap[0] + j * kc;
+    if (in_place) {
+      rows[i] = tap[0];  // i <= i * kw: never overwrites a tap still to be read
+      continue;
+    }
+    patched.push_back(i);
+    a.patch_taps.insert(a.patch_taps.end(), tap, tap + kw);
+    rows[i] = nullptr;
+  }
+  a.patches.resize(a.patch_taps.size() * kc);
+  for (size_t r = 0; r < patched.size(); ++r) rows[patched[r]] = a.patches.data() + r * kw * kc;
+  rows.resize(n_rows);
+}
+
+}  // namespace
+
+void point_window_rows(const BoundAnchor& a, const float* const* inputs) {
+  const float* input = inputs[0];
+  if (a.rows_for != input || a.rows.empty()) {
+    a.rows_for = input;
+    const int64_t pixels = a.geo.pixels();
+    a.rows.resize(static_cast<size_t>(pixels) * a.geo.taps());
+    conv_indirection(a.geo, a.offsets, 0, pixels, input, a.zero_row.data(), a.pad_row.data(), a.rows.data());
+    if (a.filter_rows) to_filter_rows(a, pixels);
+  }
+  for (size_t r = 0; r < a.patch_taps.size(); ++r)  // filter rows cut by padding, copied afresh
+    std::memcpy(a.patches.data() + r * a.geo.channels, a.patch_taps[r], a.geo.channels * sizeof(float));
+}
+
+int64_t window_depth(const BoundAnchor& a) { return a.geo.taps(); }
+
+std::string describe_window(const AnchorStep& s) {
+  return std::to_string(s.kh) + "x" + std::to_string(s.kw) + "/" + std::to_string(s.conv.stride_h) + ", ";
+}
+
+}  // namespace fd
