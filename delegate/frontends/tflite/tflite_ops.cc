@@ -1,6 +1,9 @@
 #include "frontends/tflite/tflite_ops.h"
 
+#include <iterator>
 #include <string>
+
+#include "frontends/tflite/tflite_builtin_names.h"
 
 namespace fd {
 namespace {
@@ -8,50 +11,39 @@ namespace {
 enum class Params { kNone, kFusedActivation, kLeakyReluAlpha, kGeluApproximate };
 
 struct Entry {
-  int code;
-  const char* name;
+  int code;  // its name: kTfLiteBuiltinNames[code]
   EwOp ew;
   Params params;
 };
 
 // Builtin codes from TFLite's schema (BuiltinOperator).
 constexpr Entry kElementwise[] = {
-    {0, "ADD", EwOp::Add, Params::kFusedActivation},
-    {41, "SUB", EwOp::Sub, Params::kFusedActivation},
-    {18, "MUL", EwOp::Mul, Params::kFusedActivation},
-    {42, "DIV", EwOp::Div, Params::kFusedActivation},
-    {55, "MAXIMUM", EwOp::Maximum, Params::kNone},
-    {57, "MINIMUM", EwOp::Minimum, Params::kNone},
-    {99, "SQUARED_DIFFERENCE", EwOp::SquaredDifference, Params::kNone},
-    {78, "POW", EwOp::Pow, Params::kNone},
-    {54, "PRELU", EwOp::Prelu, Params::kNone},
-    {19, "RELU", EwOp::Relu, Params::kNone},
-    {21, "RELU6", EwOp::Relu6, Params::kNone},
-    {20, "RELU_N1_TO_1", EwOp::ReluN1To1, Params::kNone},
-    {152, "RELU_0_TO_1", EwOp::Relu0To1, Params::kNone},
-    {98, "LEAKY_RELU", EwOp::LeakyRelu, Params::kLeakyReluAlpha},
-    {111, "ELU", EwOp::Elu, Params::kNone},
-    {14, "LOGISTIC", EwOp::Logistic, Params::kNone},
-    {28, "TANH", EwOp::Tanh, Params::kNone},
-    {117, "HARD_SWISH", EwOp::HardSwish, Params::kNone},
-    {150, "GELU", EwOp::Gelu, Params::kGeluApproximate},
-    {47, "EXP", EwOp::Exp, Params::kNone},
-    {73, "LOG", EwOp::Log, Params::kNone},
-    {75, "SQRT", EwOp::Sqrt, Params::kNone},
-    {76, "RSQRT", EwOp::Rsqrt, Params::kNone},
-    {92, "SQUARE", EwOp::Square, Params::kNone},
-    {59, "NEG", EwOp::Neg, Params::kNone},
-    {101, "ABS", EwOp::Abs, Params::kNone},
-};
-
-// Names of other common ops, for messages only.
-constexpr std::pair<int, const char*> kOtherNames[] = {
-    {1, "AVERAGE_POOL_2D"}, {2, "CONCATENATION"}, {3, "CONV_2D"}, {4, "DEPTHWISE_CONV_2D"},
-    {6, "DEQUANTIZE"}, {9, "FULLY_CONNECTED"}, {17, "MAX_POOL_2D"}, {22, "RESHAPE"},
-    {25, "SOFTMAX"}, {32, "CUSTOM"}, {34, "PAD"}, {39, "TRANSPOSE"}, {40, "MEAN"},
-    {45, "STRIDED_SLICE"}, {49, "SPLIT"}, {51, "DELEGATE"}, {53, "CAST"}, {60, "PADV2"},
-    {74, "SUM"}, {77, "SHAPE"}, {83, "PACK"}, {100, "MIRROR_PAD"}, {114, "QUANTIZE"},
-    {66, "SIN"}, {126, "BATCH_MATMUL"},
+    {0, EwOp::Add, Params::kFusedActivation},
+    {41, EwOp::Sub, Params::kFusedActivation},
+    {18, EwOp::Mul, Params::kFusedActivation},
+    {42, EwOp::Div, Params::kFusedActivation},
+    {55, EwOp::Maximum, Params::kNone},
+    {57, EwOp::Minimum, Params::kNone},
+    {99, EwOp::SquaredDifference, Params::kNone},
+    {78, EwOp::Pow, Params::kNone},
+    {54, EwOp::Prelu, Params::kNone},
+    {19, EwOp::Relu, Params::kNone},
+    {21, EwOp::Relu6, Params::kNone},
+    {20, EwOp::ReluN1To1, Params::kNone},
+    {152, EwOp::Relu0To1, Params::kNone},
+    {98, EwOp::LeakyRelu, Params::kLeakyReluAlpha},
+    {111, EwOp::Elu, Params::kNone},
+    {14, EwOp::Logistic, Params::kNone},
+    {28, EwOp::Tanh, Params::kNone},
+    {117, EwOp::HardSwish, Params::kNone},
+    {150, EwOp::Gelu, Params::kGeluApproximate},
+    {47, EwOp::Exp, Params::kNone},
+    {73, EwOp::Log, Params::kNone},
+    {75, EwOp::Sqrt, Params::kNone},
+    {76, EwOp::Rsqrt, Params::kNone},
+    {92, EwOp::Square, Params::kNone},
+    {59, EwOp::Neg, Params::kNone},
+    {101, EwOp::Abs, Params::kNone},
 };
 
 const Entry* find(int code) {
@@ -75,9 +67,7 @@ Activation activation(const void* data) {
 }  // namespace
 
 const char* tflite_op_name(int code) {
-  if (const Entry* e = find(code)) return e->name;
-  for (const auto& [c, name] : kOtherNames)
-    if (c == code) return name;
+  if (code >= 0 && code < static_cast<int>(std::size(kTfLiteBuiltinNames))) return kTfLiteBuiltinNames[code];
   return nullptr;
 }
 

@@ -1,0 +1,47 @@
+#include "frontends/tflite/tflite_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "frontends/tflite/tflite_abi.h"
+
+namespace fd {
+namespace {
+
+// Plans name every op by its TFLite name: PRELU, not BUILTIN_54.
+TEST(TfliteOps, EveryBuiltinCodeHasItsName) {
+  EXPECT_STREQ(tflite_op_name(0), "ADD");
+  EXPECT_STREQ(tflite_op_name(2), "CONCATENATION");
+  EXPECT_STREQ(tflite_op_name(54), "PRELU");
+  EXPECT_STREQ(tflite_op_name(126), "BATCH_MATMUL");
+  EXPECT_STREQ(tflite_op_name(150), "GELU");
+  EXPECT_EQ(tflite_op_name(-1), nullptr);
+  EXPECT_EQ(tflite_op_name(100000), nullptr);
+  Node unknown;
+  translate_tflite_op(100000, nullptr, &unknown);
+  EXPECT_EQ(unknown.name, "BUILTIN_100000");
+  EXPECT_EQ(unknown.kind, OpKind::kOpaque);
+}
+
+TEST(TfliteOps, ConcatenationTakesItsAxisAndActivation) {
+  TfLiteConcatenationParams p{-1, kTfLiteActNone};
+  Node n;
+  translate_tflite_op(kTfLiteBuiltinConcatenation, &p, &n);
+  EXPECT_EQ(n.name, "CONCATENATION");
+  EXPECT_EQ(n.kind, OpKind::kAnchor);
+  EXPECT_EQ(n.anchor, AnchorOp::kConcatenation);
+  EXPECT_EQ(n.axis, -1);  // made positive by the front end, which knows the rank
+  EXPECT_EQ(n.act, Activation::kNone);
+  p = {2, kTfLiteActRelu6};
+  Node relu6;
+  translate_tflite_op(kTfLiteBuiltinConcatenation, &p, &relu6);
+  EXPECT_EQ(relu6.axis, 2);
+  EXPECT_EQ(relu6.act, Activation::kRelu6);
+  Node missing;
+  translate_tflite_op(kTfLiteBuiltinConcatenation, nullptr, &missing);
+  EXPECT_EQ(missing.kind, OpKind::kOpaque);
+}
+
+}  // namespace
+}  // namespace fd
