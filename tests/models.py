@@ -65,6 +65,7 @@ class Spec:
     ranges: list = None  # per input (lo, hi); default WIDE
     about: str = ""
     quantize: bool = False  # int8 full-integer model
+    weights: str = "float32"  # "float16": the converter's float16 weights, each read through a DEQUANTIZE
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
     claimed_all: int = None  # nodes claimed with fusions=all (anchors and pads too); default: claimed
     partitions_all: int = None  # fused groups they form; default: partitions
@@ -422,6 +423,10 @@ def gemm_specs():
         y = tf.matmul(x, _huge("fc_huge_w", [16, 20])) + _const("fc_huge_b", [20])
         return y, tf.nn.relu(tf.matmul(x, _huge("fc_huge_relu_w", [16, 12])) + _const("fc_huge_relu_b", [12]))
 
+    def fc_float16(tf, x):  # float16 weights; the RESHAPE between is left (its planned shape is [1, 8])
+        y = tf.nn.relu(_conv(tf, x, "f16_fc_conv", 3, 3, 8))
+        return tf.matmul(tf.reshape(y, [-1, 8]), _const("f16_fc_w", [8, 5], -0.5, 0.5)) + _const("f16_fc_b", [5])
+
     def fc_large_dynamic(tf, x):  # 1.2 MB of weights: the GEMM streams them in row blocks
         return tf.tanh(tf.matmul(x, _const("fc_large_w", [300, 1000], -0.1, 0.1)) + _const("fc_large_b", [1000]))
 
@@ -439,6 +444,11 @@ def gemm_specs():
         Spec("fc_huge_weights", fc_huge_weights, [[3, 16]], 0, 0, claimed_all=2, partitions_all=2,
              ranges=[(1.0, 2.0)], about="FULLY_CONNECTED, and FULLY_CONNECTED+RELU, with weights near the float "
                                        "maximum: sums overflow, clamped to FLT_MAX as the builtin kernels do"),
+        Spec("fc_float16", fc_float16, [[None, 6, 6, 4]], 0, 0, claimed_all=6, partitions_all=3,
+             weights="float16", emits=("DEQUANTIZE", "FULLY_CONNECTED"),
+             about="float16 weights through DEQUANTIZE: CONV_2D+RELU, a RESHAPE left to the runtime (its planned "
+                   "shape is [1, 8]), FULLY_CONNECTED; TFLite puts the FULLY_CONNECTED's DEQUANTIZEs in the first "
+                   "partition, cut off from their layer (3 groups); batch None, resized"),
         Spec("fc_large_dynamic", fc_large_dynamic, [[None, 300]], 0, 0, claimed_all=2, partitions_all=1,
              about="FULLY_CONNECTED 300 -> 1000 (weights past 1 MiB: tiles of GEMM row blocks) + TANH, "
                    "dynamic batch, resized to 0 too"),
@@ -581,6 +591,10 @@ def conv_specs():
         y = tf.concat([a * tf.sigmoid(a), r], axis=3)
         return _conv(tf, y, "cat_dyn_out", 1, 1, 2, padding="VALID") + r
 
+    def float16_block(tf, x):  # every weight and bias float16, read through a DEQUANTIZE
+        y = _dwconv(tf, tf.nn.relu6(_conv(tf, x, "f16_conv", 3, 3, 16)), "f16_dw", 3, 3)
+        return _conv(tf, y * tf.sigmoid(y), "f16_project", 1, 1, 8, padding="VALID") + x
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
@@ -654,6 +668,10 @@ def conv_specs():
              emits=("CONCATENATION axis=1", "CONCATENATION axis=2"),
              about="CONCATENATION along H (a CONV_2D+RELU6 writes one whole slice) and along W (CONV_2D+TANH "
                    "writes rows of it), both graph outputs"),
+        Spec("float16_weights", float16_block, [[None, 10, 10, 8]], 0, 0, claimed_all=12, partitions_all=3,
+             weights="float16", emits=("DEQUANTIZE",),
+             about="float16 weights and biases (the converter's float16 quantization), each read through a "
+                   "DEQUANTIZE folded into its CONV_2D or DEPTHWISE_CONV_2D; batch None, resized"),
         Spec("concat_dynamic_batch", concat_dynamic, [[None, 8, 8, 4]], 0, 0, claimed_all=7, partitions_all=4,
              emits=("CONCATENATION axis=3",),
              about="batch None: CONCATENATION of CONV_2D+swish (in place) and CONV_2D+RELU (also read by the "
@@ -765,6 +783,9 @@ def convert(tf, spec):
     sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(spec.shapes)]
     concrete = tf.function(lambda *xs: spec.fn(tf, *xs), input_signature=sigs).get_concrete_function()
     conv = tf.lite.TFLiteConverter.from_concrete_functions([concrete])
+    if spec.weights == "float16":
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.target_spec.supported_types = [tf.float16]
     if spec.quantize:
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = lambda: _representative(spec)

@@ -30,4 +30,27 @@ size_t dtype_size(DType t) {
   return 0;
 }
 
+float f16_to_f32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {  // inf, NaN (payload kept)
+    bits = sign | 0x7f800000u | mantissa << 13;
+  } else if (exponent != 0) {
+    bits = sign | (exponent - 15 + 127) << 23 | mantissa << 13;
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {  // subnormal: shift the leading 1 into the implicit bit
+    int shift = 0;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | static_cast<uint32_t>(127 - 15 + 1 - shift) << 23 | (mantissa & 0x3ffu) << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 }  // namespace fd

@@ -18,6 +18,9 @@ const char* dtype_name(DType t);
 // Bytes per element; 0 for kOther.
 size_t dtype_size(DType t);
 
+// An IEEE half-precision value (its bits) as the float it stands for, exactly.
+float f16_to_f32(uint16_t bits);
+
 // Affine quantization: real = scale * (q - zero_point). One scale and zero
 // point per tensor (axis -1), or one per index of `axis`. Empty: none.
 struct Quantization {

@@ -16,6 +16,7 @@ enum class FoldKind : uint8_t {
   kChannelScale,  // a MUL by a per-channel vector (a squeeze-excite gate): scales the weights on each run
   kInputAffine,   // MUL/ADD/SUB by constants before a CONV_2D: taken into its weights, bias and padding
   kTranspose,     // a TRANSPOSE before a BATCH_MATMUL: read through permuted strides
+  kConstant,      // a node of kind kConstant making an anchor's weights or bias: packed from its values
 };
 
 struct Fold {

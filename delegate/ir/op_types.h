@@ -45,6 +45,9 @@ enum class OpKind : uint8_t {
   kElementwise,  // one output, same-shape or broadcast inputs, pure per element
   kAnchor,       // heavy op whose output rows start a group: see AnchorOp
   kPad,          // PAD / PADV2 / MIRROR_PAD: folded into the convolution that reads it
+  kConstant,     // computes a constant from constants (DEQUANTIZE of float16 weights): the front
+                 // end stores its values in the output tensor; it runs only folded into the anchor
+                 // that packs them, and disappears
   kOpaque,       // anything we do not fuse (yet)
 };
 

@@ -33,7 +33,9 @@ bool known(DType v) {
 }
 bool known(OpKind v) {
   switch (v) {
-    case OpKind::kElementwise: case OpKind::kAnchor: case OpKind::kPad: case OpKind::kOpaque: return true;
+    case OpKind::kElementwise: case OpKind::kAnchor: case OpKind::kPad: case OpKind::kConstant:
+    case OpKind::kOpaque:
+      return true;
   }
   return false;
 }
@@ -63,6 +65,7 @@ bool known(PadMode v) {
 bool known(FoldKind v) {
   switch (v) {
     case FoldKind::kPad: case FoldKind::kChannelScale: case FoldKind::kInputAffine: case FoldKind::kTranspose:
+    case FoldKind::kConstant:
       return true;
   }
   return false;

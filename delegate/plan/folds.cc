@@ -1,5 +1,6 @@
 // Fold passes: nodes that run inside an anchor of their group instead of on
-// their own (a PAD, a squeeze-excite gate, an input normalisation, a TRANSPOSE).
+// their own (a PAD, a squeeze-excite gate, an input normalisation, a TRANSPOSE,
+// a DEQUANTIZE of weights).
 #include <algorithm>
 
 #include "ir/shape.h"
@@ -130,6 +131,29 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
   }
 }
 
+// A constant node (a DEQUANTIZE of float16 weights) whose one reader is a
+// legal anchor taking it as weights or bias: the anchor packs its values, it
+// never runs. Else it is left to the runtime (the anchor packs them all the same).
+void fold_constants(const Graph& g, const GraphIndex& index, std::vector<bool>& legal,
+                    std::vector<std::string>& reason, FoldSet& s) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != OpKind::kConstant || !legal[i]) continue;
+    const int t = g.nodes[i].outputs[0], r = index.last_reader[t];
+    const bool weights = r >= 0 && legal[r] && g.nodes[r].kind == OpKind::kAnchor &&
+                         anchor_info(g.nodes[r].anchor).constant_weights && g.nodes[r].inputs[0] != t;
+    if (index.readers[t] != 1 || !weights) {
+      reason[i] = g.nodes[i].name + " is fused only into the layer whose weights it makes, its one reader";
+      legal[i] = false;
+      continue;
+    }
+    Fold f;
+    f.kind = FoldKind::kConstant;
+    f.anchor = r;
+    f.nodes = {static_cast<int>(i)};
+    add_fold(s, std::move(f));
+  }
+}
+
 // A squeeze-excite MUL folds into the CONV_2D or FULLY_CONNECTED that is its
 // one reader when scaling the weights on each run costs no more than a pass
 // over the MUL's output would.
@@ -184,6 +208,7 @@ FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& l
       add_fold(s, std::move(f));
     }
   }
+  fold_constants(g, index, legal, reason, s);  // last: the passes above look for anchors without folds
   return s;
 }
 

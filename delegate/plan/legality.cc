@@ -156,9 +156,18 @@ std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
   return "";
 }
 
+// A constant node: one output whose float32 values the front end computed.
+std::string constant_legality(const Graph& g, const Node& node) {
+  if (node.outputs.size() != 1) return node.name + " has not one output";
+  const Tensor& o = g.tensors[node.outputs[0]];
+  if (!o.is_constant || !o.f32_data()) return node.name + " of something that is not a float16 constant";
+  return "";
+}
+
 }  // namespace
 
 std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
+  if (node.kind == OpKind::kConstant) return constant_legality(g, node);
   if (node.kind == OpKind::kAnchor) return anchor_legality(g, node, families);
   if (node.kind == OpKind::kPad) return pad_legality(g, node, families);
   if (node.kind != OpKind::kElementwise) return "unsupported op " + node.name;

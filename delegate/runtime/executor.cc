@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <map>
 
@@ -71,6 +72,15 @@ Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::ve
                    const std::vector<SliceWrite>& slice_writes)
     : graph_(std::move(graph)), kernels_(kernels), exported_(std::move(exported)) {
   groups_ = order_groups(*graph_, groups);
+  for (const auto& members : groups_)  // constant nodes never run; an exported one is copied out
+    for (int pos : members)
+      if (graph_->nodes[pos].kind == OpKind::kConstant && exported_.count(graph_->nodes[pos].outputs[0]))
+        constant_exports_.push_back(graph_->nodes[pos].outputs[0]);
+  auto only_constants = [&](const std::vector<int>& members) {  // a partition may split them from their anchor
+    return std::all_of(members.begin(), members.end(),
+                       [&](int pos) { return graph_->nodes[pos].kind == OpKind::kConstant; });
+  };
+  groups_.erase(std::remove_if(groups_.begin(), groups_.end(), only_constants), groups_.end());
   written_ = written_tensors(*graph_, groups_, exported_);
   find_in_place(slice_writes);
   for (const auto& members : groups_)
@@ -157,6 +167,7 @@ bool Executor::bind_group(TensorHost& host, size_t k) {
   if (bind(host, planned_[k], groups_[k], &mixed)) return true;
   if (!mixed) return false;
   for (int pos : groups_[k]) {
+    if (graph_->nodes[pos].kind == OpKind::kConstant) continue;  // its anchor packs it
     std::vector<bool> written = written_;
     written[graph_->nodes[pos].outputs[0]] = true;
     if (!bind(host, build_program(*graph_, {pos}, {}, written, kernels_, in_place_tensors()), {pos}, nullptr))
@@ -260,6 +271,10 @@ float* Executor::data(const TensorHost& host, int t) {
 
 void Executor::invoke(const TensorHost& host, ThreadPool* pool, double* seconds) {
   const std::function<float*(int)> data = [&](int t) { return this->data(host, t); };
+  for (int t : constant_exports_) {  // a folded constant node does not run
+    const Tensor& c = graph_->tensors[t];
+    std::memcpy(host.data(t), c.f32_data(), num_elements(c.shape) * sizeof(float));
+  }
   size_t next_chain = 0;
   for (size_t k = 0; k < programs_.size(); ++k) {
     if (next_chain < chains_.size() && chains_[next_chain].first() == static_cast<int>(k)) {

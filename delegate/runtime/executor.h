@@ -96,6 +96,7 @@ class Executor {
     int64_t offset = 0;
   };
   std::map<int, Slice> slice_of_;
+  std::vector<int> constant_exports_;  // outputs of constant nodes read outside: copied out every invoke
   std::vector<bool> skipped_;    // per bound program
   std::vector<DepthFirstChain> chains_;
   std::vector<const float*> in_;  // one program's pointers, reused every invoke

@@ -152,6 +152,7 @@ struct GroupFolds {
           scaled[f.anchor] = {first.inputs[1 - f.operand], first.inputs[f.operand]};
           break;
         case FoldKind::kInputAffine: affine[f.anchor] = &f; break;
+        case FoldKind::kConstant: break;  // the anchor packs the values of its input
       }
       // An input map runs whole if one of its values must be stored.
       bool stored = false;
@@ -174,6 +175,7 @@ class ProgramBuilder {
  private:
   std::vector<int> reads(int pos, EwOp op) const;
   bool runs(const Node& node) const {  // a folded node (or PAD) runs only if its output must be stored
+    if (node.kind == OpKind::kConstant) return false;  // the executor copies it out if it must be stored
     const bool folds = node.kind == OpKind::kPad || folds_.outputs.count(node.outputs[0]);
     return !folds || written_[node.outputs[0]];
   }
@@ -463,6 +465,10 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
                                                  bool* mixed_shapes) {
   auto b = std::unique_ptr<BoundProgram>(new BoundProgram());
   report(mixed_shapes, false);
+  if (p.code.empty()) {
+    *error = "a program without instructions";
+    return nullptr;
+  }
   Values v{static_cast<int>(p.inputs.size()), input_shapes, {}, {}};
   if (!b->bind_values(p, v, error, mixed_shapes) || !b->bind_domain(p, v, error, mixed_shapes)) return nullptr;
   for (int value : p.output_values) {

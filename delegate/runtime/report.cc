@@ -43,6 +43,7 @@ const char* fold_kind_name(FoldKind k) {
     case FoldKind::kChannelScale: return "channel_scale";
     case FoldKind::kInputAffine: return "input_affine";
     case FoldKind::kTranspose: return "transpose";
+    case FoldKind::kConstant: return "constant";
   }
   return "?";
 }

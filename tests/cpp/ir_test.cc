@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "graph_builder.h"
+#include "ir/shape.h"
 #include "plan/planner.h"
 
 namespace fd {
@@ -122,6 +124,61 @@ TEST(PlannerDtype, DeclinesFloat16WeightsButTakesOwnedFloat32Ones) {
   const FusionPlan p = plan_fusion(b.g, one);
   EXPECT_TRUE(p.groups.empty());
   EXPECT_EQ(p.reason[0], "weights are not a constant float32 tensor of rank 2");
+}
+
+}  // namespace
+}  // namespace fd
+
+namespace fd {
+namespace {
+
+// Every half-precision value converts exactly: sign * 2^(e-15) * (1 + m/1024),
+// subnormals sign * 2^-14 * m/1024, infinities and NaN kept.
+TEST(Ir, Float16ConvertsExactlyForEveryValue) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    const float got = f16_to_f32(static_cast<uint16_t>(h));
+    if (e == 0x1f) {
+      ASSERT_TRUE(m ? std::isnan(got) : std::isinf(got) && std::signbit(got) == (sign < 0)) << h;
+      continue;
+    }
+    const double want = e ? sign * std::ldexp(1.0 + m / 1024.0, e - 15) : sign * std::ldexp(m / 1024.0, -14);
+    ASSERT_EQ(got, static_cast<float>(want)) << h;
+    ASSERT_EQ(std::signbit(got), sign < 0) << h;  // -0 stays -0
+  }
+}
+
+// A DEQUANTIZE of weights folds into its one reader, the layer packing them;
+// with a second reader it is left to the runtime (the layers pack them all the same).
+TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {
+  test::GraphBuilder b;
+  const int x = b.tensor({1, 5, 5, 4});
+  auto dequantize = [&](Shape shape) {
+    const int out = b.opaque("DEQUANTIZE", {b.tensor(shape, DType::kF16)}, shape);
+    b.g.nodes.back().kind = OpKind::kConstant;
+    b.g.tensors[out].is_constant = true;
+    b.g.tensors[out].data = ConstantData::own(std::vector<float>(num_elements(shape), 0.25f));
+    return out;
+  };
+  const int w = dequantize({4, 1, 1, 4});
+  const int y = b.conv(AnchorOp::kConv2D, x, nullptr, {4, 1, 1, 4}, nullptr, {}, {1, 5, 5, 4});
+  b.g.nodes[1].inputs[1] = w;  // the conv reads the DEQUANTIZE's output as its weights
+  const int shared = dequantize({4, 1, 1, 4});
+  b.conv(AnchorOp::kConv2D, y, nullptr, {4, 1, 1, 4}, nullptr, {}, {1, 5, 5, 4});
+  b.g.nodes[3].inputs[1] = shared;
+  b.ew(EwOp::Abs, {shared}, {4, 1, 1, 4});
+  PlannerOptions o;
+  o.families = kFamilyAll;
+  const FusionPlan plan = plan_fusion(b.g, o);
+  ASSERT_GE(plan.group_of[0], 0) << plan.reason[0];
+  EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
+  ASSERT_EQ(plan.folds.size(), 1u);
+  EXPECT_EQ(plan.folds[0].kind, FoldKind::kConstant);
+  EXPECT_EQ(plan.folds[0].anchor, 1);
+  EXPECT_EQ(plan.group_of[2], -1);
+  EXPECT_EQ(plan.reason[2], "DEQUANTIZE is fused only into the layer whose weights it makes, its one reader");
+  EXPECT_GE(plan.group_of[3], 0) << plan.reason[3];  // packs the values all the same
 }
 
 }  // namespace

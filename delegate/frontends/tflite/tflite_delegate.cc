@@ -192,6 +192,26 @@ bool spatial_mean(TfLiteContext* ctx, Node* n) {
   return h && w;
 }
 
+// A DEQUANTIZE of a float16 constant: its float32 output becomes a constant the
+// graph owns, the same floats the runtime's DEQUANTIZE computes (the
+// conversion is exact). False for any other DEQUANTIZE.
+bool dequantize_constant(const Node& n, Graph* g) {
+  if (n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  const Tensor& in = g->tensors[n.inputs[0]];
+  Tensor& out = g->tensors[n.outputs[0]];
+  const int64_t count = num_elements(in.shape);
+  if (in.dtype != DType::kF16 || !in.is_constant || in.data.size() != static_cast<size_t>(count) * 2 ||
+      !out.is_f32() || out.shape != in.shape)
+    return false;
+  std::vector<float> values(count);
+  const auto* bits = static_cast<const uint16_t*>(in.data.bytes());
+  for (int64_t i = 0; i < count; ++i) values[i] = f16_to_f32(bits[i]);
+  out.data = ConstantData::own(std::move(values));
+  out.is_constant = true;
+  out.has_dynamic_shape = false;
+  return true;
+}
+
 // CONCATENATION's axis counted from the front, or false if the output has no such axis.
 bool positive_axis(TfLiteContext* ctx, Node* n) {
   if (n->outputs.size() != 1) return false;
@@ -260,6 +280,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, &n)) n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
       n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kConstant && !dequantize_constant(n, &g)) n.kind = OpKind::kOpaque;
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
@@ -288,6 +309,27 @@ class ContextTensors : public TensorHost {
   TfLiteContext* ctx_;
 };
 
+// The partition's outputs the runtime reads (TFLite's output_tensors), less the
+// values of claimed constant nodes that only claimed layers of other
+// partitions read as weights: those pack them from the graph, nothing reads the tensor.
+std::set<int> exported_tensors(const Graph& g, const FusionPlan& plan, const TfLiteIntArray* outs) {
+  std::set<int> exported;
+  for (int i = 0; i < outs->size; ++i) {
+    const int t = outs->data[i];
+    bool weights_only = true, from_constant = false;
+    for (size_t pos = 0; pos < g.nodes.size(); ++pos) {
+      const Node& n = g.nodes[pos];
+      from_constant |= n.kind == OpKind::kConstant && plan.group_of[pos] >= 0 && n.outputs[0] == t;
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        if (n.inputs[k] == t)
+          weights_only &= plan.group_of[pos] >= 0 && n.kind == OpKind::kAnchor && k > 0 &&
+                          anchor_info(n.anchor).constant_weights;
+    }
+    if (!(from_constant && weights_only)) exported.insert(t);
+  }
+  return exported;
+}
+
 void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
   const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
   Delegate* d = state(params->delegate);
@@ -303,8 +345,8 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
   for (auto& [gid, nodes] : groups) members.push_back(std::move(nodes));
   const TfLiteIntArray* outs = params->output_tensors;
   auto* part = new Partition{d, std::make_unique<Executor>(d->graph, members, d->plan.folds,
-                                                           std::set<int>(outs->data, outs->data + outs->size),
-                                                           *d->kernels, d->plan.slice_writes),
+                                                           exported_tensors(g, d->plan, outs), *d->kernels,
+                                                           d->plan.slice_writes),
                              static_cast<int>(d->reports.size())};
   for (size_t k = 0; k < part->exec->groups().size(); ++k) {
     const Program& prog = part->exec->planned()[k];
@@ -314,6 +356,16 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
     report.group_outputs.push_back(prog.outputs);
     report.group_bytes_saved.push_back(intermediate_bytes_saved(g, part->exec->groups()[k], prog));
     log(*d, LogLevel::kVerbose, "fused program:\n%s", report.programs.back().c_str());
+  }
+  for (const auto& nodes : members) {  // constant nodes TFLite cut off from their layer: no program
+    const bool constants = std::all_of(nodes.begin(), nodes.end(),
+                                       [&](int pos) { return g.nodes[pos].kind == OpKind::kConstant; });
+    if (!constants) continue;
+    report.group_nodes.push_back(nodes);
+    report.programs.push_back("");
+    report.group_inputs.emplace_back();
+    report.group_outputs.emplace_back();
+    report.group_bytes_saved.push_back(0);
   }
   d->reports.push_back(std::move(report));
   return part;

@@ -205,6 +205,9 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     case kTfLiteBuiltinPadV2:
     case kTfLiteBuiltinMirrorPad: return translate_pad(code, data, node);
     case kTfLiteBuiltinConcatenation: return translate_concatenation(data, node);
+    case kTfLiteBuiltinDequantize:  // of a float16 constant: the front end computes its values
+      node->kind = OpKind::kConstant;
+      return;
     default:
       if (const Entry* e = find(code)) translate_elementwise(*e, data, node);
   }

@@ -22,6 +22,7 @@ constexpr int kTfLiteBuiltinSoftmax = 25;
 constexpr int kTfLiteBuiltinTranspose = 39;
 constexpr int kTfLiteBuiltinBatchMatMul = 126;
 constexpr int kTfLiteBuiltinConcatenation = 2;
+constexpr int kTfLiteBuiltinDequantize = 6;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);
