@@ -78,6 +78,7 @@ def main(argv=None):
     p.add_argument("--out", default=os.path.join(HERE, "models"), help="model folder (model_set.py --build_only)")
     p.add_argument("--delegate_options", default="fusions:all", help='"k:v;k:v" for both builds')
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--suffix", default="", help='model file suffix, e.g. "_float16" (model_set.py --weights)')
     p.add_argument("--rounds", type=int, default=21)
     p.add_argument("--runs", type=int, default=5, help="invokes per configuration per round")
     args = p.parse_args(argv)
@@ -85,7 +86,7 @@ def main(argv=None):
     print(f"{'model':20} {'B/A':>7} {'A/xnn':>7} {'B/xnn':>7} {'xnn ms':>8}  outputs")
     ratios = []
     for name in args.models.split(","):
-        r = compare(os.path.join(args.out, f"{name}.tflite"), (args.a, args.b), options, args.threads,
+        r = compare(os.path.join(args.out, f"{name}{args.suffix}.tflite"), (args.a, args.b), options, args.threads,
                     args.rounds, args.runs)
         ratios.append(r["b/a"])
         print(f"{name:20} {r['b/a']:7.3f} {r['a/xnn']:7.3f} {r['b/xnn']:7.3f} {r['xnn_ms']:8.2f}  "

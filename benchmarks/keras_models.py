@@ -77,17 +77,21 @@ BUILDERS = {
 }
 
 
-def convert(model):
+def convert(model, weights="float32"):
+    """weights "float16": the converter's float16 quantization (weights read through DEQUANTIZE)."""
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # no SELECT_TF_OPS
+    if weights == "float16":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
     return converter.convert()
 
 
-def build(name, path):
+def build(name, path, weights="float32"):
     """Builds model `name` with seed 0 and writes it to `path`."""
     tf.keras.backend.clear_session()  # layer names restart: same bytes however many were built before
     tf.keras.utils.set_random_seed(0)
-    content = convert(BUILDERS[name]())
+    content = convert(BUILDERS[name](), weights)
     with open(path, "wb") as f:
         f.write(content)
 

@@ -39,14 +39,15 @@ MODELS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "resnet50", "
 TARGETS = {"geomean_fd_xnn": 0.90, "max_fd_xnn": 1.05, "geomean_fdx_xnn": 0.85, "max_rel_err": 1e-4}
 
 
-def build_models(names, out, rebuild):
+def build_models(names, out, rebuild, weights="float32"):
     """Writes missing models; checks each new one: builtin ops only, static shapes, runs."""
     os.makedirs(out, exist_ok=True)
     ignore = os.path.join(out, ".gitignore")
     if not os.path.exists(ignore):  # the folder ignores itself: models are never committed
         with open(ignore, "w") as f:
             f.write("*\n")
-    paths = {n: os.path.join(out, f"{n}.tflite") for n in names}
+    suffix = "" if weights == "float32" else "_" + weights
+    paths = {n: os.path.join(out, f"{n}{suffix}.tflite") for n in names}
     todo = [n for n in names if rebuild or not os.path.exists(paths[n])]
     if todo:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -54,7 +55,7 @@ def build_models(names, out, rebuild):
     for name in todo:
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):  # Keras' export prints its signature
-            keras_models.build(name, paths[name])
+            keras_models.build(name, paths[name], weights)
         try:
             ops = check_model(paths[name])
         except SystemExit:
@@ -193,6 +194,8 @@ def parse_args(argv):
     p.add_argument("--runtime", default="auto", choices=["auto", "litert", "tflite", "tf"])
     p.add_argument("--out", default=os.path.join(HERE, "models"), help="model folder (default benchmarks/models)")
     p.add_argument("--rebuild", action="store_true", help="rebuild models even if their file exists")
+    p.add_argument("--weights", default="float32", choices=["float32", "float16"],
+                   help="float16: the converter's float16 weights, read through DEQUANTIZE (files <model>_float16)")
     p.add_argument("--build_only", action="store_true", help="build and check the models, no bench")
     p.add_argument("--json", metavar="FILE", help="write every bench result and the summary as JSON")
     args = p.parse_args(argv)
@@ -218,7 +221,7 @@ def main(argv=None):
         fusedelegate.load(**options)  # a bad option fails here, as one line
     except (CliError, ValueError) as e:
         sys.exit(f"model_set: {str(e).removeprefix('fusedelegate: ')}")
-    paths = build_models(args.models, args.out, args.rebuild)
+    paths = build_models(args.models, args.out, args.rebuild, args.weights)
     if args.build_only:
         return
     results, rows, start = {}, {}, time.perf_counter()

@@ -131,18 +131,31 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
   }
 }
 
-// A constant node (a DEQUANTIZE of float16 weights) whose one reader is a
-// legal anchor taking it as weights or bias: the anchor packs its values, it
-// never runs. Else it is left to the runtime (the anchor packs them all the same).
-void fold_constants(const Graph& g, const GraphIndex& index, std::vector<bool>& legal,
-                    std::vector<std::string>& reason, FoldSet& s) {
+// The first reader of tensor t if every reader is a legal anchor taking it as
+// weights or bias; else -1.
+int first_weights_reader(const Graph& g, const std::vector<bool>& legal, int t) {
+  int first = -1;
+  for (size_t r = 0; r < g.nodes.size(); ++r) {
+    const Node& n = g.nodes[r];
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (n.inputs[k] != t) continue;
+      if (!(legal[r] && n.kind == OpKind::kAnchor && k > 0 && anchor_info(n.anchor).constant_weights)) return -1;
+      if (first < 0) first = static_cast<int>(r);
+    }
+  }
+  return first;
+}
+
+// A constant node (a DEQUANTIZE of float16 weights) that only layers read as
+// weights or bias: each packs its values, it never runs; it joins the first
+// one's group (a later one's would make the groups depend on each other). Else
+// it is left to the runtime (the layers pack them all the same).
+void fold_constants(const Graph& g, std::vector<bool>& legal, std::vector<std::string>& reason, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != OpKind::kConstant || !legal[i]) continue;
-    const int t = g.nodes[i].outputs[0], r = index.last_reader[t];
-    const bool weights = r >= 0 && legal[r] && g.nodes[r].kind == OpKind::kAnchor &&
-                         anchor_info(g.nodes[r].anchor).constant_weights && g.nodes[r].inputs[0] != t;
-    if (index.readers[t] != 1 || !weights) {
-      reason[i] = g.nodes[i].name + " is fused only into the layer whose weights it makes, its one reader";
+    const int r = first_weights_reader(g, legal, g.nodes[i].outputs[0]);
+    if (r < 0) {
+      reason[i] = g.nodes[i].name + " is fused only into the layers whose weights it makes, its only readers";
       legal[i] = false;
       continue;
     }
@@ -208,7 +221,7 @@ FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& l
       add_fold(s, std::move(f));
     }
   }
-  fold_constants(g, index, legal, reason, s);  // last: the passes above look for anchors without folds
+  fold_constants(g, legal, reason, s);  // last: the passes above look for anchors without folds
   return s;
 }
 

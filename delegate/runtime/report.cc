@@ -155,7 +155,7 @@ int64_t intermediate_bytes_saved(const Graph& g, const std::vector<int>& group, 
   int64_t saved = 0;
   for (int pos : group) {
     const int t = g.nodes[pos].outputs[0];
-    if (written.count(t)) continue;
+    if (written.count(t) || g.nodes[pos].kind == OpKind::kConstant) continue;  // weights: made once
     int reads = 0;
     for (int q : group)
       for (int in : g.nodes[q].inputs) reads += in == t;

@@ -149,8 +149,8 @@ TEST(Ir, Float16ConvertsExactlyForEveryValue) {
   }
 }
 
-// A DEQUANTIZE of weights folds into its one reader, the layer packing them;
-// with a second reader it is left to the runtime (the layers pack them all the same).
+// A DEQUANTIZE of weights folds into the layers packing them (the first one's group);
+// with a reader of another kind it is left to the runtime (the layers pack them all the same).
 TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {
   test::GraphBuilder b;
   const int x = b.tensor({1, 5, 5, 4});
@@ -177,8 +177,26 @@ TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {
   EXPECT_EQ(plan.folds[0].kind, FoldKind::kConstant);
   EXPECT_EQ(plan.folds[0].anchor, 1);
   EXPECT_EQ(plan.group_of[2], -1);
-  EXPECT_EQ(plan.reason[2], "DEQUANTIZE is fused only into the layer whose weights it makes, its one reader");
+  EXPECT_EQ(plan.reason[2], "DEQUANTIZE is fused only into the layers whose weights it makes, its only readers");
   EXPECT_GE(plan.group_of[3], 0) << plan.reason[3];  // packs the values all the same
+}
+
+TEST(Ir, AConstantNodeTwoLayersReadJoinsTheFirstOnesGroup) {
+  test::GraphBuilder b;
+  const Shape s = {1, 5, 5, 4};
+  const int w = b.opaque("DEQUANTIZE", {b.tensor({4, 1, 1, 4}, DType::kF16)}, {4, 1, 1, 4});
+  b.g.nodes.back().kind = OpKind::kConstant;
+  b.g.tensors[w].is_constant = true;
+  b.g.tensors[w].data = ConstantData::own(std::vector<float>(16, 0.5f));
+  const int y = b.conv(AnchorOp::kConv2D, b.tensor(s), nullptr, {4, 1, 1, 4}, nullptr, {}, s);
+  b.conv(AnchorOp::kConv2D, y, nullptr, {4, 1, 1, 4}, nullptr, {}, s);
+  b.g.nodes[1].inputs[1] = b.g.nodes[2].inputs[1] = w;  // one set of weights, two layers
+  PlannerOptions o;
+  o.families = kFamilyAll;
+  const FusionPlan plan = plan_fusion(b.g, o);
+  ASSERT_GE(plan.group_of[0], 0) << plan.reason[0];
+  EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
+  EXPECT_NE(plan.group_of[1], plan.group_of[2]);
 }
 
 }  // namespace
