@@ -59,6 +59,12 @@ struct Node {
 struct Graph {
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;
+  // Whether every node at `positions` is a constant node (it runs nothing).
+  bool only_constants(const std::vector<int>& positions) const {
+    for (int pos : positions)
+      if (nodes[pos].kind != OpKind::kConstant) return false;
+    return true;
+  }
 };
 
 }  // namespace fd

@@ -76,11 +76,10 @@ Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::ve
     for (int pos : members)
       if (graph_->nodes[pos].kind == OpKind::kConstant && exported_.count(graph_->nodes[pos].outputs[0]))
         constant_exports_.push_back(graph_->nodes[pos].outputs[0]);
-  auto only_constants = [&](const std::vector<int>& members) {  // a partition may split them from their anchor
-    return std::all_of(members.begin(), members.end(),
-                       [&](int pos) { return graph_->nodes[pos].kind == OpKind::kConstant; });
-  };
-  groups_.erase(std::remove_if(groups_.begin(), groups_.end(), only_constants), groups_.end());
+  // A partition may cut constant nodes off from their layer: nothing to run.
+  const Graph& g = *graph_;
+  groups_.erase(std::remove_if(groups_.begin(), groups_.end(), [&](const auto& m) { return g.only_constants(m); }),
+                groups_.end());
   written_ = written_tensors(*graph_, groups_, exported_);
   find_in_place(slice_writes);
   for (const auto& members : groups_)

@@ -682,9 +682,9 @@ int64_t BoundProgram::anchor_tile(int64_t tile) {
 }
 
 void BoundProgram::write_output_strided(int o, int64_t len, int64_t stride) {
-  strided_outputs_ += output_strided_[o].len == 0 && len > 0;
-  strided_outputs_ -= output_strided_[o].len > 0 && len == 0;
   output_strided_[o] = Strided{len, stride};
+  strided_outputs_ = static_cast<int>(
+      std::count_if(output_strided_.begin(), output_strided_.end(), [](const Strided& st) { return st.len > 0; }));
 }
 
 void BoundProgram::before_run(const float* const* inputs) const {

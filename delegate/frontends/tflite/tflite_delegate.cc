@@ -310,23 +310,12 @@ class ContextTensors : public TensorHost {
 };
 
 // The partition's outputs the runtime reads (TFLite's output_tensors), less the
-// values of claimed constant nodes that only claimed layers of other
-// partitions read as weights: those pack them from the graph, nothing reads the tensor.
+// values of folded constant nodes: the plan folds one only where claimed layers
+// alone read it, as weights they pack from the graph, so nothing reads the tensor.
 std::set<int> exported_tensors(const Graph& g, const FusionPlan& plan, const TfLiteIntArray* outs) {
-  std::set<int> exported;
-  for (int i = 0; i < outs->size; ++i) {
-    const int t = outs->data[i];
-    bool weights_only = true, from_constant = false;
-    for (size_t pos = 0; pos < g.nodes.size(); ++pos) {
-      const Node& n = g.nodes[pos];
-      from_constant |= n.kind == OpKind::kConstant && plan.group_of[pos] >= 0 && n.outputs[0] == t;
-      for (size_t k = 0; k < n.inputs.size(); ++k)
-        if (n.inputs[k] == t)
-          weights_only &= plan.group_of[pos] >= 0 && n.kind == OpKind::kAnchor && k > 0 &&
-                          anchor_info(n.anchor).constant_weights;
-    }
-    if (!(from_constant && weights_only)) exported.insert(t);
-  }
+  std::set<int> exported(outs->data, outs->data + outs->size);
+  for (const Fold& f : plan.folds)
+    if (f.kind == FoldKind::kConstant) exported.erase(g.nodes[f.nodes[0]].outputs[0]);
   return exported;
 }
 
@@ -358,9 +347,7 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
     log(*d, LogLevel::kVerbose, "fused program:\n%s", report.programs.back().c_str());
   }
   for (const auto& nodes : members) {  // constant nodes TFLite cut off from their layer: no program
-    const bool constants = std::all_of(nodes.begin(), nodes.end(),
-                                       [&](int pos) { return g.nodes[pos].kind == OpKind::kConstant; });
-    if (!constants) continue;
+    if (!g.only_constants(nodes)) continue;
     report.group_nodes.push_back(nodes);
     report.programs.push_back("");
     report.group_inputs.emplace_back();
