@@ -9,6 +9,10 @@ B are compared bit for bit.
 
     .venv/bin/python benchmarks/model_set.py --build_only
     .venv/bin/python benchmarks/ab_libraries.py OLD.so NEW.so --delegate_options "fusions:all"
+
+The same library twice with different options compares two option sets:
+
+    .venv/bin/python benchmarks/ab_libraries.py LIB LIB --options_a "fusions:all" --options_b ""
 """
 import argparse
 import os
@@ -56,9 +60,9 @@ def outputs(it):
 
 
 def compare(path, libs, options, threads, rounds, runs):
-    its = {"xnn": interpreter(path, None, options, threads)}
-    its["a"] = interpreter(path, libs[0], options, threads)
-    its["b"] = interpreter(path, libs[1], options, threads)
+    its = {"xnn": interpreter(path, None, {}, threads)}
+    its["a"] = interpreter(path, libs[0], options[0], threads)
+    its["b"] = interpreter(path, libs[1], options[1], threads)
     same = all(np.array_equal(x, y, equal_nan=True) for x, y in zip(outputs(its["a"][0]), outputs(its["b"][0])))
     times = {k: [] for k in its}
     order = list(its)
@@ -74,20 +78,23 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", help="build A (before): path of libfusedelegate.so")
     p.add_argument("b", help="build B (after)")
-    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--models", default=",".join(MODELS), help="comma list of names in --out, or .tflite paths")
     p.add_argument("--out", default=os.path.join(HERE, "models"), help="model folder (model_set.py --build_only)")
-    p.add_argument("--delegate_options", default="fusions:all", help='"k:v;k:v" for both builds')
+    p.add_argument("--delegate_options", default="", help='"k:v;k:v" for both builds (default: none)')
+    p.add_argument("--options_a", help="options for A only (default: --delegate_options)")
+    p.add_argument("--options_b", help="options for B only (default: --delegate_options)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--suffix", default="", help='model file suffix, e.g. "_float16" (model_set.py --weights)')
     p.add_argument("--rounds", type=int, default=21)
     p.add_argument("--runs", type=int, default=5, help="invokes per configuration per round")
     args = p.parse_args(argv)
-    options = parse_options(args.delegate_options)
+    options = [parse_options(args.delegate_options if o is None else o) for o in (args.options_a, args.options_b)]
     print(f"{'model':20} {'B/A':>7} {'A/xnn':>7} {'B/xnn':>7} {'xnn ms':>8}  outputs")
     ratios = []
     for name in args.models.split(","):
-        r = compare(os.path.join(args.out, f"{name}{args.suffix}.tflite"), (args.a, args.b), options, args.threads,
-                    args.rounds, args.runs)
+        path = name if name.endswith(".tflite") else os.path.join(args.out, f"{name}{args.suffix}.tflite")
+        name = os.path.basename(path)[:-len(".tflite")]
+        r = compare(path, (args.a, args.b), options, args.threads, args.rounds, args.runs)
         ratios.append(r["b/a"])
         print(f"{name:20} {r['b/a']:7.3f} {r['a/xnn']:7.3f} {r['b/xnn']:7.3f} {r['xnn_ms']:8.2f}  "
               f"{'bit-identical' if r['same'] else 'DIFFER'}", flush=True)

@@ -43,9 +43,9 @@ fd::Graph graph_of(const Layer& l, const std::vector<float>& w, const std::vecto
   fd::Graph g;
   auto tensor = [&](fd::Shape s, const float* data) {
     fd::Tensor t;
-    t.is_float32 = true;
+    t.dtype = fd::DType::kF32;
     t.is_constant = data != nullptr;
-    t.data = data;
+    if (data) t.data = fd::ConstantData::borrow(data, fd::num_elements(s) * sizeof(float));
     t.shape = std::move(s);
     g.tensors.push_back(t);
     return static_cast<int>(g.tensors.size()) - 1;
@@ -108,9 +108,9 @@ void bench_chain(const char* name, const std::vector<fd::EwOp>& ops, bool residu
   std::vector<const float*> data;  // per tensor: where its floats are (null: computed)
   auto tensor = [&](fd::Shape shape, const float* d, bool constant) {
     fd::Tensor t;
-    t.is_float32 = true;
+    t.dtype = fd::DType::kF32;
     t.is_constant = constant;
-    t.data = constant ? d : nullptr;
+    if (constant) t.data = fd::ConstantData::borrow(d, fd::num_elements(shape) * sizeof(float));
     t.shape = std::move(shape);
     g.tensors.push_back(t);
     data.push_back(d);

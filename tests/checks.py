@@ -18,10 +18,10 @@ def _labels(entry, nodes):
     return [f"{i}:{entry['ops'][i]}" for i in nodes]
 
 
-def counts(entry, fusions_all=False):
+def counts(entry, fusions="default"):
     """(nodes claimed, fused groups) as the spec states them by hand, for default options
-    or for fusions=all."""
-    suffix = "_all" if fusions_all else ""
+    (every family; the same as fusions=all) or for fusions="elementwise"."""
+    suffix = {"default": "", "all": "", "elementwise": "_elementwise"}[fusions]
     return entry["expect_claimed" + suffix], entry["expect_partitions" + suffix]
 
 
@@ -132,25 +132,26 @@ def op_of(label):
 
 
 def check_variant(worker_results, manifest, models, name, options, cpu_flag):
-    """Model `name` of the family `models` (fusions=all plus `options`) on litert."""
+    """Model `name` of the family `models` (default options plus `options`) on litert."""
     if cpu_flag and not cpu_has(cpu_flag):
         pytest.skip(f"this CPU has no {cpu_flag}")
     entry = manifest[name]
-    res = worker_results.get("litert", {"fusions": "all", **options}, names=models)[name]
-    check_result(res, entry, counts(entry, fusions_all=True))
+    res = worker_results.get("litert", options, names=models)[name]
+    check_result(res, entry, counts(entry))
 
 
-def check_off_by_default(worker_results, manifest, models, runtime, family_ops):
-    """With default options each of `models` claims what its spec states, fewer nodes than
-    with fusions=all, and none of `family_ops` (the opt-in family's ops)."""
-    results = worker_results.get(runtime, names=models)
+def check_family_off(worker_results, manifest, models, runtime, family_ops):
+    """With fusions=elementwise (the family of `family_ops` off) each of `models` claims
+    what its spec states, fewer nodes than by default, and none of `family_ops`."""
+    results = worker_results.get(runtime, {"fusions": "elementwise"}, names=models)
     for name in models:
         entry, res = manifest[name], results[name]
         if res.get("skipped"):
             continue
         assert not res.get("error"), (name, res.get("traceback") or res["error"])
-        assert res["claimed"] == entry["expect_claimed"] < entry["expect_claimed_all"], (name, res["partition_nodes"])
+        assert res["claimed"] == entry["expect_claimed_elementwise"] < entry["expect_claimed"], (
+            name, res["partition_nodes"])
         claimed = claimed_nodes(res)
         assert not [i for i in claimed if op_of(entry["ops"][i]) in family_ops], (name, claimed, entry["ops"])
-        check_claims(res, entry, counts(entry))
+        check_claims(res, entry, counts(entry, "elementwise"))
         check_invokes(res["invokes"], tolerance(entry), f"{name}: invoke")

@@ -5,19 +5,20 @@
 
 Every model is a tf.function converted with tf.lite.TFLiteConverter; constants come
 from fixed seeds, and the output is byte-for-byte reproducible. Each spec states by
-hand how many nodes the delegate claims with default options and in how many fused
-groups they run (a group the runtime's partitions cut runs as two), and the same with fusions=all (anchors: FULLY_CONNECTED, CONV_2D,
-DEPTHWISE_CONV_2D, pools and spatial MEAN, with PAD / PADV2 / MIRROR_PAD folded
-into a convolution or pool; row ops of family transformer). The tests compare those
-counts with the plan the delegate itself writes (option plan_file); nothing here
-re-plans. After conversion the generator checks the model the converter actually
-emitted: the ops a spec exercises (`emits`, or the op of an op_* spec) are there,
-and the hand counts fit in the model; it also stops when some claimable op is
-emitted by no model.
+hand how many nodes the delegate claims with default options (every fusion family:
+anchors FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, pools and spatial MEAN, with
+PAD / PADV2 / MIRROR_PAD folded into a convolution or pool; row ops of family
+transformer; elementwise ops) and in how many fused groups they run (a group the
+runtime's partitions cut runs as two), and the same with the elementwise family
+alone (fusions=elementwise). The tests compare those counts with the plan the
+delegate itself writes (option plan_file); nothing here re-plans. After conversion
+the generator checks the model the converter actually emitted: the ops a spec
+exercises (`emits`, or the op of an op_* spec) are there, and the hand counts fit in
+the model; it also stops when some claimable op is emitted by no model.
 
 manifest.json, per model: file, about, expect_claimed and expect_partitions (nodes
-claimed and fused groups with default options), expect_claimed_all and
-expect_partitions_all (with fusions=all), ops (as emitted, "ADD+RELU6",
+claimed and fused groups with default options), expect_claimed_elementwise and
+expect_partitions_elementwise (with fusions=elementwise), ops (as emitted, "ADD+RELU6",
 "GELU approximate=True", "CONV_2D+RELU6 stride=2x2 padding=VALID"),
 approx_ops, input_ranges, input_dtypes, dynamic_batch, shape_signatures,
 resize_batches, bytes.
@@ -36,12 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
-# Ops the delegate claims by default (float32 only); binary ones may carry a fused activation.
+# Elementwise ops the delegate claims (float32 only); binary ones may carry a fused activation.
 BINARY_OPS = ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW", "PRELU")
 UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU", "LOGISTIC",
              "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
-# Anchors of the opt-in families, with the pads folded into a convolution or pool.
+# Anchors (families fully_connected and conv), with the pads folded into a convolution or pool.
 ANCHOR_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D")
 PAD_OPS = ("PAD", "PADV2", "MIRROR_PAD")
 # Row ops (family transformer): BATCH_MATMUL of two run-time values, SOFTMAX, MEAN
@@ -60,15 +61,15 @@ class Spec:
     name: str
     fn: object  # fn(tf, *inputs) -> tensor or tuple of tensors
     shapes: list  # input shapes; None marks the dynamic batch
-    claimed: int  # nodes claimed with default options
-    partitions: int  # fused groups they run as (the plan file's groups: a partition of the runtime's may split one)
+    claimed_elementwise: int  # nodes claimed with fusions=elementwise
+    partitions_elementwise: int  # fused groups they run as (the plan file's groups: a runtime partition may split one)
     ranges: list = None  # per input (lo, hi); default WIDE
     about: str = ""
     quantize: bool = False  # int8 full-integer model
     weights: str = "float32"  # "float16": the converter's float16 weights, each read through a DEQUANTIZE
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
-    claimed_all: int = None  # nodes claimed with fusions=all (anchors and pads too); default: claimed
-    partitions_all: int = None  # fused groups they form; default: partitions
+    claimed_all: int = None  # nodes claimed with default options, every family; default: claimed_elementwise
+    partitions_all: int = None  # fused groups they form; default: partitions_elementwise
     emits: tuple = ()  # op labels (or their start, up to an option) the converted model must hold
 
     def input_ranges(self):
@@ -204,7 +205,7 @@ def op_specs():
     shape = [1, 3, 5, 8]
     for op, f in UNARY_FNS.items():
         rng = UNARY_RANGES.get(op, WIDE)
-        # Three nodes: the smallest group claimed with default options.
+        # Three nodes: the smallest elementwise-only group claimed.
         fn = ((lambda tf, x, y, f=f: tf.abs(f(tf, x) * y)) if op == "NEG"
               else (lambda tf, x, y, f=f: tf.abs(f(tf, x) + y)))
         specs.append(Spec(f"op_{op.lower()}", fn, [shape, shape], 3, 1, ranges=[rng, WIDE],
@@ -332,7 +333,7 @@ def structure_specs():
              about="lone elementwise ops between SINs"),
         Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, claimed_all=3, partitions_all=3,
              emits=("FULLY_CONNECTED", "SOFTMAX", "MEAN"),
-             about="no elementwise op; with fusions=all the row ops (TRANSPOSE, SOFTMAX, MEAN) around a "
+             about="no elementwise op; the row ops (TRANSPOSE, SOFTMAX, MEAN) around a "
                    "FULLY_CONNECTED of run-time weights, which is declined"),
         Spec("mutual_groups", mutual_groups, [s, s], 4, 1,
              emits=("SIN",),
@@ -352,7 +353,7 @@ def size_specs():
     return specs
 
 
-# --- dynamic batch and int8 ---
+# --- dynamic batch, int8, and what a cost rule declines ---
 def special_specs():
     def dyn(tf, x):
         v = x * _const("dyn_s", [8]) + _const("dyn_b", [8])
@@ -363,6 +364,9 @@ def special_specs():
 
     def quant(tf, x, y):
         return tf.tanh(x * y + x)
+
+    def dw_mult2_s2(tf, x):
+        return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
 
     def prelu_dyn(tf, x):
         v = x * _const("prelu_dyn_s", [8]) + _const("prelu_dyn_b", [8], -0.5, 0.5)
@@ -375,6 +379,11 @@ def special_specs():
              about="two inputs with batch None"),
         Spec("prelu_dynamic_batch", prelu_dyn, [[None, 10, 8]], 5, 1, emits=("PRELU",),
              about="batch None: MUL, ADD, PRELU (alpha [1,C]), SUB, ABS; resized"),
+        Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0,
+             emits=("DEPTHWISE_CONV_2D+RELU stride=2x2 padding=SAME multiplier=2",),
+             about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU, per-channel MUL: the cost rule leaves "
+                   "the depthwise layer (slower fused), and the MUL alone is too small a group; the "
+                   "runtime's multiplier path is tested in tests/cpp (Program.DepthwiseWithEveryMultiplier...)"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
              about="full-integer int8: nothing float32 to claim"),
     ]
@@ -395,17 +404,17 @@ def _default_block(tf, x):
 
 def default_spec():
     # The converter turns square(s - mu) into SQUARED_DIFFERENCE(s, mu) beside the SUB.
-    # Groups: {SUB,MUL,MUL,ADD,GELU,ADD}; {LOGISTIC,MUL} and {ADD,RSQRT} are too small
-    # to claim by default; the MEANs and the SQUARED_DIFFERENCE (alone: joining the
-    # swish group would make a cycle) stay. With fusions=all the MEANs (last axis) are
-    # row ops reading the rows of their group's tile, and everything is one group over
-    # rows: the mean and variance are one value per row.
+    # With fusions=elementwise, groups: {SUB,MUL,MUL,ADD,GELU,ADD}; {LOGISTIC,MUL} and
+    # {ADD,RSQRT} are too small to claim; the MEANs and the SQUARED_DIFFERENCE (alone:
+    # joining the swish group would make a cycle) stay. By default the MEANs (last
+    # axis) are row ops reading the rows of their group's tile, and everything is one
+    # group over rows: the mean and variance are one value per row.
     return Spec("default_block", _default_block, [[1, 56, 56, 64]], 6, 1, claimed_all=13, partitions_all=1,
                 emits=("SQUARED_DIFFERENCE", "MEAN", "GELU approximate=False"),
              about="the bundled default model: swish, layer-norm-like ops, GELU, residual")
 
 
-# --- FULLY_CONNECTED anchors (claimed with fusions=all) ---
+# --- FULLY_CONNECTED anchors (family fully_connected) ---
 def gemm_specs():
     def fc_gelu(tf, x):
         h = tf.matmul(x, _const("fc_gelu_w", [32, 48], -0.3, 0.3)) + _const("fc_gelu_b", [48], -0.2, 0.2)
@@ -455,7 +464,7 @@ def gemm_specs():
     ]
 
 
-# --- CONV_2D / DEPTHWISE_CONV_2D anchors, and pads folded into them (fusions=all) ---
+# --- CONV_2D / DEPTHWISE_CONV_2D anchors, and pads folded into them (family conv) ---
 # The converter always gives a convolution a bias (zeros when the graph has none),
 # and the runtimes' own kernels reject one without: no model here lacks a bias.
 def _conv(tf, x, tag, kh, kw, cout, stride=1, padding="SAME", dilation=1, bias=True):
@@ -495,9 +504,6 @@ def conv_specs():
 
     def dw_hard_swish(tf, x):
         return _hard_swish(tf, _dwconv(tf, x, "dw_hswish", 3, 3))
-
-    def dw_mult2_s2(tf, x):
-        return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
 
     def conv_odd_channels(tf, x):
         y = tf.nn.relu(_conv(tf, x, "conv_odd", 3, 3, 37))
@@ -597,7 +603,7 @@ def conv_specs():
 
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
-        return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3, multiplier=2))
+        return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3))
 
     return [
         Spec("normalised_stem", normalised_stem, [[1, 17, 17, 3]], 3, 1, claimed_all=5, partitions_all=1,
@@ -621,9 +627,6 @@ def conv_specs():
         Spec("dw_hard_swish", dw_hard_swish, [[1, 10, 10, 12]], 0, 0, claimed_all=2, partitions_all=1,
              ranges=[(-5.0, 5.0)], emits=("DEPTHWISE_CONV_2D", "HARD_SWISH"),
              about="DEPTHWISE_CONV_2D 3x3 multiplier 1, HARD_SWISH"),
-        Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0, claimed_all=2, partitions_all=1,
-             emits=("DEPTHWISE_CONV_2D+RELU stride=2x2 padding=SAME multiplier=2",),
-             about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU, per-channel MUL"),
         Spec("conv_odd_channels", conv_odd_channels, [[1, 9, 9, 13]], 0, 0, claimed_all=3, partitions_all=2,
              about="CONV_2D 13 -> 37 channels + RELU alone (its reader is an anchor), DEPTHWISE_CONV_2D + TANH"),
         Spec("pad_yolo", pad_yolo, [[1, 16, 16, 8]], 0, 0, claimed_all=3, partitions_all=1,
@@ -678,7 +681,7 @@ def conv_specs():
                    "residual ADD: copied), 1x1 CONV_2D; resized"),
         Spec("conv_dynamic_batch", conv_dynamic, [[None, 8, 8, 6]], 0, 0, claimed_all=5, partitions_all=2,
              emits=("PAD", "DEPTHWISE_CONV_2D+RELU6"),
-             about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D multiplier 2 + RELU6; resized"),
+             about="batch None: PAD, CONV_2D, swish, DEPTHWISE_CONV_2D + RELU6; resized"),
         Spec("squeeze_excite_dynamic", squeeze_excite_dynamic, [[None, 8, 8, 16]], 0, 0, claimed_all=5,
              partitions_all=3, about="batch None: MEAN, 1x1 CONV_2D + LOGISTIC gate, MUL folded into the 1x1 "
                                      "project CONV_2D; resized, the gate holds one scale per image: node by node"),
@@ -692,7 +695,7 @@ def conv_specs():
     ]
 
 
-# --- row ops of family transformer: attention, LayerNorm, softmax, layout (fusions=all) ---
+# --- row ops of family transformer: attention, LayerNorm, softmax, layout ---
 def _proj(tf, x, tag, n):
     return tf.matmul(x, _const(tag + "_w", [int(x.shape[-1]), n], -0.3, 0.3)) + _const(tag + "_b", [n], -0.1, 0.1)
 
@@ -739,7 +742,7 @@ def transformer_specs():
         Spec("layer_norm", layer_norm, [[2, 7, 24]], 5, 1, claimed_all=10, partitions_all=1,
              emits=("MEAN", "SQUARED_DIFFERENCE", "RSQRT"),
              about="LayerNorm: MEAN over the last axis, SQUARED_DIFFERENCE, MEAN+ADD+RSQRT, then scale and "
-                   "shift (5 elementwise ops: claimed by default too); with fusions=all one group over rows"),
+                   "shift (5 elementwise ops: claimed with fusions=elementwise too); by default one group over rows"),
         Spec("softmax_rows", softmax_rows, [[3, 5, 45]], 0, 0, claimed_all=3, partitions_all=1,
              ranges=[(-4.0, 4.0)], emits=("SOFTMAX",),
              about="MUL, SOFTMAX of rows of 45 reading it from the tile, MUL"),
@@ -876,10 +879,10 @@ def _op_label(nd):
 
 
 def expected_all(spec):
-    """(nodes claimed, groups) with fusions=all, as the spec states them."""
+    """(nodes claimed, groups) with default options (every family), as the spec states them."""
     if spec.claimed_all is None:
-        return spec.claimed, spec.partitions
-    return spec.claimed_all, spec.partitions if spec.partitions_all is None else spec.partitions_all
+        return spec.claimed_elementwise, spec.partitions_elementwise
+    return spec.claimed_all, spec.partitions_elementwise if spec.partitions_all is None else spec.partitions_all
 
 
 def check(spec, nodes):
@@ -891,8 +894,9 @@ def check(spec, nodes):
     if missing:
         raise SystemExit(f"{spec.name}: the converted model has no {missing}: {labels}")
     elementwise = sum(n["float32"] and n["op"] in CLAIMABLE_OPS for n in nodes)
-    for what, (claimed, groups), most in (("", (spec.claimed, spec.partitions), elementwise),
-                                          (" with fusions=all", expected_all(spec), len(nodes))):
+    for what, (claimed, groups), most in ((" with fusions=elementwise", (spec.claimed_elementwise,
+                                                                          spec.partitions_elementwise), elementwise),
+                                          ("", expected_all(spec), len(nodes))):
         if not (claimed <= most and (claimed > 0) == (groups > 0) and groups <= claimed):
             raise SystemExit(f"{spec.name}: {claimed} claimed in {groups} groups{what} cannot be: "
                              f"the model has {most} nodes that could be claimed: {labels}")
@@ -915,10 +919,10 @@ def manifest_entry(spec, nodes, it, size):
     return {
         "file": f"{spec.name}.tflite",
         "about": spec.about,
-        "expect_claimed": spec.claimed,  # by hand: nodes claimed with default options
-        "expect_partitions": spec.partitions,  # and the fused groups they form
-        "expect_claimed_all": expected_all(spec)[0],  # the same with fusions=all
-        "expect_partitions_all": expected_all(spec)[1],
+        "expect_claimed": expected_all(spec)[0],  # by hand: nodes claimed with default options
+        "expect_partitions": expected_all(spec)[1],  # and the fused groups they form
+        "expect_claimed_elementwise": spec.claimed_elementwise,  # the same with fusions=elementwise
+        "expect_partitions_elementwise": spec.partitions_elementwise,
         "ops": [_op_label(n) for n in nodes],
         "approx_ops": [o for o in ops if o in APPROX_OPS],
         "input_ranges": spec.input_ranges(),

@@ -1,7 +1,7 @@
 """CONV_2D and DEPTHWISE_CONV_2D anchors with their elementwise epilogues, and
-PAD / PADV2 / MIRROR_PAD folded into them (opt-in family conv: fusions=all):
+PAD / PADV2 / MIRROR_PAD folded into them (family conv, on by default):
 claimed as planned in every runtime, outputs match the runtime's own kernels,
-batch resizes re-bind the convolution; with default options no convolution
+batch resizes re-bind the convolution; with fusions=elementwise no convolution
 or pad is claimed."""
 import json
 
@@ -9,7 +9,7 @@ import pytest
 
 import models
 from procs import require_runtime, run_python
-from checks import (KERNEL_VARIANTS, check_off_by_default, check_ops_claimed, check_result, check_variant, counts,
+from checks import (KERNEL_VARIANTS, check_family_off, check_ops_claimed, check_result, check_variant, counts,
                     op_of)
 
 MODELS = [s.name for s in models.conv_specs()]
@@ -21,11 +21,11 @@ CONV_FAMILY_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "CONCATENATION") + models.PAD
 @pytest.mark.parametrize("name", MODELS)
 def test_conv_with_epilogue(worker_results, manifest, runtime, name):
     entry = manifest[name]
-    res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
+    res = worker_results.get(runtime, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
-        assert res["claimed"] == entry["expect_claimed_all"], (res["partition_nodes"], entry["ops"])
+        assert res["claimed"] == entry["expect_claimed"], (res["partition_nodes"], entry["ops"])
         check_ops_claimed(res, entry, ("CONV_2D", "DEPTHWISE_CONV_2D"))
-    check_result(res, entry, counts(entry, fusions_all=True))
+    check_result(res, entry, counts(entry))
 
 
 # The conv micro-kernels per ISA and the thread split, on one runtime.
@@ -41,8 +41,8 @@ def test_conv_option_variant(worker_results, manifest, name, variant, options, c
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-def test_conv_is_off_by_default(worker_results, manifest, runtime):
-    check_off_by_default(worker_results, manifest, MODELS, runtime, CONV_FAMILY_OPS)
+def test_conv_family_off_claims_no_convolution(worker_results, manifest, runtime):
+    check_family_off(worker_results, manifest, MODELS, runtime, CONV_FAMILY_OPS)
 
 
 def test_every_conv_model_has_a_convolution(manifest):

@@ -1,5 +1,5 @@
-"""FULLY_CONNECTED anchors with their elementwise epilogue (opt-in family:
-fusions=all): claimed as planned, outputs match the runtime's own kernels,
+"""FULLY_CONNECTED anchors with their elementwise epilogue (family
+fully_connected, on by default): claimed as planned, outputs match the runtime's own kernels,
 resizes re-bind the GEMM."""
 import pytest
 
@@ -13,22 +13,24 @@ TOL = 1e-5  # GEMM accumulation order differs from the reference kernels
 @pytest.mark.parametrize("name", MODELS)
 def test_fully_connected_with_epilogue(worker_results, manifest, runtime, name):
     entry = manifest[name]
-    res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
+    res = worker_results.get(runtime, names=MODELS)[name]
     if res.get("skipped"):
         pytest.skip(res["skipped"])
     assert not res.get("error"), res.get("traceback") or res["error"]
-    check_claims(res, entry, counts(entry, fusions_all=True))
+    check_claims(res, entry, counts(entry))
     check_invokes(res["invokes"], TOL, "invoke")
     for batch, r in res.get("resize", {}).items():
         if r.get("skipped"):
             continue
         assert not r["error"], f"batch {batch}: {r['error']}"
         assert r["output_shapes"] == r["reference_output_shapes"]
-        check_claims(r, entry, counts(entry, fusions_all=True))
+        check_claims(r, entry, counts(entry))
         check_invokes(r["invokes"], TOL, f"batch {batch}, invoke")
 
 
-def test_fully_connected_is_off_by_default(worker_results, manifest):
+def test_fully_connected_family_off_claims_no_fully_connected(worker_results, manifest):
+    results = worker_results.get("litert", {"fusions": "elementwise"}, names=MODELS)
     for name in MODELS:
-        res = worker_results.get("litert")[name]
-        assert res["claimed"] == manifest[name]["expect_claimed"] < manifest[name]["expect_claimed_all"]
+        entry, res = manifest[name], results[name]
+        assert res["claimed"] == entry["expect_claimed_elementwise"] < entry["expect_claimed"]
+        check_claims(res, entry, counts(entry, "elementwise"))

@@ -1,12 +1,12 @@
-"""Row ops of family transformer (opt-in: fusions=all): BATCH_MATMUL of run-time
+"""Row ops of family transformer (on by default): BATCH_MATMUL of run-time
 values (adj_x, one b shared by every batch), SOFTMAX, MEAN over the last axis
 (LayerNorm), RESHAPE and TRANSPOSE, with their elementwise epilogues: claimed as
 planned in every runtime, outputs match the runtime's own kernels, a dynamic
-batch re-infers RESHAPE's -1; with default options no row op is claimed."""
+batch re-infers RESHAPE's -1; with fusions=elementwise no row op is claimed."""
 import pytest
 
 import models
-from checks import (KERNEL_VARIANTS, check_claims, check_invokes, check_off_by_default, check_ops_claimed,
+from checks import (KERNEL_VARIANTS, check_claims, check_invokes, check_family_off, check_ops_claimed,
                     check_result, check_variant, claimed_nodes, counts, op_of, tolerance)
 
 MODELS = [s.name for s in models.transformer_specs()]
@@ -17,10 +17,10 @@ RUNTIMES = ["tf", "tflite", "litert"]
 @pytest.mark.parametrize("name", MODELS)
 def test_row_ops_with_epilogues(worker_results, manifest, runtime, name):
     entry = manifest[name]
-    res = worker_results.get(runtime, {"fusions": "all"}, names=MODELS)[name]
+    res = worker_results.get(runtime, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
         check_ops_claimed(res, entry, models.ROW_OPS)
-    check_result(res, entry, counts(entry, fusions_all=True))
+    check_result(res, entry, counts(entry))
 
 
 @pytest.mark.parametrize("variant,options,cpu_flag", KERNEL_VARIANTS, ids=[v[0] for v in KERNEL_VARIANTS])
@@ -42,5 +42,5 @@ def test_only_the_transformer_family_claims_row_ops(worker_results, manifest):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
-def test_row_ops_are_off_by_default(worker_results, manifest, runtime):
-    check_off_by_default(worker_results, manifest, MODELS, runtime, models.ROW_OPS)
+def test_transformer_family_off_claims_no_row_op(worker_results, manifest, runtime):
+    check_family_off(worker_results, manifest, MODELS, runtime, models.ROW_OPS)

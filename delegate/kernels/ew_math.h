@@ -28,8 +28,11 @@ template <class V> inline V clamp(V x, float lo, float hi) {
 }
 
 // p * 2^n for integer-valued n in [-150, 128], rounded once: each factor is a
-// normal power of two. AVX-512 overrides this with one vscalefps.
+// normal power of two. One factor serves when every lane's n is in [-126, 127]
+// (the same float: each product is exact or rounds once). AVX-512 overrides
+// this with one vscalefps.
 template <class V> inline V scale2(V p, V n) {
+  if (all((V::splat(-126.f) <= n) & (n <= V::splat(127.f)))) return p * pow2i(n);
   const V n1 = floor(n * V::splat(0.5f));
   return p * pow2i(n1) * pow2i(n - n1);
 }

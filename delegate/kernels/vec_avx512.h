@@ -46,6 +46,7 @@ inline M16 operator==(F32x16 a, F32x16 b) { return {_mm512_cmp_ps_mask(a.v, b.v,
 inline M16 operator&(M16 a, M16 b) { return {static_cast<__mmask16>(a.m & b.m)}; }
 inline M16 operator|(M16 a, M16 b) { return {static_cast<__mmask16>(a.m | b.m)}; }
 inline F32x16 select(M16 m, F32x16 a, F32x16 b) { return {_mm512_mask_blend_ps(m.m, b.v, a.v)}; }
+inline bool all(M16 m) { return m.m == 0xffff; }
 inline F32x16 pow2i(F32x16 n) {
   const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n.v), _mm512_set1_epi32(127));
   return {_mm512_castsi512_ps(_mm512_slli_epi32(e, 23))};

@@ -40,6 +40,7 @@ inline M1 operator==(F32x1 a, F32x1 b) { return {a.v == b.v}; }
 inline M1 operator&(M1 a, M1 b) { return {a.m && b.m}; }
 inline M1 operator|(M1 a, M1 b) { return {a.m || b.m}; }
 inline F32x1 select(M1 m, F32x1 a, F32x1 b) { return m.m ? a : b; }
+inline bool all(M1 m) { return m.m; }
 // 2^n for integer-valued n in [-126, 127].
 inline F32x1 pow2i(F32x1 n) {
   const uint32_t bits = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;

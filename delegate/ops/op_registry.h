@@ -17,10 +17,9 @@ enum Family : uint32_t {
   kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, pools, spatial MEAN, PADs before them
   kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
   kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
-  // On by default: elementwise only, so far. `all` is faster than XNNPACK on every
-  // model of benchmarks/model_set.py at one and two threads; making it the default
-  // changes what every test expects of the default options.
-  kFamilyDefault = kFamilyElementwise,
+  // On by default: every family. What runs slower fused than in the runtime's
+  // kernels is declined by the planner's cost rules and policy, not by a family.
+  kFamilyDefault = kFamilyAll,
 };
 
 // How an op reads its inputs.

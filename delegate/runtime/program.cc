@@ -318,21 +318,29 @@ void gather_tile(const Shape& dom, const Shape& strides, int64_t t0, int64_t n, 
                  float* tile) {
   const int r = static_cast<int>(dom.size());
   int64_t idx[kMaxRank];
+  int64_t off = 0;  // of the segment's first element
   for (int d = r - 1; d >= 0; --d) {
     idx[d] = t0 % dom[d];
     t0 /= dom[d];
+    off += idx[d] * strides[d];
   }
   const int64_t inner = dom[r - 1];
+  const bool varies = strides[r - 1] != 0;
   while (n > 0) {
-    int64_t off = 0;
-    for (int d = 0; d < r; ++d) off += idx[d] * strides[d];
     const int64_t seg = std::min(n, inner - idx[r - 1]);
-    if (strides[r - 1]) std::memcpy(tile, tensor + off, seg * sizeof(float));
-    else std::fill(tile, tile + seg, tensor[off]);
+    const float* src = tensor + off;
+    if (varies) std::copy(src, src + seg, tile);
+    else std::fill(tile, tile + seg, *src);
     tile += seg;
     n -= seg;
+    off -= idx[r - 1] * strides[r - 1];
     idx[r - 1] = 0;
-    for (int d = r - 2; d >= 0 && ++idx[d] == dom[d]; --d) idx[d] = 0;
+    for (int d = r - 2; d >= 0; --d) {  // the next index: carry into outer dims
+      off += strides[d];
+      if (++idx[d] < dom[d]) break;
+      off -= dom[d] * strides[d];
+      idx[d] = 0;
+    }
   }
 }
 

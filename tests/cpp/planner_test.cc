@@ -163,13 +163,20 @@ TEST(Planner, DisabledFamilyClaimsNothing) {
   EXPECT_NE(p.reason[0].find("disabled"), std::string::npos);
 }
 
+// The options with one family on (the default is every family).
+PlannerOptions only(uint32_t families) {
+  PlannerOptions o;
+  o.families = families;
+  return o;
+}
+
 TEST(Planner, FullyConnectedAnchorsItsEpilogueWhenEnabled) {
   GraphBuilder b;
   static const float w[8 * 8] = {}, bias[8] = {};
   const int x = b.ew(EwOp::Tanh, {b.tensor({4, 8})}, {4, 8});
   const int y = b.fc(x, w, bias, 8, 8, {4, 8});
   b.ew(EwOp::Add, {b.ew(EwOp::Exp, {y}, {4, 8}), x}, {4, 8});  // x comes from TANH, outside the FC's group
-  FusionPlan p = plan_fusion(b.g, {});
+  FusionPlan p = plan_fusion(b.g, only(kFamilyElementwise));
   EXPECT_NE(p.reason[1].find("'fully_connected' is disabled"), std::string::npos);
   PlannerOptions all;
   all.families = kFamilyAll;
@@ -242,7 +249,7 @@ TEST(Planner, PadFoldsIntoTheConvolutionThatIsItsOnlyReader) {
   EXPECT_EQ(p.folds[0].kind, FoldKind::kPad);
   EXPECT_EQ(p.folds[0].anchor, 1);
   EXPECT_EQ(p.folds[0].nodes, std::vector<int>{0});
-  EXPECT_NE(plan_fusion(b.g, {}).reason[1].find("'conv' is disabled"), std::string::npos);
+  EXPECT_NE(plan_fusion(b.g, only(kFamilyElementwise)).reason[1].find("'conv' is disabled"), std::string::npos);
   // A second reader of the padded tensor: the PAD is not folded.
   b.ew(EwOp::Abs, {padded}, {1, 9, 9, 8});
   p = plan_fusion(b.g, all);
@@ -265,6 +272,30 @@ TEST(Planner, ConvolutionShapesMustFit) {
   EXPECT_NE(p.reason[1].find("empty convolution output"), std::string::npos) << p.reason[1];
 }
 
+// A depthwise convolution with depth multiplier 2 runs slower fused (cost rule):
+// it is left with a "cost:" reason, and its epilogue groups without it. With
+// multiplier 1 the same layer anchors its epilogue.
+TEST(Planner, ACostRuleLeavesDepthwiseWithADepthMultiplier) {
+  static const float w[3 * 3 * 8] = {};
+  for (int multiplier : {1, 2}) {
+    GraphBuilder b;
+    const int c = 8 / multiplier;
+    const int x = b.tensor({1, 6, 6, c});
+    const int y = b.conv(AnchorOp::kDepthwiseConv2D, x, w, {1, 3, 3, 8}, nullptr, valid_stride(1), {1, 4, 4, 8});
+    b.ew(EwOp::Tanh, {b.ew(EwOp::Abs, {b.ew(EwOp::Exp, {y}, {1, 4, 4, 8})}, {1, 4, 4, 8})}, {1, 4, 4, 8});
+    const FusionPlan p = plan_fusion(b.g, {});
+    if (multiplier == 1) {
+      ASSERT_EQ(p.groups.size(), 1u);
+      EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2, 3}));
+    } else {
+      EXPECT_EQ(p.group_of[0], -1);
+      EXPECT_EQ(p.reason[0].rfind("cost: depthwise with depth multiplier 2", 0), 0u) << p.reason[0];
+      ASSERT_EQ(p.groups.size(), 1u);
+      EXPECT_EQ(p.groups[0], (std::vector<int>{1, 2, 3}));
+    }
+  }
+}
+
 TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
   GraphBuilder b;
   static const float w[8 * 8] = {};
@@ -277,8 +308,7 @@ TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
   const FusionPlan p = plan_fusion(b.g, all);
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_GE(p.group_of[2], 0);
-  PlannerOptions ew_only;
-  EXPECT_TRUE(plan_fusion(b.g, ew_only).groups.empty());
+  EXPECT_TRUE(plan_fusion(b.g, only(kFamilyElementwise)).groups.empty());
 }
 
 // Squeeze-excite: x * gate(mean(x)) feeding a 1x1 convolution.
@@ -332,7 +362,7 @@ TEST(Planner, AttentionRunsAsRowOpsWithTheirEpilogues) {
   const int t = b.row_op(AnchorOp::kTranspose, {o}, {1, 8, 2, 4}, {0, 2, 1, 3});
   const int r = b.row_op(AnchorOp::kReshape, {t}, {8, 8}, {8, -1});
   b.row_op(AnchorOp::kRowMean, {r}, {8, 1});
-  FusionPlan plan = plan_fusion(b.g, {});
+  FusionPlan plan = plan_fusion(b.g, only(kFamilyElementwise));
   EXPECT_TRUE(plan.groups.empty());
   EXPECT_NE(plan.reason[0].find("'transformer' is disabled"), std::string::npos) << plan.reason[0];
   PlannerOptions all;
