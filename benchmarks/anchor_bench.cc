@@ -169,6 +169,8 @@ int main(int argc, char** argv) {
       {"mnv2 28x28 dw3x3 144 (in L2)", fd::AnchorOp::kDepthwiseConv2D, 28, 28, 144, 144, 3, 1},
       {"effb0 14x14 dw5x5 480 (in L2)", fd::AnchorOp::kDepthwiseConv2D, 14, 14, 480, 480, 5, 1},
       {"mnv2 224x224 3x3 3->32 s2", fd::AnchorOp::kConv2D, 224, 224, 3, 32, 3, 2},
+      {"56x56 3x3 32->32", fd::AnchorOp::kConv2D, 56, 56, 32, 32, 3, 1},
+      {"56x56 3x3 64->64", fd::AnchorOp::kConv2D, 56, 56, 64, 64, 3, 1},
       {"r50 56x56 1x1 64->256", fd::AnchorOp::kConv2D, 56, 56, 64, 256, 1, 1},
       {"r50 28x28 3x3 128->128", fd::AnchorOp::kConv2D, 28, 28, 128, 128, 3, 1},
       {"r50 14x14 3x3 256->256", fd::AnchorOp::kConv2D, 14, 14, 256, 256, 3, 1},
