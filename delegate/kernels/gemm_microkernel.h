@@ -305,26 +305,37 @@ void dw_row2(int width, int channels, const float* const* rows_a, const float* c
   }
 }
 
+// N vectors of channels from c on (the last one n lanes), max or average over
+// the taps in tap order: N independent chains, so long windows (a spatial
+// MEAN) are not bound by one add's latency.
+template <class V, int N>
+void pool_columns(int taps, const float* const* in, int c, int n, const float* count, float* out, V vlo, V vhi) {
+  auto load = [&](int t, int j) {
+    const float* p = in[t] + c + j * V::W;
+    return j == N - 1 && n < V::W ? V::load_tail(p, n) : V::load(p);
+  };
+  V acc[N];
+  for (int j = 0; j < N; ++j) acc[j] = load(0, j);
+  for (int t = 1; t < taps; ++t)
+    for (int j = 0; j < N; ++j) acc[j] = count ? acc[j] + load(t, j) : max(load(t, j), acc[j]);
+  for (int j = 0; j < N; ++j) {
+    const V y = min(vhi, max(vlo, count ? acc[j] / V::splat(*count) : acc[j]));
+    if (j == N - 1 && n < V::W) y.store_tail(out + c + j * V::W, n);
+    else y.store(out + c + j * V::W);
+  }
+}
+
 // Max or average over the taps, in tap order.
 template <class V>
 void pool_microkernel(int pixels, int channels, int taps, const float* const* in, const float* count, float* out,
                       float lo, float hi) {
   const V vlo = V::splat(lo), vhi = V::splat(hi);
   for (int p = 0; p < pixels; ++p, in += taps, out += channels) {
-    for (int c = 0; c < channels; c += V::W) {
-      const int n = channels - c < V::W ? channels - c : V::W;
-      auto load = [&](int t) { return n == V::W ? V::load(in[t] + c) : V::load_tail(in[t] + c, n); };
-      V acc = load(0);
-      if (count) {
-        for (int t = 1; t < taps; ++t) acc = acc + load(t);
-        acc = acc / V::splat(count[p]);
-      } else {
-        for (int t = 1; t < taps; ++t) acc = max(load(t), acc);
-      }
-      const V y = min(vhi, max(vlo, acc));
-      if (n == V::W) y.store(out + c);
-      else y.store_tail(out + c, n);
-    }
+    const float* pixel_count = count ? count + p : nullptr;
+    int c = 0;
+    for (; c + 4 * V::W <= channels; c += 4 * V::W) pool_columns<V, 4>(taps, in, c, V::W, pixel_count, out, vlo, vhi);
+    for (; c < channels; c += V::W)
+      pool_columns<V, 1>(taps, in, c, channels - c < V::W ? channels - c : V::W, pixel_count, out, vlo, vhi);
   }
 }
 

@@ -714,25 +714,27 @@ TEST(Program, PadOfEveryModeFoldsIntoTheConvolution) {
   }
 }
 
+// 21 and 19 channels: partial vectors only; 75: blocks of four vectors too.
 TEST(Program, PoolsAndSpatialMeanOnEveryIsa) {
-  for (bool same : {true, false}) {
-    for (AnchorOp op : {AnchorOp::kMaxPool2D, AnchorOp::kAveragePool2D}) {
+  for (int64_t ch : {21, 75})
+    for (bool same : {true, false})
+      for (AnchorOp op : {AnchorOp::kMaxPool2D, AnchorOp::kAveragePool2D}) {
+        Case c;
+        ConvParams p = conv_params(2, 1, same);
+        p.window_h = 3;
+        p.window_w = 2;
+        const Shape in_shape = {2, 9, 8, ch};
+        const Shape out = {2, same ? 5 : 4, same ? 4 : 4, ch};
+        const int y = c.b.pool(op, c.input(in_shape), p, out);
+        c.check({c.b.ew(EwOp::Relu6, {y}, out)});
+      }
+  for (int64_t ch : {19, 75})
+    for (bool keep : {true, false}) {
       Case c;
-      ConvParams p = conv_params(2, 1, same);
-      p.window_h = 3;
-      p.window_w = 2;
-      const Shape in_shape = {2, 9, 8, 21};
-      const Shape out = {2, same ? 5 : 4, same ? 4 : 4, 21};
-      const int y = c.b.pool(op, c.input(in_shape), p, out);
-      c.check({c.b.ew(EwOp::Relu6, {y}, out)});
+      const Shape out = keep ? Shape{2, 1, 1, ch} : Shape{2, ch};
+      const int m = c.b.pool(AnchorOp::kMean, c.input({2, 7, 6, ch}), ConvParams{}, out, keep);
+      c.check({c.b.ew(EwOp::Tanh, {m}, out)});
     }
-  }
-  for (bool keep : {true, false}) {
-    Case c;
-    const Shape out = keep ? Shape{2, 1, 1, 19} : Shape{2, 19};
-    const int m = c.b.pool(AnchorOp::kMean, c.input({2, 7, 6, 19}), ConvParams{}, out, keep);
-    c.check({c.b.ew(EwOp::Tanh, {m}, out)});
-  }
 }
 
 TEST(Program, BatchMatMulOfEveryLayoutOnEveryIsa) {
