@@ -2,6 +2,9 @@
 // Include only from an ew_<isa>.cc compiled for that ISA.
 #pragma once
 
+#include <array>
+#include <utility>
+
 #include "kernels/ew_math.h"
 #include "kernels/ew_table.h"
 
@@ -39,12 +42,54 @@ void ew_loop(const float* a, const float* b, const float* c, float* dst, size_t 
   }
 }
 
+// Operand x at element j of row r: its row's value, or its own (n lanes).
+template <class V, bool Row>
+inline V operand(const float* x, size_t r, size_t j, int n) {
+  if (Row) return V::splat(x[r]);
+  return n == V::W ? V::load(x + j) : V::load_tail(x + j, n);
+}
+
+template <class V, class Op, int Arity, int Rows>
+void ew_rows_loop(const float* a, const float* b, const float* c, float* dst, size_t rows, size_t len, float p) {
+  for (size_t r = 0, row = 0; r < rows; ++r, row += len)
+    for (size_t j = row, end = row + len; j < end; j += V::W) {
+      const int n = end - j < V::W ? static_cast<int>(end - j) : V::W;
+      const V va = operand<V, (Rows & 1) != 0>(a, r, j, n);
+      const V vb = operand<V, (Rows & 2) != 0>(b, r, j, n);
+      const V vc = Arity > 2 ? operand<V, (Rows & 4) != 0>(c, r, j, n) : va;
+      const V y = Op::template f<V>(va, vb, vc, p);
+      if (n == V::W) y.store(dst + j);
+      else y.store_tail(dst + j, n);
+    }
+}
+
+// The row kernel of one op for one mask: null for no row operand, for all of
+// them (the step is then over rows) and for operands it does not have.
+template <class V, class Op, int Arity, int Mask>
+constexpr EwRowsKernel rows_kernel() {
+  if constexpr (Arity > 1 && Mask > 0 && Mask < (1 << Arity) - 1) return &ew_rows_loop<V, Op, Arity, Mask>;
+  return nullptr;
+}
+
+template <class V, class Op, int Arity, int... Masks>
+constexpr std::array<EwRowsKernel, kRowMasks> rows_entry(std::integer_sequence<int, Masks...>) {
+  return {rows_kernel<V, Op, Arity, Masks>()...};
+}
+
 template <class V> EwTable make_ew_table(const char* isa) {
-  return EwTable{isa, {
+  EwTable t{isa, {
 #define FD_ENTRY(name, arity) &ew_loop<V, name##Op, arity>,
       FD_EW_KERNEL_OPS(FD_ENTRY)
 #undef FD_ENTRY
-  }};
+  }, {}};
+  const std::array<EwRowsKernel, kRowMasks> rows[] = {
+#define FD_ROWS(name, arity) rows_entry<V, name##Op, arity>(std::make_integer_sequence<int, kRowMasks>{}),
+      FD_EW_KERNEL_OPS(FD_ROWS)
+#undef FD_ROWS
+  };
+  for (int o = 0; o < kEwKernelOpCount; ++o)
+    for (int m = 0; m < kRowMasks; ++m) t.rows_fn[o][m] = rows[o][m];
+  return t;
 }
 
 }  // namespace fd::simd

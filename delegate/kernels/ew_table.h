@@ -12,9 +12,18 @@ namespace fd {
 using EwKernel = void (*)(const float* a, const float* b, const float* c, float* dst, size_t n,
                           float param);
 
+// The same over `rows` rows of `len` elements, where each operand whose bit is
+// set in the mask (bit i: operand i) holds one value per row, repeated along
+// it (a row op's mean beside the tile it normalises); the others are dense.
+using EwRowsKernel = void (*)(const float* a, const float* b, const float* c, float* dst, size_t rows,
+                              size_t len, float param);
+constexpr int kRowMasks = 8;
+
 struct EwTable {
   const char* isa;
   EwKernel fn[kEwKernelOpCount];
+  // [op][mask]: for masks that leave some operand dense; null otherwise.
+  EwRowsKernel rows_fn[kEwKernelOpCount][kRowMasks];
 };
 
 // Defined in ew_<isa>.cc; a table exists only where its ISA was compiled in.

@@ -344,11 +344,6 @@ void gather_tile(const Shape& dom, const Shape& strides, int64_t t0, int64_t n, 
   }
 }
 
-// Each of rows values repeated len times.
-void expand_rows(const float* values, int64_t rows, int64_t len, float* out) {
-  for (int64_t r = 0; r < rows; ++r) std::fill(out + r * len, out + (r + 1) * len, values[r]);
-}
-
 Shape dense_strides(const Shape& dom) {
   Shape s(dom.size());
   int64_t st = 1;
@@ -606,8 +601,8 @@ int BoundProgram::bind_inputs(const Program& p, const Values& v) {
   return buffers;
 }
 
-// One step per instruction (and one per row value a step over whole rows
-// reads, repeating it along them), with the slots each reads and writes.
+// One step per instruction, with the slots each reads and writes. A step over
+// the tile that reads row values takes them as they are (its row kernel).
 void BoundProgram::bind_steps(const Program& p, const Values& v, const EwTable& table, int buffers) {
   SlotPlan slots(p, buffers);
   int anchor_index = 0;  // anchors_ are in code order
@@ -619,21 +614,17 @@ void BoundProgram::bind_steps(const Program& p, const Values& v, const EwTable& 
     st.rows = v.row_value[value];
     st.tile_input = in.anchor >= 0 && in.src[0] >= v.ni;
     for (int s : in.src) st.src.push_back(slots.slot(s));
-    std::vector<int> expanded;
-    for (int i = 0; i < in.arity() && !st.rows; ++i) {
-      if (!v.row_value[in.src[i]]) continue;
-      Step ex{nullptr, 0.f, {slots.slot(in.src[i])}, slots.take(), -1};
-      ex.expand = true;
-      steps_.push_back(ex);
-      st.src[i] = ex.dst;
-      expanded.push_back(ex.dst);
-    }
-    if (in.anchor < 0) slots.free_dying(in, static_cast<int>(k));  // elementwise: in place is safe
+    int row_operands = 0;
+    for (int i = 0; i < in.arity() && !st.rows && in.anchor < 0; ++i) row_operands |= v.row_value[in.src[i]] << i;
+    if (row_operands) st.rows_fn = table.rows_fn[static_cast<int>(in.op)][row_operands];
+    // Elementwise over the tile may run in place; an anchor may not, nor a step
+    // reading row values (its output would overwrite the rows' values it reads).
+    const bool in_place = in.anchor < 0 && !row_operands;
+    if (in_place) slots.free_dying(in, static_cast<int>(k));
     slots.define(value);
     st.dst = slots.slot(value);
     steps_.push_back(st);
-    for (int e : expanded) slots.give(e);
-    if (in.anchor >= 0) slots.free_dying(in, static_cast<int>(k));  // an anchor may not run in place
+    if (!in_place) slots.free_dying(in, static_cast<int>(k));
   }
   buffers_ = slots.buffers();
 }
@@ -801,8 +792,10 @@ void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in
 // The steps on one tile: elements [t0, t0 + n) of the domain.
 void BoundProgram::run_tile(int64_t t0, int64_t n, float* const* slots, ThreadPool* column_pool) const {
   for (const Step& s : steps_) {
-    if (s.expand) {
-      expand_rows(slots[s.src[0]], n / row_len_, row_len_, slots[s.dst]);
+    if (s.rows_fn) {
+      const size_t arity = s.src.size();
+      s.rows_fn(slots[s.src[0]], slots[s.src[1]], arity > 2 ? slots[s.src[2]] : nullptr, slots[s.dst],
+                static_cast<size_t>(n / row_len_), static_cast<size_t>(row_len_), s.param);
     } else if (s.tile_input) {  // a row op on the tile's rows
       run_row_op(anchors_[s.anchor], slots[s.src[0]], n / row_len_, slots[s.dst]);
     } else if (s.anchor >= 0 && s.rows) {  // one value per row, from the whole input tensor

@@ -95,7 +95,7 @@ class BoundProgram {
     int anchor;  // >= 0: dst = rows of anchors_[anchor] from inputs src[0..]; tiles are whole rows
     bool rows = false;        // dst holds one value per row of the tile (row_len_ elements)
     bool tile_input = false;  // a row op reading src[0]'s tile (else a program input, whole)
-    bool expand = false;      // dst = each value of src[0] (one per row) repeated along its row
+    EwRowsKernel rows_fn = nullptr;  // an elementwise step over the tile reading row values
   };
 
   struct Values;

@@ -56,6 +56,42 @@ TEST(Kernels, EveryIsaMatchesTheScalarReferenceBitForBit) {
   EXPECT_GE(tables, 2) << "no SIMD table was tested";
 }
 
+// A row kernel (some operands one value per row) gives, on every ISA, the
+// floats the plain kernel gives on those values repeated along their rows.
+TEST(Kernels, RowKernelsAreThePlainKernelOnRepeatedRowValues) {
+  int checked = 0;
+  for (const auto& isa : available_isas()) {
+    const EwTable& t = *kernels_for(isa)->ew;
+    for (int o = 0; o < kEwKernelOpCount; ++o) {
+      const EwKernelOp op = static_cast<EwKernelOp>(o);
+      const int arity = kernel_arity(op);
+      for (int mask = 0; mask < kRowMasks; ++mask) {
+        const bool applies = arity > 1 && mask > 0 && mask < (1 << arity) - 1;
+        ASSERT_EQ(t.rows_fn[o][mask] != nullptr, applies) << isa << " " << kernel_op_name(op) << " mask " << mask;
+        if (!applies) continue;
+        for (size_t len : {1, 5, 8, 19, 64}) {
+          const size_t rows = 7, n = rows * len;
+          std::vector<std::vector<float>> dense(3), given(3);
+          for (int i = 0; i < 3; ++i) {
+            const bool row = (mask >> i) & 1;
+            given[i] = inputs_for(op, i, row ? rows : n, 11 * i + len);
+            for (size_t e = 0; e < n; ++e) dense[i].push_back(row ? given[i][e / len] : given[i][e]);
+          }
+          std::vector<float> want(n), got(n + 1, 12345.f);
+          t.fn[o](dense[0].data(), dense[1].data(), dense[2].data(), want.data(), n, 0.2f);
+          t.rows_fn[o][mask](given[0].data(), given[1].data(), given[2].data(), got.data(), rows, len, 0.2f);
+          for (size_t e = 0; e < n; ++e)
+            ASSERT_TRUE(std::memcmp(&want[e], &got[e], 4) == 0 || (std::isnan(want[e]) && std::isnan(got[e])))
+                << isa << " " << kernel_op_name(op) << " mask " << mask << " len " << len << " e " << e;
+          ASSERT_EQ(got[n], 12345.f) << "wrote past the end";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // kernels_for("auto") builds and runs only the best ISA this CPU has. Building
 // every table once raised SIGILL on a CPU without AVX-512 (an AMD Zen 3);
 // CTest also runs this under qemu-x86_64 -cpu Haswell (AVX2, no AVX-512).
