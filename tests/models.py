@@ -43,7 +43,8 @@ UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU"
              "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
 # Anchors (families fully_connected and conv), with the pads folded into a convolution or pool.
-ANCHOR_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D")
+RESIZE_OPS = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")  # their size is an int32 tensor
+ANCHOR_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D") + RESIZE_OPS
 PAD_OPS = ("PAD", "PADV2", "MIRROR_PAD")
 # Row ops (family transformer): BATCH_MATMUL of two run-time values, SOFTMAX, MEAN
 # over the last axis only (LayerNorm), RESHAPE to a constant shape, TRANSPOSE.
@@ -331,10 +332,11 @@ def structure_specs():
              about="two chains around a SIN"),
         Spec("lone_between", lone_between, [s], 0, 0, emits=("SIN",),
              about="lone elementwise ops between SINs"),
-        Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, claimed_all=3, partitions_all=3,
+        Spec("opaque_only", opaque_only, [[1, 4, 8], [8, 8]], 0, 0, claimed_all=0, partitions_all=0,
              emits=("FULLY_CONNECTED", "SOFTMAX", "MEAN"),
              about="no elementwise op; the row ops (TRANSPOSE, SOFTMAX, MEAN) around a "
-                   "FULLY_CONNECTED of run-time weights, which is declined"),
+                   "FULLY_CONNECTED of run-time weights, which is declined: each row op alone, next to "
+                   "no claimed anchor, is left by the policy (it saves nothing)"),
         Spec("mutual_groups", mutual_groups, [s, s], 4, 1,
              emits=("SIN",),
              about="EXP may not join ADD's group: each would read the other's values"),
@@ -597,6 +599,18 @@ def conv_specs():
         y = tf.concat([a * tf.sigmoid(a), r], axis=3)
         return _conv(tf, y, "cat_dyn_out", 1, 1, 2, padding="VALID") + r
 
+    def upsample_add(tf, x, y):  # a feature pyramid's top-down path: bilinear x2 (half pixel centers) + lateral
+        return tf.nn.relu(tf.image.resize(x, [12, 16], "bilinear") + y)
+
+    def resize_corners(tf, x):  # TF1 resizes: align_corners, odd factors; nearest downsampling
+        a = tf.compat.v1.image.resize_bilinear(x, [11, 13], align_corners=True)
+        n = tf.compat.v1.image.resize_nearest_neighbor(x, [4, 5])
+        return a * _const("resize_s", [8]), tf.abs(n)
+
+    def upsample_conv_dynamic(tf, x):  # batch None: nearest x2 (half pixel centers), then a convolution
+        u = tf.image.resize(x, [10, 14], "nearest")
+        return tf.nn.relu6(_conv(tf, u * 0.5 + 0.25, "up_conv", 3, 3, 6))
+
     def float16_block(tf, x):  # every weight and bias float16, read through a DEQUANTIZE
         y = _dwconv(tf, tf.nn.relu6(_conv(tf, x, "f16_conv", 3, 3, 16)), "f16_dw", 3, 3)
         return _conv(tf, y * tf.sigmoid(y), "f16_project", 1, 1, 8, padding="VALID") + x
@@ -671,6 +685,16 @@ def conv_specs():
              emits=("CONCATENATION axis=1", "CONCATENATION axis=2"),
              about="CONCATENATION along H (a CONV_2D+RELU6 writes one whole slice) and along W (CONV_2D+TANH "
                    "writes rows of it), both graph outputs"),
+        Spec("upsample_add", upsample_add, [[1, 6, 8, 8], [1, 12, 16, 8]], 0, 0, claimed_all=2,
+             partitions_all=1, emits=("RESIZE_BILINEAR align_corners=False half_pixel_centers=True",),
+             about="RESIZE_BILINEAR x2 (half pixel centers) and the ADD+RELU of a lateral input: one group"),
+        Spec("resize_corners", resize_corners, [[1, 6, 7, 8]], 0, 0, claimed_all=4, partitions_all=2,
+             emits=("RESIZE_BILINEAR align_corners=True", "RESIZE_NEAREST_NEIGHBOR align_corners=False"),
+             about="RESIZE_BILINEAR with align_corners to 11x13 then a per-channel MUL; RESIZE_NEAREST_NEIGHBOR "
+                   "down to 4x5 then ABS"),
+        Spec("upsample_conv_dynamic", upsample_conv_dynamic, [[None, 5, 7, 4]], 0, 0, claimed_all=4,
+             partitions_all=2, emits=("RESIZE_NEAREST_NEIGHBOR align_corners=False half_pixel_centers=True",),
+             about="batch None: RESIZE_NEAREST_NEIGHBOR x2, MUL+ADD (an FMA), CONV_2D+RELU6; resized"),
         Spec("float16_weights", float16_block, [[None, 10, 10, 8]], 0, 0, claimed_all=12, partitions_all=3,
              weights="float16", emits=("DEQUANTIZE",),
              about="float16 weights and biases (the converter's float16 quantization), each read through a "
@@ -867,6 +891,9 @@ def _op_options(model):
             opt["mode"] = mirror_modes.get(o.mode, "?")
         if isinstance(o, schema.ConcatenationOptionsT):
             opt["axis"] = int(o.axis)
+        if hasattr(o, "halfPixelCenters"):  # the resizes
+            opt["align_corners"] = bool(o.alignCorners)
+            opt["half_pixel_centers"] = bool(o.halfPixelCenters)
         if hasattr(o, "adjX"):  # BATCH_MATMUL
             opt["adj_x"] = bool(o.adjX)
         out.append((act, opt))
@@ -947,7 +974,7 @@ def generate(outdir, only=None):
         (outdir / f"{spec.name}.tflite").write_bytes(model)
         nodes, it = describe(tf, model)
         models[spec.name] = manifest_entry(spec, nodes, it, len(model))
-        emitted |= {n["op"] for n in nodes if n["float32"] or (n["op"] in PAD_OPS and n["f32_data"])}
+        emitted |= {n["op"] for n in nodes if n["float32"] or (n["op"] in PAD_OPS + RESIZE_OPS and n["f32_data"])}
     if not only:
         missing = set(CLAIMABLE_OPS + ANCHOR_OPS + PAD_OPS) - emitted
         if missing:

@@ -14,7 +14,7 @@ from checks import (KERNEL_VARIANTS, check_family_off, check_ops_claimed, check_
 
 MODELS = [s.name for s in models.conv_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
-CONV_FAMILY_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "CONCATENATION") + models.PAD_OPS
+CONV_FAMILY_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "CONCATENATION") + models.RESIZE_OPS + models.PAD_OPS
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -24,7 +24,7 @@ def test_conv_with_epilogue(worker_results, manifest, runtime, name):
     res = worker_results.get(runtime, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
         assert res["claimed"] == entry["expect_claimed"], (res["partition_nodes"], entry["ops"])
-        check_ops_claimed(res, entry, ("CONV_2D", "DEPTHWISE_CONV_2D"))
+        check_ops_claimed(res, entry, ("CONV_2D", "DEPTHWISE_CONV_2D") + models.RESIZE_OPS)
     check_result(res, entry, counts(entry))
 
 
@@ -45,9 +45,10 @@ def test_conv_family_off_claims_no_convolution(worker_results, manifest, runtime
     check_family_off(worker_results, manifest, MODELS, runtime, CONV_FAMILY_OPS)
 
 
-def test_every_conv_model_has_a_convolution(manifest):
+def test_every_conv_model_has_a_convolution_or_a_resize(manifest):
     for name in MODELS:
-        assert any(op_of(o) in ("CONV_2D", "DEPTHWISE_CONV_2D") for o in manifest[name]["ops"]), name
+        anchors = ("CONV_2D", "DEPTHWISE_CONV_2D") + models.RESIZE_OPS
+        assert any(op_of(o) in anchors for o in manifest[name]["ops"]), name
 
 
 def profiled_programs(tmp_path, model, threads):

@@ -45,8 +45,10 @@ struct Node {
   ConvParams conv;
   PadMode pad_mode = PadMode::kConstant;  // kPad
   std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
-  std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation
+  std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation;
+                              // the resizes: {out_h, out_w}
   bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
+  bool align_corners = false, half_pixel_centers = false;  // the resizes, as TFLite's options
   int axis = 0;  // kConcatenation: the axis joined along, in [0, rank)
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the

@@ -67,6 +67,8 @@ enum class AnchorOp : uint8_t {
   kReshape,          // the same floats under another shape: copies rows
   kTranspose,        // a permutation of the axes: gathers rows
   kConcatenation,    // its inputs side by side along `axis` (variadic); a group of its own
+  kResizeBilinear,   // NHWC to dims = {out_h, out_w}: each pixel a weighted sum of 4 input pixels
+  kResizeNearest,    // NHWC to dims = {out_h, out_w}: each pixel a copy of one input pixel
 };
 
 // Activation fused into a binary op or an anchor.

@@ -45,7 +45,8 @@ bool known(AnchorOp v) {
     case AnchorOp::kFullyConnected: case AnchorOp::kConv2D: case AnchorOp::kDepthwiseConv2D:
     case AnchorOp::kMaxPool2D: case AnchorOp::kAveragePool2D: case AnchorOp::kMean: case AnchorOp::kPad:
     case AnchorOp::kBatchMatMul: case AnchorOp::kSoftmax: case AnchorOp::kRowMean: case AnchorOp::kReshape:
-    case AnchorOp::kTranspose: case AnchorOp::kConcatenation: return true;
+    case AnchorOp::kTranspose: case AnchorOp::kConcatenation: case AnchorOp::kResizeBilinear:
+    case AnchorOp::kResizeNearest: return true;
   }
   return false;
 }
@@ -259,7 +260,7 @@ void read_conv(Reader& r, ConvParams& c) {
 // `tensor`: original tensor index -> new one.
 void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
-               axis, inputs, outputs] = n;
+               align_corners, half_pixel_centers, axis, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -274,6 +275,8 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   w.int64s(dims);
   w.flag(adj_x);
   w.flag(adj_y);
+  w.flag(align_corners);
+  w.flag(half_pixel_centers);
   w.i32(axis);
   for (const std::vector<int>* list : {&inputs, &outputs}) {
     std::vector<int> renumbered;
@@ -283,8 +286,8 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
 }
 
 void read_node(Reader& r, Node& n) {
-  auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y, axis,
-         inputs, outputs] = n;
+  auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
+         align_corners, half_pixel_centers, axis, inputs, outputs] = n;
   id = r.i32();
   name = r.str();
   kind = r.enumeration<OpKind>("op kind");
@@ -299,6 +302,8 @@ void read_node(Reader& r, Node& n) {
   dims = r.int64s();
   adj_x = r.flag();
   adj_y = r.flag();
+  align_corners = r.flag();
+  half_pixel_centers = r.flag();
   axis = r.i32();
   inputs = r.ints();
   outputs = r.ints();

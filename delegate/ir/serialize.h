@@ -33,7 +33,7 @@
 
 namespace fd {
 
-constexpr uint32_t kPartitionFormatVersion = 1;
+constexpr uint32_t kPartitionFormatVersion = 2;
 
 struct PartitionGraph {
   Graph graph;                           // renumbered (see above)

@@ -67,6 +67,11 @@ using DwRowKernel = void (*)(int width, int channels, const float* const* rows, 
 using DwRow2Kernel = void (*)(int width, int channels, const float* const* rows_a, const float* const* rows_b,
                               const float* packed, float* out_a, float* out_b, float lo, float hi);
 
+// Resizes: `pixels` output pixels of `channels` channels, each the sum over
+// `taps` input rows of weights[p * taps + t] times the row, in tap order.
+using InterpMicroKernel = void (*)(int pixels, int channels, int taps, const float* const* in, const float* weights,
+                                   float* out);
+
 struct DwKernel {
   const char* name;  // e.g. f32_dwconv_32c_avx512
   int cb;            // channels per block
@@ -75,6 +80,7 @@ struct DwKernel {
   DwMicroKernel fn_3x3 = nullptr, fn_5x5 = nullptr;  // weights in registers, where they fit
   DwRowKernel row_3x3 = nullptr, row_5x5 = nullptr;  // the same along a stride-1 row
   DwRow2Kernel row2_3x3 = nullptr;                   // ... and along two rows
+  InterpMicroKernel interp = nullptr;                // the resizes
 
   DwMicroKernel for_taps(int taps) const {
     if (taps == 9 && fn_3x3) return fn_3x3;

@@ -21,7 +21,8 @@ const DwKernel& dw_kernel_avx2() {
                                &simd::pool_microkernel<simd::F32x8>,
                                &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1>, nullptr,
                                &simd::dw_row<simd::F32x8, 16, 3, 4>, nullptr,
-                               &simd::dw_row2<simd::F32x8, 16, 3, 2>};
+                               &simd::dw_row2<simd::F32x8, 16, 3, 2>,
+                               &simd::interp_microkernel<simd::F32x8>};
   return kernel;
 }
 

@@ -41,7 +41,8 @@ const DwKernel& dw_kernel_avx512() {
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 9, 2>,
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 25, 1>,
                                &simd::dw_row<simd::F32x16, 32, 3, 8>, &simd::dw_row<simd::F32x16, 32, 5, 4>,
-                               &simd::dw_row2<simd::F32x16, 32, 3, 4>};
+                               &simd::dw_row2<simd::F32x16, 32, 3, 4>,
+                               &simd::interp_microkernel<simd::F32x16>};
   return kernel;
 }
 

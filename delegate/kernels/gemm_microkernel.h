@@ -339,4 +339,18 @@ void pool_microkernel(int pixels, int channels, int taps, const float* const* in
   }
 }
 
+template <class V>
+void interp_microkernel(int pixels, int channels, int taps, const float* const* in, const float* weights,
+                        float* out) {
+  for (int p = 0; p < pixels; ++p, in += taps, weights += taps, out += channels)
+    for (int c = 0; c < channels; c += V::W) {
+      const int n = channels - c < V::W ? channels - c : V::W;
+      auto load = [&](int t) { return n == V::W ? V::load(in[t] + c) : V::load_tail(in[t] + c, n); };
+      V acc = V::splat(weights[0]) * load(0);
+      for (int t = 1; t < taps; ++t) acc = fma(V::splat(weights[t]), load(t), acc);
+      if (n == V::W) acc.store(out + c);
+      else acc.store_tail(out + c, n);
+    }
+}
+
 }  // namespace fd::simd

@@ -22,7 +22,8 @@ const DwKernel& dw_kernel_neon() {
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 9, 2>,
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1>,
                                &simd::dw_row<simd::F32x4, 16, 3, 8>, &simd::dw_row<simd::F32x4, 16, 5, 4>,
-                               &simd::dw_row2<simd::F32x4, 16, 3, 4>};
+                               &simd::dw_row2<simd::F32x4, 16, 3, 4>,
+                               &simd::interp_microkernel<simd::F32x4>};
   return kernel;
 }
 

@@ -18,7 +18,8 @@ const DwKernel& dw_kernel_scalar() {
   static const DwKernel kernel{"f32_dwconv_4c_scalar", 4, &simd::dw_microkernel<simd::F32x1, 4>,
                                  &simd::pool_microkernel<simd::F32x1>, nullptr, nullptr,
                                  &simd::dw_row<simd::F32x1, 4, 3, 4>, &simd::dw_row<simd::F32x1, 4, 5, 4>,
-                               &simd::dw_row2<simd::F32x1, 4, 3, 4>};
+                               &simd::dw_row2<simd::F32x1, 4, 3, 4>,
+                               &simd::interp_microkernel<simd::F32x1>};
   return kernel;
 }
 

@@ -22,8 +22,10 @@ constexpr AnchorInfo kAnchors[] = {
     {"RESHAPE", Pattern::kView, kRows, 1, 1, false, true, false, false},
     {"TRANSPOSE", Pattern::kView, kRows, 1, 1, false, true, false, false},
     {"CONCATENATION", Pattern::kView, kConv | kRows, 1, -1, false, false, false, true},
+    {"RESIZE_BILINEAR", Pattern::kWindowed, kConv, 1, 1, false, false, false, false},
+    {"RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kConv, 1, 1, false, false, false, false},
 };
-static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kConcatenation) + 1,
+static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kResizeNearest) + 1,
               "one row per AnchorOp, in its order");
 
 }  // namespace

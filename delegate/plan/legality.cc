@@ -107,6 +107,15 @@ std::string pool_legality(const Graph& g, const Node& node) {
   return output_legality(g.tensors[node.outputs[0]], expect);
 }
 
+// The resizes: a 4-D NHWC input and the output its size gives.
+std::string resize_legality(const Graph& g, const Node& node) {
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  const auto expect = resize_shape(in, node.dims);
+  if (!expect) return "input " + to_string(in) + " is not 4-D NHWC, or the size is not two positive values";
+  if (node.align_corners && node.half_pixel_centers) return "align_corners with half_pixel_centers";
+  return output_legality(g.tensors[node.outputs[0]], expect);
+}
+
 // FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D: weights that fit the input and give the output.
 std::string weighted_legality(const Graph& g, const Node& node) {
   if (std::string w = weights_legality(g, node); !w.empty()) return w;
@@ -139,6 +148,8 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
     return "fused activation of " + node.name + " is not supported";
   if (std::string d = dtype_legality(g, node); !d.empty()) return d;
   if (node.anchor == AnchorOp::kConcatenation) return concatenation_legality(g, node);
+  if (node.anchor == AnchorOp::kResizeBilinear || node.anchor == AnchorOp::kResizeNearest)
+    return resize_legality(g, node);
   if (info.row_op) return row_op_legality(g, node);
   return is_pool(node.anchor) ? pool_legality(g, node) : weighted_legality(g, node);
 }

@@ -1,6 +1,8 @@
 // Policy: an anchored group is worth running alone; a small elementwise group
 // saves no traffic, unless it sits next to an anchored group, whose partition
-// it then joins instead of splitting the model around itself.
+// it then joins instead of splitting the model around itself. So does an
+// anchor that moves or reduces values (a pool, MEAN, a resize, a view) alone in
+// its group: it saves nothing and runs no faster than the runtime's kernel.
 #include "ops/op_classes.h"
 #include "plan/passes.h"
 
@@ -22,6 +24,13 @@ bool touches_anchored(const Graph& g, const GraphIndex& index, const std::vector
   return false;
 }
 
+// A group of one anchor without weights that is no matrix product.
+bool lone_cheap_anchor(const Graph& g, const std::vector<int>& group) {
+  if (group.size() != 1 || g.nodes[group[0]].kind != OpKind::kAnchor) return false;
+  const AnchorInfo& info = anchor_info(g.nodes[group[0]].anchor);
+  return !info.constant_weights && info.pattern != Pattern::kMatmul;
+}
+
 }  // namespace
 
 void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std::vector<int>>& groups,
@@ -31,13 +40,14 @@ void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std
   for (size_t k = 0; k < groups.size(); ++k)
     for (int m : groups[k]) {
       group_of[m] = static_cast<int>(k);
-      anchored[k] = anchored[k] || (g.nodes[m].kind == OpKind::kAnchor && !stands_alone(g.nodes[m].anchor));
+      anchored[k] = anchored[k] || (g.nodes[m].kind == OpKind::kAnchor && !stands_alone(g.nodes[m].anchor) &&
+                                    !lone_cheap_anchor(g, groups[k]));
     }
   for (size_t k = 0; k < groups.size(); ++k) {
     const Node& first = g.nodes[groups[k][0]];
-    if (first.kind == OpKind::kAnchor && stands_alone(first.anchor) &&
-        !touches_anchored(g, index, groups[k], group_of, anchored)) {
-      plan->reason[groups[k][0]] = "policy: " + first.name + " reads from and feeds no claimed anchor";
+    const bool alone = first.kind == OpKind::kAnchor && stands_alone(first.anchor);
+    if ((alone || lone_cheap_anchor(g, groups[k])) && !touches_anchored(g, index, groups[k], group_of, anchored)) {
+      plan->reason[groups[k][0]] = "policy: " + first.name + " alone reads from and feeds no claimed anchor";
       continue;
     }
     const bool big = static_cast<int>(groups[k].size()) >= opts.min_nodes_per_group;

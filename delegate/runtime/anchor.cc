@@ -30,8 +30,10 @@ constexpr AnchorOpRow kAnchorOps[] = {
     {AnchorOp::kReshape, &kReshapeAnchor},
     {AnchorOp::kTranspose, &kTransposeAnchor},
     {AnchorOp::kConcatenation, &kConcatenationAnchor},
+    {AnchorOp::kResizeBilinear, &kResizeBilinearAnchor},
+    {AnchorOp::kResizeNearest, &kResizeNearestAnchor},
 };
-constexpr AnchorOp kLastAnchorOp = AnchorOp::kConcatenation;  // AnchorOp's last value
+constexpr AnchorOp kLastAnchorOp = AnchorOp::kResizeNearest;  // AnchorOp's last value
 
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAnchorOps); ++i)
@@ -79,6 +81,8 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   a.adj_x = node.adj_x;
   a.adj_y = node.adj_y;
   a.dims = node.dims;
+  a.align_corners = node.align_corners;
+  a.half_pixel_centers = node.half_pixel_centers;
   a.axis = node.axis;
   if (d.make) d.make(g, node, kernels, affine, a);
   return a;

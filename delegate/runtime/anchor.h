@@ -41,7 +41,8 @@ struct AnchorStep {
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
   float beta = 1.f;                     // SOFTMAX
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
-  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation
+  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation; resizes: {h, w}
+  bool align_corners = false, half_pixel_centers = false;  // the resizes
   // BATCH_MATMUL: per operand, a TRANSPOSE folded into it (its permutation;
   // empty: none). The operand is read through the permuted strides.
   std::vector<int64_t> operand_perm[2];
@@ -73,6 +74,7 @@ struct BoundAnchor {
   std::vector<int32_t> offsets;  // conv_offsets(geo)
   std::vector<float> zero_row, pad_row;
   std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
+  std::vector<float> tap_weights;  // the resizes: per output pixel, its taps' weights (offsets: their pixels)
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
   // for the input at `rows_for`. FULLY_CONNECTED: the input's rows.
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row

@@ -92,6 +92,19 @@ class GraphBuilder {
     node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }
+  // RESIZE_BILINEAR or RESIZE_NEAREST_NEIGHBOR to size {h, w}.
+  int resize(AnchorOp op, int input, int64_t h, int64_t w, bool align_corners, bool half_pixel_centers,
+             Shape out_shape) {
+    Node node;
+    node.name = op == AnchorOp::kResizeBilinear ? "RESIZE_BILINEAR" : "RESIZE_NEAREST_NEIGHBOR";
+    node.kind = OpKind::kAnchor;
+    node.anchor = op;
+    node.dims = {h, w};
+    node.align_corners = align_corners;
+    node.half_pixel_centers = half_pixel_centers;
+    node.inputs = {input};
+    return add(std::move(node), std::move(out_shape));
+  }
   // PAD with pads {before, after} per dim of a 4-D input.
   int pad(int input, std::vector<int64_t> pads, Shape out_shape, PadMode mode = PadMode::kConstant,
           float value = 0.f) {

@@ -132,6 +132,42 @@ std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<f
   return y;
 }
 
+// The resizes as TFLite's reference kernels define them: sample positions in
+// float (input = (v + 0.5) * scale - 0.5 with half pixel centers, else v * scale),
+// the interpolation in double.
+std::vector<float> naive_resize(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
+  auto scale = [&](int64_t in, int64_t o) {
+    return n.align_corners && o > 1 ? static_cast<float>(in - 1) / static_cast<float>(o - 1)
+                                    : static_cast<float>(in) / static_cast<float>(o);
+  };
+  const bool bilinear = n.anchor == AnchorOp::kResizeBilinear;
+  auto position = [&](int64_t v, int64_t in, int64_t o) {  // {lo, hi, weight of hi}
+    const float sc = scale(in, o), off = n.half_pixel_centers ? 0.5f : 0.f;
+    if (!bilinear) {
+      const float f = (static_cast<float>(v) + off) * sc;
+      int64_t at = std::min<int64_t>(static_cast<int64_t>(n.align_corners ? std::round(f) : std::floor(f)), in - 1);
+      if (n.half_pixel_centers) at = std::max<int64_t>(at, 0);
+      return std::tuple<int64_t, int64_t, double>{at, at, 0.0};
+    }
+    const float f = (static_cast<float>(v) + off) * sc - off;
+    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(std::floor(f)), 0);
+    return std::tuple<int64_t, int64_t, double>{lo, std::min<int64_t>(static_cast<int64_t>(std::ceil(f)), in - 1),
+                                                f - static_cast<double>(lo)};
+  };
+  std::vector<float> y;
+  for (int64_t b = 0; b < s[0]; ++b)
+    for (int64_t oy = 0; oy < out[1]; ++oy)
+      for (int64_t ox = 0; ox < out[2]; ++ox) {
+        const auto [y0, y1, fy] = position(oy, s[1], out[1]);
+        const auto [x0, x1, fx] = position(ox, s[2], out[2]);
+        auto at = [&](int64_t iy, int64_t ix, int64_t c) { return static_cast<double>(x[((b * s[1] + iy) * s[2] + ix) * s[3] + c]); };
+        for (int64_t c = 0; c < s[3]; ++c)
+          y.push_back(static_cast<float>(at(y0, x0, c) * (1 - fy) * (1 - fx) + at(y1, x0, c) * fy * (1 - fx) +
+                                         at(y0, x1, c) * (1 - fy) * fx + at(y1, x1, c) * fy * fx));
+      }
+  return y;
+}
+
 // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE in double, from their definitions.
 std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<int, std::vector<float>>& values) {
   const Shape& s = g.tensors[n.inputs[0]].shape;
@@ -202,6 +238,10 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
     }
     if (n.kind == OpKind::kAnchor && is_row_op(n.anchor)) {
       values[n.outputs[0]] = naive_row_op(g, n, values);
+      continue;
+    }
+    if (n.kind == OpKind::kAnchor && (n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest)) {
+      values[n.outputs[0]] = naive_resize(n, in_shape, values.at(n.inputs[0]), out_shape);
       continue;
     }
     if (n.kind == OpKind::kAnchor && is_pool(n.anchor)) {
@@ -583,6 +623,20 @@ TEST(Program, DepthwiseWithOnlyHorizontalStrideOne) {
                            random_weights(16, 6), p, out);
     c.check({y}, nullptr, 1e-5);
   }
+}
+
+// Up- and downsampling by whole and odd factors, every corner option, then an
+// ADD of another input (a feature pyramid's upsample + add): one program.
+TEST(Program, ResizesOfEveryKindOnEveryIsa) {
+  struct Size { int64_t h, w, oh, ow; };
+  for (AnchorOp op : {AnchorOp::kResizeBilinear, AnchorOp::kResizeNearest})
+    for (Size sz : {Size{5, 4, 10, 8}, Size{7, 9, 3, 4}, Size{4, 6, 11, 13}, Size{1, 3, 2, 7}})
+      for (auto [align, half] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
+        Case c;
+        const Shape in = {2, sz.h, sz.w, 19}, out = {2, sz.oh, sz.ow, 19};
+        const int y = c.b.resize(op, c.input(in), sz.oh, sz.ow, align, half, out);
+        c.check({c.b.ew(EwOp::Add, {y, c.input(out)}, out)}, nullptr, 1e-5);
+      }
 }
 
 // A squeeze-excite MUL folds into the weights of the convolution or fully

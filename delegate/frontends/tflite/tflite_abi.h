@@ -204,6 +204,10 @@ typedef struct {
   bool adj_y;
   bool asymmetric_quantize_inputs;
 } TfLiteBatchMatMulParams;
+typedef struct {  // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR alike
+  bool align_corners;
+  bool half_pixel_centers;
+} TfLiteResizeParams;
 
 }  // extern "C"
 
@@ -257,3 +261,4 @@ static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8, "TfLiteF
 static_assert(sizeof(TfLiteSoftmaxParams) == 4, "TfLiteSoftmaxParams");
 static_assert(offsetof(TfLiteConcatenationParams, activation) == 4, "TfLiteConcatenationParams.activation");
 static_assert(offsetof(TfLiteBatchMatMulParams, adj_y) == 1, "TfLiteBatchMatMulParams.adj_y");
+static_assert(offsetof(TfLiteResizeParams, half_pixel_centers) == 1, "TfLiteResize*Params.half_pixel_centers");

@@ -96,7 +96,7 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
       return "tensor " + std::to_string(i) + " has an unknown type or allocation type";
     if (t.dims && (t.dims->size < 0 || t.dims->size > 16))
       return "tensor " + std::to_string(i) + " has an implausible rank";
-    if (t.type == kTfLiteFloat32 && t.allocation_type == kTfLiteMmapRo && t.dims && t.data &&
+    if (t.type == kTfLiteFloat32 && t.allocation_type == kTfLiteMmapRo && t.dims && t.data && !t.sparsity &&
         t.bytes != sizeof(float) * static_cast<size_t>(num_elements(shape_of(t))))
       return "tensor " + std::to_string(i) + ": size in bytes does not match its shape";
   }
@@ -143,9 +143,9 @@ bool read_pad(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
-// RESHAPE's new shape (a constant tensor, else the output's static shape) and
-// TRANSPOSE's permutation (a constant tensor) into node.dims; the node then
-// keeps only its data input.
+// RESHAPE's new shape (a constant tensor, else the output's static shape),
+// TRANSPOSE's permutation and a resize's size (constant tensors) into
+// node.dims; the node then keeps only its data input.
 bool read_dims(TfLiteContext* ctx, Node* n) {
   if (n->inputs.size() == 2 && constant_ints(ctx, n->inputs[1], &n->dims)) {
     n->inputs.resize(1);
@@ -234,16 +234,18 @@ DType dtype_of(TfLiteType t) {
   }
 }
 
-// One tensor of the context in the IR. Constants borrow the model's bytes.
-// Quantization stays empty: tflite_abi.h does not pin TfLiteAffineQuantization
-// (TF master changed its TfLiteFloatArray), so its scales are not read.
+// One tensor of the context in the IR. Constants borrow the model's bytes,
+// except sparse ones (their bytes are the compressed form, not the shape's
+// values): no reader takes them as weights. Quantization stays empty:
+// tflite_abi.h does not pin TfLiteAffineQuantization (TF master changed its
+// TfLiteFloatArray), so its scales are not read.
 Tensor tensor_from_tflite(const TfLiteTensor& t) {
   Tensor out;
   out.dtype = dtype_of(t.type);
   out.is_constant = t.allocation_type == kTfLiteMmapRo;
   out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
   out.shape = shape_of(t);
-  if (out.is_constant && t.data) out.data = ConstantData::borrow(t.data, t.bytes);
+  if (out.is_constant && t.data && !t.sparsity) out.data = ConstantData::borrow(t.data, t.bytes);
   return out;
 }
 
@@ -276,7 +278,8 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kMean && !last_axis_mean(ctx, &n) &&
         !spatial_mean(ctx, &n))
       n.kind = OpKind::kOpaque;
-    const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose;
+    const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose ||
+                          n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
     if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, &n)) n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
       n.kind = OpKind::kOpaque;

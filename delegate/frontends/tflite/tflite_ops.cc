@@ -163,6 +163,16 @@ void translate_concatenation(const void* data, Node* node) {
   node->act = activation(&p.activation);
 }
 
+// The resizes: the size is a tensor, read by the front end.
+void translate_resize(int code, const void* data, Node* node) {
+  if (!data) return;
+  const auto& p = *static_cast<const TfLiteResizeParams*>(data);
+  node->kind = OpKind::kAnchor;
+  node->anchor = code == kTfLiteBuiltinResizeBilinear ? AnchorOp::kResizeBilinear : AnchorOp::kResizeNearest;
+  node->align_corners = p.align_corners;
+  node->half_pixel_centers = p.half_pixel_centers;
+}
+
 void translate_elementwise(const Entry& e, const void* data, Node* node) {
   node->kind = OpKind::kElementwise;
   node->ew = e.ew;
@@ -205,6 +215,8 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     case kTfLiteBuiltinPadV2:
     case kTfLiteBuiltinMirrorPad: return translate_pad(code, data, node);
     case kTfLiteBuiltinConcatenation: return translate_concatenation(data, node);
+    case kTfLiteBuiltinResizeBilinear:
+    case kTfLiteBuiltinResizeNearestNeighbor: return translate_resize(code, data, node);
     case kTfLiteBuiltinDequantize:  // of a float16 constant: the front end computes its values
       node->kind = OpKind::kConstant;
       return;

@@ -23,6 +23,8 @@ constexpr int kTfLiteBuiltinTranspose = 39;
 constexpr int kTfLiteBuiltinBatchMatMul = 126;
 constexpr int kTfLiteBuiltinConcatenation = 2;
 constexpr int kTfLiteBuiltinDequantize = 6;
+constexpr int kTfLiteBuiltinResizeBilinear = 23;
+constexpr int kTfLiteBuiltinResizeNearestNeighbor = 97;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);

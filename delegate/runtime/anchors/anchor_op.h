@@ -61,6 +61,8 @@ extern const AnchorOpDef kRowMeanAnchor;          // row_ops.cc
 extern const AnchorOpDef kReshapeAnchor;          // reshape.cc
 extern const AnchorOpDef kTransposeAnchor;        // transpose.cc
 extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc
+extern const AnchorOpDef kResizeBilinearAnchor;   // resize.cc
+extern const AnchorOpDef kResizeNearestAnchor;    // resize.cc
 
 // anchor.cc: the row of `op` in the table.
 const AnchorOpDef& anchor_op_def(AnchorOp op);
