@@ -84,7 +84,8 @@ def main(argv=None):
     p.add_argument("--options_a", help="options for A only (default: --delegate_options)")
     p.add_argument("--options_b", help="options for B only (default: --delegate_options)")
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--suffix", default="", help='model file suffix, e.g. "_float16" (model_set.py --weights)')
+    p.add_argument("--suffix", default="",
+                   help='model file suffix, e.g. "_float16", "_dynamic_int8" (model_set.py --weights)')
     p.add_argument("--rounds", type=int, default=21)
     p.add_argument("--runs", type=int, default=5, help="invokes per configuration per round")
     args = p.parse_args(argv)

@@ -78,11 +78,16 @@ BUILDERS = {
 
 
 def convert(model, weights="float32"):
-    """weights "float16": the converter's float16 quantization (weights read through DEQUANTIZE)."""
+    """weights "float16": the converter's float16 quantization (weights read through
+    DEQUANTIZE); "dynamic_int8": dynamic-range quantization (Optimize.DEFAULT without a
+    representative dataset: int8 weights, float32 activations)."""
+    if weights not in ("float32", "float16", "dynamic_int8"):
+        raise ValueError(f"unknown weights '{weights}'")
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # no SELECT_TF_OPS
-    if weights == "float16":
+    if weights != "float32":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    if weights == "float16":
         converter.target_spec.supported_types = [tf.float16]
     return converter.convert()
 

@@ -12,6 +12,7 @@ needs tensorflow, benchmarking only the runtime bench uses.
     .venv/bin/python benchmarks/model_set.py                                  # all six, 1 and 2 threads
     .venv/bin/python benchmarks/model_set.py --models mobilenet_v3_small,yolo_like --num_runs 5
     .venv/bin/python benchmarks/model_set.py --delegate_options "fusions:all" --json all.json
+    .venv/bin/python benchmarks/model_set.py --weights dynamic_int8 --build_only   # <model>_dynamic_int8.tflite
 
 Each (model, thread count) is one `fusedelegate bench` run: builtin, xnnpack,
 fusedelegate and fusedelegate+xnnpack in their own processes, rounds alternating,
@@ -25,6 +26,7 @@ minute to build the models the first time).
 """
 import argparse
 import contextlib
+import importlib
 import io
 import json
 import math
@@ -33,14 +35,17 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)  # keras_models (imported lazily: it imports tensorflow)
+sys.path.insert(0, HERE)  # keras_models, real_models (imported lazily: they import tensorflow)
 
 MODELS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "resnet50", "bert_small", "yolo_like")
+WEIGHTS = ("float32", "float16", "dynamic_int8")  # keras_models.convert's weight formats
 TARGETS = {"geomean_fd_xnn": 0.90, "max_fd_xnn": 1.05, "geomean_fdx_xnn": 0.85, "max_rel_err": 1e-4}
 
 
-def build_models(names, out, rebuild, weights="float32"):
-    """Writes missing models; checks each new one: builtin ops only, static shapes, runs."""
+def build_models(names, out, rebuild, weights="float32", builder="keras_models"):
+    """Writes missing models with module `builder` (its build(name, path, weights)) and
+    checks each new one: builtin ops only, the builder's EXPECTED_OPS present, static
+    shapes (unless in its DYNAMIC_SHAPES), runs."""
     os.makedirs(out, exist_ok=True)
     ignore = os.path.join(out, ".gitignore")
     if not os.path.exists(ignore):  # the folder ignores itself: models are never committed
@@ -51,13 +56,14 @@ def build_models(names, out, rebuild, weights="float32"):
     todo = [n for n in names if rebuild or not os.path.exists(paths[n])]
     if todo:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        import keras_models
+        builder = importlib.import_module(builder)
     for name in todo:
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):  # Keras' export prints its signature
-            keras_models.build(name, paths[name], weights)
+            builder.build(name, paths[name], weights)
         try:
-            ops = check_model(paths[name])
+            ops = check_model(paths[name], name in getattr(builder, "DYNAMIC_SHAPES", ()),
+                              getattr(builder, "EXPECTED_OPS", {}).get(name, ()))
         except SystemExit:
             os.remove(paths[name])  # not cached: the next run rebuilds it
             raise
@@ -66,9 +72,10 @@ def build_models(names, out, rebuild, weights="float32"):
     return paths
 
 
-def check_model(path):
+def check_model(path, allow_dynamic=False, expected_ops=()):
     """Op histogram of a model run by tf.lite's builtin kernels; raises if it needs
-    Flex/custom ops or has tensors of dynamic shape."""
+    Flex/custom ops, lacks one of `expected_ops` or has tensors of dynamic shape
+    (unless `allow_dynamic`)."""
     import warnings
     import numpy as np
     import tensorflow as tf
@@ -81,8 +88,11 @@ def check_model(path):
         ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
     bad = [o for o in ops if o.startswith("Flex") or o in ("CUSTOM", "DELEGATE")]
     dynamic = [t["name"] for t in it.get_tensor_details() if -1 in list(t["shape_signature"])]
-    if bad or dynamic:
+    if bad or (dynamic and not allow_dynamic):
         raise SystemExit(f"{path}: not builtin-only/static: ops {bad}, dynamic tensors {dynamic[:3]}")
+    missing = [o for o in expected_ops if o not in ops]
+    if missing:
+        raise SystemExit(f"{path}: the converter emitted no {', '.join(missing)}")
     for d in it.get_input_details():
         it.set_tensor(d["index"], np.random.default_rng(0).uniform(-1, 1, d["shape"]).astype(np.float32))
     it.invoke()
@@ -194,8 +204,9 @@ def parse_args(argv):
     p.add_argument("--runtime", default="auto", choices=["auto", "litert", "tflite", "tf"])
     p.add_argument("--out", default=os.path.join(HERE, "models"), help="model folder (default benchmarks/models)")
     p.add_argument("--rebuild", action="store_true", help="rebuild models even if their file exists")
-    p.add_argument("--weights", default="float32", choices=["float32", "float16"],
-                   help="float16: the converter's float16 weights, read through DEQUANTIZE (files <model>_float16)")
+    p.add_argument("--weights", default="float32", choices=WEIGHTS,
+                   help="float16: the converter's float16 weights, read through DEQUANTIZE (files <model>_float16); "
+                        "dynamic_int8: dynamic-range int8 weights (files <model>_dynamic_int8)")
     p.add_argument("--build_only", action="store_true", help="build and check the models, no bench")
     p.add_argument("--json", metavar="FILE", help="write every bench result and the summary as JSON")
     args = p.parse_args(argv)
