@@ -732,6 +732,10 @@ def _layer_norm(tf, y, tag):
 
 
 def transformer_specs():
+    def squeeze_expand(tf, x):
+        y = tf.tanh(tf.squeeze(x, axis=2)) * _const("sq_s", [8]) + _const("sq_b", [8])
+        return tf.expand_dims(y, 1) * 0.5
+
     def attention(tf, x):  # one encoder block's attention: 16 tokens, 2 heads of 16
         heads = lambda t: tf.transpose(tf.reshape(t, [-1, 16, 2, 16]), [0, 2, 1, 3])
         q, k, v = (heads(_proj(tf, x, "att_" + n, 32)) for n in "qkv")
@@ -776,6 +780,10 @@ def transformer_specs():
         Spec("matmul_shared_b", matmul_shared_b, [[3, 13, 20], [1, 20, 37]], 0, 0, claimed_all=2,
              partitions_all=1, emits=("BATCH_MATMUL",),
              about="BATCH_MATMUL with one b for every batch, ADD"),
+        Spec("squeeze_expand_dynamic", squeeze_expand, [[None, 6, 1, 8]], 3, 1, claimed_all=6, partitions_all=3,
+             emits=("EXPAND_DIMS",),
+             about="batch None: TANH, MUL, ADD, then the squeeze (the converter makes it a RESHAPE, after the "
+                   "elementwise ops: alone, beside a claimed anchor); EXPAND_DIMS (a RESHAPE) with a MUL; resized"),
         Spec("transpose_last", transpose_last, [[2, 6, 9]], 0, 0, claimed_all=3, partitions_all=1,
              emits=("TRANSPOSE",),
              about="TRANSPOSE that moves the last axis (a strided gather), ABS, MUL"),

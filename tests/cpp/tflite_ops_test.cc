@@ -43,5 +43,31 @@ TEST(TfliteOps, ConcatenationTakesItsAxisAndActivation) {
   EXPECT_EQ(missing.kind, OpKind::kOpaque);
 }
 
+// The resizes take their corner options; SQUEEZE and EXPAND_DIMS are RESHAPEs
+// (the front end gives them the output's shape).
+TEST(TfliteOps, ResizesAndViewsTranslate) {
+  TfLiteResizeParams p{true, false};
+  Node bilinear, nearest, squeeze, expand, missing;
+  translate_tflite_op(kTfLiteBuiltinResizeBilinear, &p, &bilinear);
+  EXPECT_EQ(bilinear.anchor, AnchorOp::kResizeBilinear);
+  EXPECT_TRUE(bilinear.align_corners);
+  EXPECT_FALSE(bilinear.half_pixel_centers);
+  p = {false, true};
+  translate_tflite_op(kTfLiteBuiltinResizeNearestNeighbor, &p, &nearest);
+  EXPECT_EQ(nearest.name, "RESIZE_NEAREST_NEIGHBOR");
+  EXPECT_EQ(nearest.kind, OpKind::kAnchor);
+  EXPECT_EQ(nearest.anchor, AnchorOp::kResizeNearest);
+  EXPECT_TRUE(nearest.half_pixel_centers);
+  translate_tflite_op(kTfLiteBuiltinResizeBilinear, nullptr, &missing);
+  EXPECT_EQ(missing.kind, OpKind::kOpaque);
+  translate_tflite_op(kTfLiteBuiltinSqueeze, nullptr, &squeeze);
+  translate_tflite_op(kTfLiteBuiltinExpandDims, nullptr, &expand);
+  for (const Node* n : {&squeeze, &expand}) {
+    EXPECT_EQ(n->kind, OpKind::kAnchor);
+    EXPECT_EQ(n->anchor, AnchorOp::kReshape);
+  }
+  EXPECT_EQ(squeeze.name, "SQUEEZE");
+}
+
 }  // namespace
 }  // namespace fd

@@ -143,10 +143,22 @@ bool read_pad(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
+// SQUEEZE and EXPAND_DIMS: a RESHAPE to the output's shape, with a batch it
+// keeps inferred (so a resized batch binds again).
+bool view_dims(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.empty() || n->outputs.size() != 1) return false;
+  n->inputs.resize(1);
+  const Shape in = shape_of(ctx->tensors[n->inputs[0]]);
+  n->dims = shape_of(ctx->tensors[n->outputs[0]]);
+  if (in.size() > 1 && n->dims.size() > 1 && in[0] == n->dims[0]) n->dims[0] = -1;
+  return true;
+}
+
 // RESHAPE's new shape (a constant tensor, else the output's static shape),
 // TRANSPOSE's permutation and a resize's size (constant tensors) into
 // node.dims; the node then keeps only its data input.
-bool read_dims(TfLiteContext* ctx, Node* n) {
+bool read_dims(TfLiteContext* ctx, int code, Node* n) {
+  if (code == kTfLiteBuiltinSqueeze || code == kTfLiteBuiltinExpandDims) return view_dims(ctx, n);
   if (n->inputs.size() == 2 && constant_ints(ctx, n->inputs[1], &n->dims)) {
     n->inputs.resize(1);
     return true;
@@ -280,7 +292,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       n.kind = OpKind::kOpaque;
     const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose ||
                           n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
-    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, reg->builtin_code, &n)) n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
       n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kConstant && !dequantize_constant(n, &g)) n.kind = OpKind::kOpaque;

@@ -124,12 +124,14 @@ void translate_pool(int code, const void* data, Node* node) {
   node->act = activation(&p.activation);
 }
 
-// BATCH_MATMUL, SOFTMAX, RESHAPE, TRANSPOSE. RESHAPE's shape and TRANSPOSE's
-// perm are tensors: the front end reads them.
+// BATCH_MATMUL, SOFTMAX, RESHAPE (SQUEEZE and EXPAND_DIMS too), TRANSPOSE.
+// RESHAPE's shape and TRANSPOSE's perm are tensors: the front end reads them.
 void translate_row_op(int code, const void* data, Node* node) {
+  const bool reshape = code == kTfLiteBuiltinReshape || code == kTfLiteBuiltinSqueeze ||
+                       code == kTfLiteBuiltinExpandDims;
   node->anchor = code == kTfLiteBuiltinBatchMatMul ? AnchorOp::kBatchMatMul
                  : code == kTfLiteBuiltinSoftmax   ? AnchorOp::kSoftmax
-                 : code == kTfLiteBuiltinReshape   ? AnchorOp::kReshape
+                 : reshape                         ? AnchorOp::kReshape
                                                    : AnchorOp::kTranspose;
   const bool has_params = code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax;
   node->kind = has_params && !data ? OpKind::kOpaque : OpKind::kAnchor;
@@ -201,6 +203,8 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     case kTfLiteBuiltinBatchMatMul:
     case kTfLiteBuiltinSoftmax:
     case kTfLiteBuiltinReshape:
+    case kTfLiteBuiltinSqueeze:
+    case kTfLiteBuiltinExpandDims:
     case kTfLiteBuiltinTranspose: return translate_row_op(code, data, node);
     case kTfLiteBuiltinMean:  // the axes are a tensor: the front end checks them
       node->kind = OpKind::kAnchor;

@@ -24,6 +24,8 @@ constexpr int kTfLiteBuiltinBatchMatMul = 126;
 constexpr int kTfLiteBuiltinConcatenation = 2;
 constexpr int kTfLiteBuiltinDequantize = 6;
 constexpr int kTfLiteBuiltinResizeBilinear = 23;
+constexpr int kTfLiteBuiltinSqueeze = 43;
+constexpr int kTfLiteBuiltinExpandDims = 70;
 constexpr int kTfLiteBuiltinResizeNearestNeighbor = 97;
 
 // Name of a builtin op code, for plans and messages.
