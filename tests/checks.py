@@ -8,9 +8,16 @@ import pytest
 # elu, pow) are polynomials targeting ~1e-6.
 TOL_EXACT = 1e-5
 TOL_APPROX = 1e-5
+# A layer with int8 weights left to the runtime runs its hybrid kernel, which
+# quantizes the activations to int8 too: about 1e-2 off the float twin.
+TOL_HYBRID = 5e-2
 
 
-def tolerance(entry):
+def tolerance(entry, res=None):
+    """The model's tolerance; looser where `res` left a layer with int8 weights to the runtime."""
+    hybrid = entry.get("int8_weight_nodes", [])
+    if hybrid and (res is None or not set(hybrid) <= set(claimed_nodes(res))):
+        return TOL_HYBRID
     return TOL_APPROX if entry["approx_ops"] else TOL_EXACT
 
 
@@ -81,7 +88,7 @@ def check_resizes(res, entry, expect):
         assert not r["error"], f"batch {batch}: {r['error']}"
         assert r["output_shapes"] == r["reference_output_shapes"], (r["output_shapes"], r["reference_output_shapes"])
         check_claims(r, entry, expect)
-        check_invokes(r["invokes"], tolerance(entry), f"batch {batch}, invoke")
+        check_invokes(r["invokes"], tolerance(entry, r), f"batch {batch}, invoke")
 
 
 def check_result(res, entry, expect):
@@ -91,7 +98,7 @@ def check_result(res, entry, expect):
     assert not res.get("error"), res.get("traceback") or res["error"]
     check_claims(res, entry, expect)
     assert len(res["invokes"]) == 3
-    check_invokes(res["invokes"], tolerance(entry), "invoke")
+    check_invokes(res["invokes"], tolerance(entry, res), "invoke")
     check_resizes(res, entry, expect)
 
 
@@ -154,4 +161,4 @@ def check_family_off(worker_results, manifest, models, runtime, family_ops):
         claimed = claimed_nodes(res)
         assert not [i for i in claimed if op_of(entry["ops"][i]) in family_ops], (name, claimed, entry["ops"])
         check_claims(res, entry, counts(entry, "elementwise"))
-        check_invokes(res["invokes"], tolerance(entry), f"{name}: invoke")
+        check_invokes(res["invokes"], tolerance(entry, res), f"{name}: invoke")

@@ -67,7 +67,9 @@ class Spec:
     ranges: list = None  # per input (lo, hi); default WIDE
     about: str = ""
     quantize: bool = False  # int8 full-integer model
-    weights: str = "float32"  # "float16": the converter's float16 weights, each read through a DEQUANTIZE
+    # "float16": the converter's float16 weights, each read through a DEQUANTIZE;
+    # "dynamic_int8": int8 weights read by float layers (the reference runs the float twin)
+    weights: str = "float32"
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
     claimed_all: int = None  # nodes claimed with default options, every family; default: claimed_elementwise
     partitions_all: int = None  # fused groups they form; default: partitions_elementwise
@@ -367,6 +369,12 @@ def special_specs():
     def quant(tf, x, y):
         return tf.tanh(x * y + x)
 
+    def int8_weights_block(tf, x):  # dynamic-range int8 weights (1024+ elements: smaller ones stay float)
+        c = tf.nn.relu(_conv(tf, x, "i8_conv", 3, 3, 128))
+        d = _dwconv(tf, c, "i8_dw", 3, 3)
+        m = tf.reduce_mean(d * tf.sigmoid(d), axis=[1, 2])
+        return tf.tanh(tf.matmul(m, _const("i8_fc_w", [128, 32], -0.2, 0.2)) + _const("i8_fc_b", [32], -0.1, 0.1))
+
     def dw_mult2_s2(tf, x):
         return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
 
@@ -386,6 +394,11 @@ def special_specs():
              about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU, per-channel MUL: the cost rule leaves "
                    "the depthwise layer (slower fused), and the MUL alone is too small a group; the "
                    "runtime's multiplier path is tested in tests/cpp (Program.DepthwiseWithEveryMultiplier...)"),
+        Spec("int8_weights", int8_weights_block, [[2, 10, 10, 16]], 0, 0, claimed_all=7, partitions_all=4,
+             weights="dynamic_int8", emits=("CONV_2D+RELU", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"),
+             about="dynamic-range int8 weights (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED read them "
+                   "directly): the front end dequantizes them into float32 once; compared with the float twin "
+                   "(the same weights dequantized), not with the hybrid kernels; swish, MEAN, TANH"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
              about="full-integer int8: nothing float32 to claim"),
     ]
@@ -821,6 +834,8 @@ def convert(tf, spec):
     if spec.weights == "float16":
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.target_spec.supported_types = [tf.float16]
+    if spec.weights == "dynamic_int8":  # dynamic-range quantization: int8 weights, float activations
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
     if spec.quantize:
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = lambda: _representative(spec)
@@ -858,6 +873,28 @@ def _patch(model, renames):
     return bytes(fbu.convert_object_to_bytearray(m))
 
 
+def float_twin(model):
+    """The model with every int8 constant made the float32 tensor of its dequantized values
+    ((q - zero point) * scale, per channel of its quantized dimension): the builtin kernels
+    then compute in float what a hybrid layer approximates."""
+    from tensorflow.lite.tools import flatbuffer_utils as fbu
+    schema = _schema()
+    m = fbu.read_model_from_bytearray(bytearray(model))
+    for t in m.subgraphs[0].tensors:
+        data = m.buffers[t.buffer].data
+        if t.type != schema.TensorType.INT8 or data is None or len(data) == 0 or t.quantization is None:
+            continue
+        q = np.asarray(data, dtype=np.uint8).view(np.int8).reshape(t.shape).astype(np.float32)
+        scale, zero = np.asarray(t.quantization.scale, np.float32), np.asarray(t.quantization.zeroPoint)
+        axis = t.quantization.quantizedDimension if scale.size > 1 else 0
+        shape = [1] * q.ndim
+        shape[axis] = scale.size
+        values = ((q - zero.reshape(shape)) * scale.reshape(shape)).astype(np.float32)
+        m.buffers[t.buffer].data = np.frombuffer(values.tobytes(), dtype=np.uint8)
+        t.type, t.quantization = schema.TensorType.FLOAT32, None
+    return bytes(fbu.convert_object_to_bytearray(m))
+
+
 def describe(tf, model):
     """The converted model's nodes (op, fused activation, options, dtypes) and its interpreter."""
     it = tf.lite.Interpreter(model_content=model)
@@ -867,6 +904,7 @@ def describe(tf, model):
             "op": op["op_name"], "act": act, "options": opt,
             "float32": all(t is np.float32 for t in op["operand_types"] + op["result_types"]),
             "f32_data": all(t is np.float32 for t in op["operand_types"][:1] + op["result_types"]),
+            "int8_weights": op["operand_types"][:1] == [np.float32] and np.int8 in op["operand_types"][1:],
         })
     return nodes, it
 
@@ -960,6 +998,7 @@ def manifest_entry(spec, nodes, it, size):
         "expect_partitions_elementwise": spec.partitions_elementwise,
         "ops": [_op_label(n) for n in nodes],
         "approx_ops": [o for o in ops if o in APPROX_OPS],
+        "int8_weight_nodes": [i for i, n in enumerate(nodes) if n["int8_weights"]],
         "input_ranges": spec.input_ranges(),
         "input_dtypes": [np.dtype(d["dtype"]).name for d in it.get_input_details()],
         "dynamic_batch": spec.dynamic,
@@ -982,6 +1021,9 @@ def generate(outdir, only=None):
         (outdir / f"{spec.name}.tflite").write_bytes(model)
         nodes, it = describe(tf, model)
         models[spec.name] = manifest_entry(spec, nodes, it, len(model))
+        if spec.weights == "dynamic_int8":
+            (outdir / f"{spec.name}_twin.tflite").write_bytes(float_twin(model))
+            models[spec.name]["reference_file"] = f"{spec.name}_twin.tflite"
         emitted |= {n["op"] for n in nodes if n["float32"] or (n["op"] in PAD_OPS + RESIZE_OPS and n["f32_data"])}
     if not only:
         missing = set(CLAIMABLE_OPS + ANCHOR_OPS + PAD_OPS) - emitted

@@ -233,8 +233,11 @@ class Runner:
         return result
 
     def run_reference(self, name, entry, path):
-        """The reference interpreter and its cases: {batch, inputs, outputs, skipped}."""
-        ref = self.reference(path)
+        """The reference interpreter and its cases: {batch, inputs, outputs, skipped}. A
+        model with int8 weights runs its float twin (reference_file: the same weights
+        dequantized), so the reference is the float computation, not a hybrid kernel's."""
+        twin = entry.get("reference_file")
+        ref = self.reference(path.parent / twin if twin else path)
         ref.allocate_tensors()
         cases = []
         for k in range(INVOKES):

@@ -34,6 +34,11 @@ struct Quantization {
   }
 };
 
+// The float32 values of an int8 tensor of `shape` quantized by `q`:
+// (value - zero point) * scale, per tensor or per index of q.axis. Empty if q
+// does not fit the shape (no scales, or not one per index of its axis).
+std::vector<float> dequantize_i8(const int8_t* values, const std::vector<int64_t>& shape, const Quantization& q);
+
 // A constant's bytes: borrowed (memory someone else keeps alive as long as the
 // graph is used, e.g. the model) or owned (a buffer every copy of the tensor
 // shares, freed with the last one). Empty for a run-time tensor.

@@ -134,6 +134,22 @@ namespace {
 
 // Every half-precision value converts exactly: sign * 2^(e-15) * (1 + m/1024),
 // subnormals sign * 2^-14 * m/1024, infinities and NaN kept.
+// int8 weights: (q - zero point) * scale, per tensor or per index of the
+// quantized axis (a convolution's output channels: axis 0; a depthwise
+// filter's: axis 3); arrays that do not fit the shape give nothing.
+TEST(Ir, Int8DequantizesPerTensorAndPerAxis) {
+  const int8_t q[] = {-128, -1, 0, 1, 127, 5};
+  Quantization per_tensor{{0.5f}, {1}, -1};
+  EXPECT_EQ(dequantize_i8(q, {2, 3}, per_tensor), (std::vector<float>{-64.5f, -1.f, -0.5f, 0.f, 63.f, 2.f}));
+  Quantization rows{{0.25f, 2.f}, {0, -1}, 0};  // axis 0: one scale per row of 3
+  EXPECT_EQ(dequantize_i8(q, {2, 3}, rows), (std::vector<float>{-32.f, -0.25f, 0.f, 4.f, 256.f, 12.f}));
+  Quantization last{{1.f, 0.5f, 0.125f}, {0, 0, 0}, 1};  // axis 1 of [2, 3]: per column
+  EXPECT_EQ(dequantize_i8(q, {2, 3}, last), (std::vector<float>{-128.f, -0.5f, 0.f, 1.f, 63.5f, 0.625f}));
+  EXPECT_TRUE(dequantize_i8(q, {2, 3}, Quantization{}).empty());
+  EXPECT_TRUE(dequantize_i8(q, {3, 2}, rows).empty());  // 2 scales, 3 rows
+  EXPECT_TRUE(dequantize_i8(q, {2, 3}, Quantization{{1.f, 2.f}, {0}, 0}).empty());
+}
+
 TEST(Ir, Float16ConvertsExactlyForEveryValue) {
   for (uint32_t h = 0; h < 0x10000; ++h) {
     const int e = (h >> 10) & 0x1f, m = h & 0x3ff;

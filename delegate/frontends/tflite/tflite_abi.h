@@ -62,9 +62,23 @@ typedef struct TfLiteQuantizationParams {
 } TfLiteQuantizationParams;
 
 typedef struct TfLiteQuantization {
-  int type;
+  int type;  // kTfLiteAffineQuantization: params is a TfLiteAffineQuantization
   void* params;
 } TfLiteQuantization;
+enum { kTfLiteNoQuantization = 0, kTfLiteAffineQuantization = 1 };
+
+// The legacy layout all three runtimes measured here use (TF master has
+// {float* data; int size; bool owning}): a reader checks size against the shape.
+typedef struct TfLiteFloatArray {
+  int size;
+  float data[];
+} TfLiteFloatArray;
+
+typedef struct TfLiteAffineQuantization {
+  TfLiteFloatArray* scale;
+  TfLiteIntArray* zero_point;
+  int32_t quantized_dimension;
+} TfLiteAffineQuantization;
 
 typedef struct TfLiteTensor {
   TfLiteType type;
@@ -220,6 +234,7 @@ static_assert(offsetof(TfLiteDepthwiseConvParams, activation) == 16, "TfLiteDept
 static_assert(offsetof(TfLitePoolParams, activation) == 20, "TfLitePoolParams.activation");
 static_assert(offsetof(TfLiteDepthwiseConvParams, dilation_height_factor) == 24,
               "TfLiteDepthwiseConvParams.dilation_height_factor");
+static_assert(offsetof(TfLiteAffineQuantization, quantized_dimension) == 16, "TfLiteAffineQuantization");
 static_assert(sizeof(TfLiteTensor) == 112, "TfLiteTensor size");
 static_assert(offsetof(TfLiteTensor, data) == 8, "TfLiteTensor.data");
 static_assert(offsetof(TfLiteTensor, dims) == 16, "TfLiteTensor.dims");

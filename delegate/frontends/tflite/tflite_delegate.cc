@@ -21,6 +21,7 @@
 #include "runtime/thread_pool.h"
 #include "frontends/tflite/tflite_abi.h"
 #include "frontends/tflite/tflite_ops.h"
+#include "frontends/tflite/tflite_weights.h"
 
 namespace fd {
 namespace {
@@ -248,15 +249,15 @@ DType dtype_of(TfLiteType t) {
 
 // One tensor of the context in the IR. Constants borrow the model's bytes,
 // except sparse ones (their bytes are the compressed form, not the shape's
-// values): no reader takes them as weights. Quantization stays empty:
-// tflite_abi.h does not pin TfLiteAffineQuantization (TF master changed its
-// TfLiteFloatArray), so its scales are not read.
+// values): no reader takes them as weights. Quantization is read where its
+// arrays fit the shape (tflite_weights.cc).
 Tensor tensor_from_tflite(const TfLiteTensor& t) {
   Tensor out;
   out.dtype = dtype_of(t.type);
   out.is_constant = t.allocation_type == kTfLiteMmapRo;
   out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
   out.shape = shape_of(t);
+  out.quantization = quantization_of(t, out.shape);
   if (out.is_constant && t.data && !t.sparsity) out.data = ConstantData::borrow(t.data, t.bytes);
   return out;
 }
@@ -296,6 +297,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
       n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kConstant && !dequantize_constant(n, &g)) n.kind = OpKind::kOpaque;
+    dequantize_int8_weights(n, &g);
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
