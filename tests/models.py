@@ -612,6 +612,11 @@ def conv_specs():
         y = tf.concat([a * tf.sigmoid(a), r], axis=3)
         return _conv(tf, y, "cat_dyn_out", 1, 1, 2, padding="VALID") + r
 
+    def channel_pad_shortcut(tf, x):  # BlazeFace's downsampling block: the shortcut widened by a channel PAD
+        y = _conv(tf, _dwconv(tf, x, "blaze_dw", 3, 3, stride=2), "blaze_pw", 1, 1, 16, padding="VALID")
+        s = tf.pad(tf.nn.max_pool2d(x, 2, 2, "VALID"), [[0, 0], [0, 0], [0, 0], [0, 8]])
+        return tf.nn.relu(y + s)
+
     def upsample_add(tf, x, y):  # a feature pyramid's top-down path: bilinear x2 (half pixel centers) + lateral
         return tf.nn.relu(tf.image.resize(x, [12, 16], "bilinear") + y)
 
@@ -698,6 +703,10 @@ def conv_specs():
              emits=("CONCATENATION axis=1", "CONCATENATION axis=2"),
              about="CONCATENATION along H (a CONV_2D+RELU6 writes one whole slice) and along W (CONV_2D+TANH "
                    "writes rows of it), both graph outputs"),
+        Spec("channel_pad_shortcut", channel_pad_shortcut, [[1, 16, 16, 8]], 0, 0, claimed_all=5,
+             partitions_all=3, emits=("PAD",),
+             about="BlazeFace block: DEPTHWISE_CONV_2D stride 2, 1x1 CONV_2D, and the shortcut MAX_POOL_2D then "
+                   "PAD of channels (8 -> 16: runs on its own, copying rows) in the CONV_2D's group with the ADD+RELU"),
         Spec("upsample_add", upsample_add, [[1, 6, 8, 8], [1, 12, 16, 8]], 0, 0, claimed_all=2,
              partitions_all=1, emits=("RESIZE_BILINEAR align_corners=False half_pixel_centers=True",),
              about="RESIZE_BILINEAR x2 (half pixel centers) and the ADD+RELU of a lateral input: one group"),

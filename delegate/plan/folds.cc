@@ -111,13 +111,16 @@ void add_fold(FoldSet& s, Fold f) {
 }
 
 // A legal PAD folds into the convolution or pool that is its one reader; it is
-// claimed only so.
+// claimed only so, unless it pads channels (a residual's shortcut widened to
+// the block's channels): that runs on its own, copying rows.
 void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal, std::vector<std::string>& reason,
                FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
     const int t = g.nodes[i].outputs[0], r = index.last_reader[t];
     const bool conv = r >= 0 && g.nodes[r].kind == OpKind::kAnchor && reads_windows(g.nodes[r].anchor);
+    const bool channels = g.nodes[i].pads[6] || g.nodes[i].pads[7];
+    if (channels) continue;
     if (index.readers[t] != 1 || !conv || !legal[r] || g.nodes[r].inputs[0] != t) {
       reason[i] = "PAD is fused only into a convolution or pool that is its one reader";
       legal[i] = false;

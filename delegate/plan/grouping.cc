@@ -100,7 +100,8 @@ bool Grouper::anchor_inputs_outside(const std::vector<int>& members) const {
       affine = true;
       if (inside(members, fold.source)) return false;  // it reads the chain's source
     }
-    if (node.kind != OpKind::kAnchor || reads_tile_rows(node.anchor) || affine) continue;
+    const bool whole = node.kind == OpKind::kPad || (node.kind == OpKind::kAnchor && !reads_tile_rows(node.anchor));
+    if (!whole || affine) continue;
     for (int t : node.inputs) {
       if (!inside(members, t)) continue;
       const Node& p = g_.nodes[ix_.producer[t]];
@@ -197,7 +198,7 @@ std::vector<std::vector<int>> group_nodes(const Graph& g, const GraphIndex& inde
                                           const FoldSet& folds) {
   Grouper grouper(g, index, folds);
   for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (legal[i] && g.nodes[i].kind != OpKind::kPad && !folds.folded[i]) grouper.add(static_cast<int>(i));
+    if (legal[i] && !folds.folded[i]) grouper.add(static_cast<int>(i));  // PADs left legal run on their own
   std::vector<std::vector<int>> out;
   for (auto& members : grouper.groups())
     if (!members.empty()) out.push_back(std::move(members));

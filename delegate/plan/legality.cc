@@ -154,7 +154,8 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   return is_pool(node.anchor) ? pool_legality(g, node) : weighted_legality(g, node);
 }
 
-// A PAD is claimed only folded into the convolution that is its one reader.
+// A PAD of H and W is claimed only folded into the convolution that is its one
+// reader; one of channels (constant) runs on its own (folds.cc).
 std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
   if (!(families & kFamilyConv)) return "fusion family 'conv' is disabled";
   if (node.inputs.size() != 1 || node.outputs.size() != 1) return "PAD without constant paddings";
@@ -163,7 +164,8 @@ std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
     return "PAD of a tensor that is not a static 4-D float32 one";
   for (int64_t p : node.pads)
     if (p < 0) return "negative padding";
-  if (node.pads[0] || node.pads[1] || node.pads[6] || node.pads[7]) return "PAD of batch or channels";
+  if (node.pads[0] || node.pads[1]) return "PAD of the batch";
+  if ((node.pads[6] || node.pads[7]) && node.pad_mode != PadMode::kConstant) return "mirrored PAD of channels";
   return "";
 }
 

@@ -67,6 +67,10 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
   const AnchorOpDef& d = anchor_op_def(a.op);
   a.pad = pad;
+  if (node.kind == OpKind::kPad && node.pads.size() == 8) {
+    a.pad_front = node.pads[6];
+    a.pad_back = node.pads[7];
+  }
   a.conv = node.conv;
   a.keep_num_dims = node.keep_num_dims;
   // As TFLite's kernels: without activation (or at RELU's top) convolutions, FULLY_CONNECTED

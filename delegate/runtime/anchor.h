@@ -38,6 +38,7 @@ struct AnchorStep {
   int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
   ConvParams conv;
   FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
+  int64_t pad_front = 0, pad_back = 0;  // kPad: channels added before and after (the PAD's value)
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
   float beta = 1.f;                     // SOFTMAX
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL

@@ -174,10 +174,9 @@ class ProgramBuilder {
 
  private:
   std::vector<int> reads(int pos, EwOp op) const;
-  bool runs(const Node& node) const {  // a folded node (or PAD) runs only if its output must be stored
+  bool runs(const Node& node) const {  // a folded node (a PAD too) runs only if its output must be stored
     if (node.kind == OpKind::kConstant) return false;  // the executor copies it out if it must be stored
-    const bool folds = node.kind == OpKind::kPad || folds_.outputs.count(node.outputs[0]);
-    return !folds || written_[node.outputs[0]];
+    return !folds_.outputs.count(node.outputs[0]) || written_[node.outputs[0]];
   }
   EwOp op_of(const Node& node) const;
   AnchorStep anchor_of(int pos) const;
@@ -263,8 +262,10 @@ void ProgramBuilder::emit(int pos, EwOp op) {
 
 Program ProgramBuilder::build(const std::vector<int>& group) {
   std::vector<bool> produced(g_.tensors.size(), false);
-  for (int pos : group)
-    if (g_.nodes[pos].kind != OpKind::kPad) produced[g_.nodes[pos].outputs[0]] = true;
+  for (int pos : group) {  // a folded PAD's reader reads its input instead
+    const int out = g_.nodes[pos].outputs[0];
+    if (g_.nodes[pos].kind != OpKind::kPad || !folds_.outputs.count(out)) produced[out] = true;
+  }
   for (int pos : group) {  // the program's inputs: what running nodes read from outside
     if (!runs(g_.nodes[pos])) continue;
     for (int t : reads(pos, op_of(g_.nodes[pos]))) {

@@ -61,8 +61,9 @@ std::vector<float> naive_pad(const Node& n, const Shape& s, const std::vector<fl
         for (int64_t c = 0; c < out[3]; ++c) {
           bool constant = false;
           const int64_t sh = src(h, n.pads[2], s[1], &constant), sw = src(w, n.pads[4], s[2], &constant);
+          const int64_t sc = src(c, n.pads[6], s[3], &constant);
           y[((b * out[1] + h) * out[2] + w) * out[3] + c] =
-              constant ? n.param : x[((b * s[1] + sh) * s[2] + sw) * s[3] + c];
+              constant ? n.param : x[((b * s[1] + sh) * s[2] + sw) * s[3] + sc];
         }
   return y;
 }
@@ -932,6 +933,22 @@ TEST(Program, APadThatMustBeStoredIsCopied) {
   const Shape in_shape = {2, 4, 5, 3}, padded = {2, 7, 6, 3};
   const int p = c.b.pad(c.input(in_shape), {0, 0, 1, 2, 1, 0, 0, 0}, padded, PadMode::kSymmetric);
   c.check({p});
+}
+
+// A residual shortcut widened to the block's channels (BlazeFace): a PAD of
+// channels (and of H, W) in the group of the convolution whose output it is
+// added to; the PAD's constant fills the new channels.
+TEST(Program, APadOfChannelsRunsOnItsOwnInAGroup) {
+  const float* w = test::random_weights(16 * 8, 9);
+  for (bool hw : {false, true}) {
+    Case c;
+    const Shape in = {2, 5, 6, 8}, out = {2, 5 + hw, 6 + 2 * hw, 16};
+    const int x = c.input(in);
+    const int p = c.b.pad(x, {0, 0, hw, 0, hw, hw, 3, 5}, out, PadMode::kConstant, 0.5f);
+    const int y = c.b.conv(AnchorOp::kConv2D, c.input({2, 5 + hw, 6 + 2 * hw, 8}), w, {16, 1, 1, 8}, nullptr,
+                           conv_params(1, 1, false), out);
+    c.check({c.b.ew(EwOp::Relu6, {c.b.ew(EwOp::Add, {y, p}, out)}, out)});
+  }
 }
 
 TEST(Program, IncompatibleShapesAreReported) {

@@ -1,6 +1,8 @@
-// PAD (PADV2, MIRROR_PAD) whose output must be stored; else it folds into the
-// convolution or pool that reads it. A 1x1 window (window.cc) whose border
-// pixels point at the pad value or, mirrored, into the input: copies rows.
+// PAD (PADV2, MIRROR_PAD) whose output must be stored, or that pads channels;
+// else it folds into the convolution or pool that reads it. A 1x1 window
+// (window.cc) whose border pixels point at the pad value or, mirrored, into
+// the input: copies rows, each widened by the channels padded before and after.
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/anchors/anchor_op.h"
@@ -10,19 +12,28 @@ namespace {
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   if (!bind_window(b, inputs[0], 1, 1, ConvParams{}, error)) return false;
-  b.n = b.geo.channels;
+  b.n = b.geo.channels + b.step.pad_front + b.step.pad_back;
   b.output = window_output(b);
   return true;
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  for (int64_t i = 0; i < count; ++i) std::memcpy(out + i * a.n, a.rows[first + i], a.n * sizeof(float));
+  const int64_t c = a.geo.channels, front = a.step.pad_front, back = a.step.pad_back;
+  for (int64_t i = 0; i < count; ++i, out += a.n) {
+    std::fill(out, out + front, a.step.pad.value);
+    std::memcpy(out + front, a.rows[first + i], c * sizeof(float));
+    std::fill(out + front + c, out + front + c + back, a.step.pad.value);
+  }
 }
 
 std::string describe(const AnchorStep& s) {  // the PAD itself, not a fold
-  if (!s.pad.any()) return "copy";
-  return "pad " + std::to_string(s.pad.top) + "," + std::to_string(s.pad.bottom) + "," + std::to_string(s.pad.left) +
-         "," + std::to_string(s.pad.right) + ", copy";
+  std::string t;
+  if (s.pad.any())
+    t += "pad " + std::to_string(s.pad.top) + "," + std::to_string(s.pad.bottom) + "," + std::to_string(s.pad.left) +
+         "," + std::to_string(s.pad.right) + ", ";
+  if (s.pad_front || s.pad_back)
+    t += "channels " + std::to_string(s.pad_front) + "," + std::to_string(s.pad_back) + ", ";
+  return t + "copy";
 }
 
 }  // namespace
