@@ -299,7 +299,7 @@ def _err(e):
 
 def write_json(path, data):
     tmp = Path(str(path) + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
+    tmp.write_text(json.dumps(data))  # rewritten per model: no indent, so json takes its C encoder
     os.replace(tmp, path)
 
 

@@ -1,0 +1,142 @@
+"""Seeded random graphs for the fuzz test (tests/test_fuzz.py).
+
+    python tests/fuzz.py OUTDIR --seed S --graphs N [--only K ...]
+
+writes OUTDIR/g<K>.tflite and OUTDIR/manifest.json: the fields tests/worker.py reads, and
+per graph its seed, index and `about`, the graph in one line. Graph K of seed S draws from
+its own generator, numpy's default_rng([S, K]): it is the same made alone (--only K) or
+among thousands. A graph the converter rejects gets an `error` instead of a file.
+
+A graph is one to three float32 inputs (an image [B,H,W,C], rows [B,T,D] or vectors [B,D];
+the others full-sized or broadcast) and 2 to 14 random steps. Each step reads the newest
+value or an earlier one (branches that join, residuals) and is drawn from every op the
+delegate claims: the elementwise ops with every kind of broadcast (constants on either
+side, two run-time values), CONV_2D and DEPTHWISE_CONV_2D (kernels 1, 3, 5, strides,
+dilations, SAME/VALID, multipliers 1 and 2) after an explicit PAD or MIRROR_PAD or not,
+pools, spatial MEAN, FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, LayerNorm, RESHAPE, TRANSPOSE,
+CONCATENATION on any axis, attention; and SIN, which it never claims, cutting groups.
+Some graphs take a dynamic batch (the worker resizes it), some the converter's float16
+weights. Outputs: the last value, values nothing reads, and a few intermediates.
+
+The steps, and how they keep values finite and in their ops' domains: tests/fuzz_steps.py.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import models
+from fuzz_steps import MAX_ELEMENTS, Graph, broadcast_kind, size, step
+
+MAX_STEPS = 14
+INPUT_RANGES = ((-3.0, 3.0), (-8.0, 8.0), (-1.0, 1.0), (0.5, 2.0))
+DYNAMIC_SHARE, FLOAT16_SHARE = 0.2, 0.2
+
+
+def input_shapes(g, dynamic):
+    """The first input's shape (image, rows or vectors), then 0-2 more: full or broadcast."""
+    batch = None if dynamic else g.pick((1, 1, 1, 2, 3))
+    dim = lambda hi: int(g.rng.integers(1, hi + 1))
+    kind = g.pick(("image", "image", "image", "rows", "rows", "vectors"))
+    first = {"image": (batch, dim(16), dim(16), dim(16)), "rows": (batch, dim(16), dim(32)),
+             "vectors": (batch, dim(32))}[kind]
+    while size(first) > MAX_ELEMENTS // 2:
+        first = first[:-1] + (max(1, first[-1] // 2),)
+    more = [first if g.chance(0.4) else broadcast_kind(g, first, g.pick((batch, 1)))
+            for _ in range(g.pick((0, 1, 1, 2)))]
+    return [first] + more
+
+
+def trace(g, xs, bound):
+    """The graph's outputs: steps from the inputs xs, then the last value, values nothing
+    read and a few intermediates (at most 4)."""
+    for x in xs:
+        g.new(x, bound, f"input{x.shape.as_list()}")
+    for _ in range(int(g.rng.integers(2, MAX_STEPS + 1))):
+        ranked = [v for v in g.values if v.rank >= 2]  # scalars and vectors are operands only
+        step(g, ranked[-1] if g.chance(0.7) else g.pick(ranked))
+    inner = g.values[len(xs):-1]
+    outs = [g.values[-1]] + [v for v in inner if v.name not in g.read or g.chance(0.1)]
+    outs = outs[:4]
+    g.steps.append("out " + ",".join(v.name for v in outs))
+    return tuple(v.t for v in outs)
+
+
+def convert(tf, g, sigs, bound, float16):
+    """The tflite model of the graph g traces from inputs `sigs` of magnitude `bound`."""
+    fn = tf.function(lambda *xs: trace(g, xs, bound), input_signature=sigs, autograph=False)
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()])
+    if float16:
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
+    return converter.convert()
+
+
+def make_graph(tf, seed, index, exact_gelu=True):
+    """(tflite bytes or None, manifest entry) of graph `index` of `seed`. Where the converter
+    leaves GELU's erf form unfused (as tf.Erfc, which TFLite lacks: after a NEG, with a
+    dynamic batch, after some matmuls), the same graph with GELU's tanh form."""
+    g = Graph(tf, np.random.default_rng([seed, index]), exact_gelu)
+    dynamic, float16 = g.chance(DYNAMIC_SHARE), g.chance(FLOAT16_SHARE)
+    lo, hi = g.pick(INPUT_RANGES)
+    shapes = input_shapes(g, dynamic)
+    sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(shapes)]
+    entry = {"seed": seed, "index": index, "weights": "float16" if float16 else "float32",
+             "dynamic_batch": dynamic, "input_ranges": [[lo, hi]] * len(shapes)}
+    try:
+        model = convert(tf, g, sigs, max(abs(lo), abs(hi)), float16)
+    except Exception as e:
+        if exact_gelu and "Erfc" in str(e):
+            return make_graph(tf, seed, index, exact_gelu=False)
+        model = None  # a generator bug: the test reports it with the graph
+        entry["error"] = f"{type(e).__name__}: {e}"[:2000]
+    entry["about"] = "; ".join(g.steps)
+    return model, entry
+
+
+def describe(tf, model, entry, index):
+    """The manifest fields the worker and the checks read, from the converted model."""
+    nodes, it = models.describe(tf, model)
+    inputs = it.get_input_details()
+    entry.update({
+        "file": f"g{index:05d}.tflite",
+        "ops": [models._op_label(n) for n in nodes],
+        "approx_ops": sorted({n["op"] for n in nodes} & set(models.APPROX_OPS)),
+        "input_ranges": entry["input_ranges"][:len(inputs)],  # one range for all: any may be dropped
+        "input_dtypes": [np.dtype(d["dtype"]).name for d in inputs],
+        "shape_signatures": [d["shape_signature"].tolist() for d in inputs],
+        "resize_batches": list(models.RESIZE_BATCHES) if entry["dynamic_batch"] else [],
+        "bytes": len(model),
+    })
+    return entry
+
+
+def generate(outdir, seed, indices):
+    tf = models._tf()
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    graphs = {}
+    for k in indices:
+        model, entry = make_graph(tf, seed, k)
+        if model is not None:
+            (outdir / f"g{k:05d}.tflite").write_bytes(model)
+            entry = describe(tf, model, entry, k)
+        graphs[f"g{k:05d}"] = entry
+    manifest = {"tensorflow": tf.__version__, "seed": seed, "models": graphs}
+    (outdir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--graphs", type=int, default=400)
+    ap.add_argument("--only", type=int, nargs="+", help="only these graph indices")
+    args = ap.parse_args(argv)
+    generate(args.outdir, args.seed, args.only or range(args.graphs))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
