@@ -86,6 +86,24 @@ def broadcast_kind(g, shape, batch=1):
     return tuple(kept[g.rng.integers(len(kept) + 1):] if g.chance(0.3) else kept)
 
 
+def resize(g, v):
+    """RESIZE_BILINEAR or RESIZE_NEAREST_NEIGHBOR to a size up to twice H and W, each corner
+    option TF has (TF2: half pixel centers; TF1: align_corners or neither)."""
+    if v.rank != 4:
+        return None
+    h, w = v.t.shape.as_list()[1:3]
+    size = [int(g.rng.integers(1, 2 * h + 1)), int(g.rng.integers(1, 2 * w + 1))]
+    kind, option = g.pick(("bilinear", "nearest")), g.pick(("half_pixel", "align_corners", "none"))
+    tf1 = g.tf.compat.v1.image
+    if option == "half_pixel":
+        t = g.tf.image.resize(v.t, size, kind)
+    elif kind == "bilinear":
+        t = tf1.resize_bilinear(v.t, size, align_corners=option == "align_corners")
+    else:
+        t = tf1.resize_nearest_neighbor(v.t, size, align_corners=option == "align_corners")
+    return g.new(t, v.bound, f"resize_{kind}{size}/{option}({v.name})", v)
+
+
 # ---------------------------------------------------------------------------
 # Elementwise steps. Unary: name -> (tensor of the input, bound of the output).
 
@@ -436,8 +454,8 @@ def tame(g, v):
 # ---------------------------------------------------------------------------
 # Drawing a step (weights: how often each is drawn).
 
-STEPS = ((unary, 8), (binary, 10), (prelu, 1), (conv, 6), (pool, 2), (spatial_mean, 1), (dense, 3),
-         (batch_matmul, 2), (softmax, 1), (row_mean, 1), (layer_norm, 1), (reshape, 2), (transpose, 1),
+STEPS = ((unary, 8), (binary, 10), (prelu, 1), (conv, 6), (pool, 2), (spatial_mean, 1), (resize, 1),
+         (dense, 3), (batch_matmul, 2), (softmax, 1), (row_mean, 1), (layer_norm, 1), (reshape, 2), (transpose, 1),
          (concat, 2), (attention, 1))
 STEP_WEIGHTS = np.array([w for _, w in STEPS], float) / sum(w for _, w in STEPS)
 

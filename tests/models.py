@@ -375,6 +375,9 @@ def special_specs():
         m = tf.reduce_mean(d * tf.sigmoid(d), axis=[1, 2])
         return tf.tanh(tf.matmul(m, _const("i8_fc_w", [128, 32], -0.2, 0.2)) + _const("i8_fc_b", [32], -0.1, 0.1))
 
+    def matmul_broadcast_later(tf, a, b):  # a's batch is 1, b's may change: they broadcast after a resize
+        return tf.tanh(tf.matmul(a, b))
+
     def dw_mult2_s2(tf, x):
         return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
 
@@ -399,6 +402,10 @@ def special_specs():
              about="dynamic-range int8 weights (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED read them "
                    "directly): the front end dequantizes them into float32 once; compared with the float twin "
                    "(the same weights dequantized), not with the hybrid kernels; swish, MEAN, TANH"),
+        Spec("matmul_broadcast_later", matmul_broadcast_later, [[1, 7, 6], [None, 6, 5]], 0, 0,
+             emits=("BATCH_MATMUL",),
+             about="BATCH_MATMUL of a [1,7,6] and b [None,6,5]: their batches broadcast once b is resized, "
+                   "which the anchor does not do (only one b for every batch of a): left, and so is the TANH"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
              about="full-integer int8: nothing float32 to claim"),
     ]

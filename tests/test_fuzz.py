@@ -46,12 +46,7 @@ CHUNK = 200  # graphs per worker process (the worker rewrites its results file p
 TOL, ABS_TOL = 1e-4, 1e-6
 
 # Known delegate bugs, by the error they give -> the bug (xfail; remove once fixed).
-KNOWN_BUGS = {
-    "BatchMatMul does not fit its input": (
-        "known bug: a BATCH_MATMUL whose operands' batch dimensions broadcast only while the dynamic "
-        "batch is 1 (a of batch 1, or b with a dimension 1 among [2,1,...]) is claimed when prepared at "
-        "batch 1, and a resize then fails to prepare (minimal: tanh(matmul(a[1,7,6], b[None,6,5])))"),
-}
+KNOWN_BUGS = {}  # error text -> why it is expected; remove an entry once its bug is fixed
 
 
 def _name(k):

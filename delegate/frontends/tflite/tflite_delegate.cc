@@ -169,6 +169,28 @@ bool read_dims(TfLiteContext* ctx, int code, Node* n) {
   return true;
 }
 
+// A BATCH_MATMUL whose batch axes line up only at the sizes they have now: one
+// that may change (-1 in its signature) against a fixed 1 on the other side
+// broadcasts after a resize, which the anchor does only for a right-hand side
+// that is one matrix for every batch. True if so (the node is then left).
+bool batch_axes_broadcast_later(TfLiteContext* ctx, const Node& n) {
+  auto signature = [&](int t) {  // none: the shape it has (a tensor the model gave no signature)
+    const TfLiteTensor& x = ctx->tensors[t];
+    return x.dims_signature && x.dims_signature->size > 0 ? x.dims_signature : x.dims;
+  };
+  const TfLiteIntArray* a = signature(n.inputs[0]);
+  const TfLiteIntArray* b = signature(n.inputs[1]);
+  if (!a || !b || a->size < 2 || b->size < 2) return false;
+  auto axis = [](const TfLiteIntArray* s, int i) { return i < s->size ? s->data[s->size - 1 - i] : 1; };
+  bool b_shared = true, mismatch = false;
+  for (int i = 2; i < std::max(a->size, b->size); ++i) {
+    const int da = axis(a, i), db = axis(b, i);
+    b_shared = b_shared && db == 1;
+    mismatch = mismatch || ((da == -1) != (db == -1) && (da == 1 || db == 1));
+  }
+  return mismatch && !b_shared;
+}
+
 // MEAN's axes: a constant int32 tensor (the type TFLite's MEAN takes), or false.
 bool mean_axes(TfLiteContext* ctx, const Node& n, std::vector<int64_t>* axes) {
   return n.inputs.size() == 2 && ctx->tensors[n.inputs[1]].type == kTfLiteInt32 &&
@@ -295,6 +317,9 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
                           n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
     if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, reg->builtin_code, &n)) n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
+      n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kBatchMatMul && n.inputs.size() == 2 &&
+        batch_axes_broadcast_later(ctx, n))
       n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kConstant && !dequantize_constant(n, &g)) n.kind = OpKind::kOpaque;
     dequantize_int8_weights(n, &g);
