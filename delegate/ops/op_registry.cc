@@ -22,7 +22,7 @@ constexpr AnchorInfo kAnchors[] = {
     {"RESHAPE", Pattern::kView, kRows, 1, 1, false, true, false, false},
     {"TRANSPOSE", Pattern::kView, kRows, 1, 1, false, true, false, false},
     {"CONCATENATION", Pattern::kView, kConv | kRows, 1, -1, false, false, false, true},
-    {"RESIZE_BILINEAR", Pattern::kWindowed, kConv, 1, 1, false, false, false, false},
+    {"RESIZE_BILINEAR", Pattern::kView, kConv, 1, 1, false, false, false, false},
     {"RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kConv, 1, 1, false, false, false, false},
 };
 static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kResizeNearest) + 1,

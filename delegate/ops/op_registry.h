@@ -28,7 +28,7 @@ enum class Pattern : uint8_t {
   kWindowed,   // windows of an NHWC input: convolutions, pools
   kReduction,  // an axis reduced: MEAN
   kRowWise,    // each row (the last axis) on its own: SOFTMAX
-  kView,       // values moved, not computed: PAD, RESHAPE, TRANSPOSE, CONCATENATION
+  kView,       // values moved (or interpolated), not computed: PAD, RESHAPE, TRANSPOSE, CONCATENATION, resizes
 };
 
 struct AnchorInfo {

@@ -272,6 +272,20 @@ TEST(Planner, ConvolutionShapesMustFit) {
   EXPECT_NE(p.reason[1].find("empty convolution output"), std::string::npos) << p.reason[1];
 }
 
+// A resize reads no window a PAD could fold into: the PAD before it is left.
+TEST(Planner, APadBeforeAResizeDoesNotFold) {
+  GraphBuilder b;
+  const int padded = b.pad(b.tensor({1, 4, 4, 8}), {0, 0, 1, 1, 1, 1, 0, 0}, {1, 6, 6, 8});
+  b.ew(EwOp::Tanh, {b.resize(AnchorOp::kResizeBilinear, padded, 12, 12, false, true, {1, 12, 12, 8})},
+       {1, 12, 12, 8});
+  const FusionPlan p = plan_fusion(b.g, {});
+  EXPECT_TRUE(p.folds.empty());
+  EXPECT_EQ(p.group_of[0], -1);
+  EXPECT_NE(p.reason[0].find("PAD is fused only into a convolution or pool"), std::string::npos) << p.reason[0];
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{1, 2}));
+}
+
 // A depthwise convolution with depth multiplier 2 runs slower fused (cost rule):
 // it is left with a "cost:" reason, and its epilogue groups without it. With
 // multiplier 1 the same layer anchors its epilogue.
