@@ -1,13 +1,12 @@
 """Shared fixtures: the generated models (cached in tests/.cache/models-<hash of
 models.py>) and worker runs per runtime (see procs.py)."""
 import json
-import os
 import shutil
 
 import pytest
 
 import models
-from procs import CACHE, TESTS, require_runtime, run_python, run_worker, tail
+from procs import CACHE, generate_into, require_runtime, run_worker
 
 
 # ---------------------------------------------------------------------------
@@ -19,17 +18,7 @@ def model_dir():
     for stale in CACHE.glob("models-*"):
         if stale.name != out.name and ".tmp" not in stale.name:
             shutil.rmtree(stale, ignore_errors=True)
-    if not (out / "manifest.json").exists():
-        tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        proc = run_python([str(TESTS / "models.py"), str(tmp)])
-        if proc.returncode != 0:
-            pytest.fail(f"model generation failed:\n{tail(proc.stderr)}", pytrace=False)
-        try:
-            tmp.rename(out)
-        except OSError:  # another session made it meanwhile
-            shutil.rmtree(tmp, ignore_errors=True)
-    return out
+    return generate_into(out, "models.py", [], "model generation")
 
 
 @pytest.fixture(scope="session")

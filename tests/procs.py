@@ -5,6 +5,7 @@ tflite_runtime cannot share a process. The pytest process itself imports no runt
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,24 @@ def run_python(args, timeout=WORKER_TIMEOUT_S, env=None):
 
 def tail(text, n=2000):
     return text[-n:] if text else ""
+
+
+def generate_into(out, script, args, what, timeout=WORKER_TIMEOUT_S):
+    """Unless `out` holds a manifest.json, runs generator `script` (in tests/) writing into
+    a fresh folder (its first argument), then moves that folder to `out`; another session
+    may have made it meanwhile. Fails the test with the generator's stderr."""
+    if (out / "manifest.json").exists():
+        return out
+    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    proc = run_python([str(TESTS / script), str(tmp), *args], timeout=timeout)
+    if proc.returncode != 0:
+        pytest.fail(f"{what} failed:\n{tail(proc.stderr)}", pytrace=False)
+    try:
+        tmp.rename(out)
+    except OSError:  # another session made it meanwhile
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import pytest
 
 import models
 from checks import check_result, claimed_nodes, op_of
-from procs import CACHE, TESTS, require_runtime, run_python, run_worker, tail
+from procs import CACHE, TESTS, generate_into, require_runtime, run_worker
 
 CI_GRAPHS = 400
 GRAPHS = int(os.environ.get("FD_FUZZ_GRAPHS", CI_GRAPHS))
@@ -67,19 +67,9 @@ def fuzz_dir():
     for stale in CACHE.glob("fuzz-*"):  # other generators' (other seeds and sets may be in use)
         if not stale.name.startswith(generator + "-") and ".tmp" not in stale.name:
             shutil.rmtree(stale, ignore_errors=True)
-    if not (out / "manifest.json").exists():
-        tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        which_args = ["--only", *map(str, ONLY)] if ONLY else ["--graphs", str(GRAPHS)]
-        args = [str(TESTS / "fuzz.py"), str(tmp), "--seed", str(SEED), *which_args]
-        proc = run_python(args, timeout=120 + len(INDICES))
-        if proc.returncode != 0:
-            pytest.fail(f"fuzz graph generation failed:\n{tail(proc.stderr)}", pytrace=False)
-        try:
-            tmp.rename(out)
-        except OSError:  # another session made it meanwhile
-            shutil.rmtree(tmp, ignore_errors=True)
-    return out
+    which_args = ["--only", *map(str, ONLY)] if ONLY else ["--graphs", str(GRAPHS)]
+    return generate_into(out, "fuzz.py", ["--seed", str(SEED), *which_args], "fuzz graph generation",
+                         timeout=120 + len(INDICES))
 
 
 @pytest.fixture(scope="module")
