@@ -31,7 +31,8 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads would spin beside ours
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-sys.path.insert(0, HERE)  # model_set (its top level imports no tensorflow)
+sys.path.insert(0, HERE)  # model_set, ab_libraries (their top levels import no tensorflow)
+from ab_libraries import outputs, timed  # noqa: E402
 
 FLOAT32 = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "resnet50", "bert_small", "yolo_like")
 REAL_MODELS = ("sparse_net", "blazeface_like", "segmentation_net", "dynamic_batch")
@@ -92,23 +93,12 @@ def init_ms(path, config):
     return (time.perf_counter() - start) * 1e3
 
 
-def outputs(it):
-    return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()]
-
-
 def node_counts(its):
     """Claimed nodes per configuration, read as `fusedelegate bench` reads them."""
     from fusedelegate._inspect import claimed_node_count, original_node_count
     fd = claimed_node_count(its["d"][0])  # fusedelegate claims the same nodes with XNNPACK after it
     return {"nodes": original_node_count(its["xnn"][0]), "fd": fd,
             "xnn_after_fd": claimed_node_count(its["dx"][0]) - fd, "xnn": claimed_node_count(its["xnn"][0])}
-
-
-def timed(it, runs):
-    start = time.perf_counter()
-    for _ in range(runs):
-        it.invoke()
-    return (time.perf_counter() - start) / runs
 
 
 def batch_runs(it, runs, min_ms):

@@ -117,10 +117,9 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
                FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
+    if (g.nodes[i].pads[6] || g.nodes[i].pads[7]) continue;  // channels: runs on its own
     const int t = g.nodes[i].outputs[0], r = index.last_reader[t];
     const bool conv = r >= 0 && g.nodes[r].kind == OpKind::kAnchor && reads_windows(g.nodes[r].anchor);
-    const bool channels = g.nodes[i].pads[6] || g.nodes[i].pads[7];
-    if (channels) continue;
     if (index.readers[t] != 1 || !conv || !legal[r] || g.nodes[r].inputs[0] != t) {
       reason[i] = "PAD is fused only into a convolution or pool that is its one reader";
       legal[i] = false;
