@@ -25,6 +25,12 @@ template <class V> inline float lanes_max(V v) {
   return m;
 }
 
+// e^((x - max) beta): never positive for beta > 0, the usual case.
+template <class V> inline V softmax_exp(V x, V vmax, V vbeta, bool nonpos) {
+  const V z = (x - vmax) * vbeta;
+  return nonpos ? exp_nonpos_(z) : exp_(z);
+}
+
 // Three passes over a row that stays in L1: max, exp and sum, scale.
 template <class V>
 void softmax_rows(int rows, int n, const float* in, float* out, float beta) {
@@ -37,13 +43,13 @@ void softmax_rows(int rows, int n, const float* in, float* out, float beta) {
     const V vm = V::splat(row_max), vb = V::splat(beta);
     V vsum = V::splat(0.f);
     for (i = 0; i + V::W <= n; i += V::W) {
-      const V e = exp_((V::load(in + i) - vm) * vb);
+      const V e = softmax_exp(V::load(in + i), vm, vb, beta > 0.f);
       e.store(out + i);
       vsum = vsum + e;
     }
     float sum = lanes_sum(vsum);
     if (i < n) {
-      exp_((V::load_tail(in + i, n - i) - vm) * vb).store_tail(out + i, n - i);
+      softmax_exp(V::load_tail(in + i, n - i), vm, vb, beta > 0.f).store_tail(out + i, n - i);
       for (int j = i; j < n; ++j) sum += out[j];
     }
     const V scale = V::splat(1.f / sum);

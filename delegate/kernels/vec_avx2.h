@@ -43,6 +43,8 @@ inline F32x8 pow2i(F32x8 n) {
   const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n.v), _mm256_set1_epi32(127));
   return {_mm256_castsi256_ps(_mm256_slli_epi32(e, 23))};
 }
+// 2^n from t = n + 127 + 1.5 * 2^23 (n in [-126, 127]): t's low bits, shifted into the exponent.
+inline F32x8 pow2_biased(F32x8 t) { return {_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t.v), 23))}; }
 inline F32x8 exponent(F32x8 x) {
   const __m256i e = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(x.v), 23),
                                      _mm256_set1_epi32(0xff));

@@ -51,6 +51,8 @@ inline F32x16 pow2i(F32x16 n) {
   const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n.v), _mm512_set1_epi32(127));
   return {_mm512_castsi512_ps(_mm512_slli_epi32(e, 23))};
 }
+// 2^n from t = n + 127 + 1.5 * 2^23 (n in [-126, 127]): t's low bits, shifted into the exponent.
+inline F32x16 pow2_biased(F32x16 t) { return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(t.v), 23))}; }
 inline F32x16 exponent(F32x16 x) {
   const __m512i e = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(x.v), 23),
                                      _mm512_set1_epi32(0xff));

@@ -49,6 +49,8 @@ inline F32x4 pow2i(F32x4 n) {
   const int32x4_t e = vaddq_s32(vcvtnq_s32_f32(n.v), vdupq_n_s32(127));
   return {vreinterpretq_f32_s32(vshlq_n_s32(e, 23))};
 }
+// 2^n from t = n + 127 + 1.5 * 2^23 (n in [-126, 127]): t's low bits, shifted into the exponent.
+inline F32x4 pow2_biased(F32x4 t) { return {vreinterpretq_f32_u32(vshlq_n_u32(vreinterpretq_u32_f32(t.v), 23))}; }
 inline F32x4 exponent(F32x4 x) {
   const uint32x4_t e = vandq_u32(vshrq_n_u32(vreinterpretq_u32_f32(x.v), 23), vdupq_n_u32(0xff));
   return {vcvtq_f32_s32(vsubq_s32(vreinterpretq_s32_u32(e), vdupq_n_s32(127)))};

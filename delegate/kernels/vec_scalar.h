@@ -48,6 +48,15 @@ inline F32x1 pow2i(F32x1 n) {
   std::memcpy(&f, &bits, 4);
   return {f};
 }
+// 2^n from t = n + 127 + 1.5 * 2^23 (n in [-126, 127]): t's low bits, shifted into the exponent.
+inline F32x1 pow2_biased(F32x1 t) {
+  uint32_t bits;
+  std::memcpy(&bits, &t.v, 4);
+  bits <<= 23;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return {f};
+}
 // For normal x: the unbiased exponent, and the mantissa scaled to [1, 2).
 inline F32x1 exponent(F32x1 x) {
   uint32_t bits;
