@@ -19,6 +19,7 @@ struct Kernels {
   const DwKernel* dw;
   const RowKernel* rows;
   const GemmKernel* gemm_wide = nullptr;  // optional: wider panels, see gemm_for
+  const WinogradKernel* winograd = nullptr;  // optional: 3x3 stride-1 convolutions
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

@@ -103,6 +103,21 @@ struct RowKernel {
   MeanRowsKernel mean;
 };
 
+// Winograd F(2x2, 3x3) transforms of a 3x3 stride-1 convolution
+// (winograd_microkernel.h), one tile of channels floats per pixel:
+// input: patch[16] (the 4x4 input pixels) -> 16 positions at v + p * pos_stride;
+// output: 16 positions at m + p * pos_stride -> 4 output pixels out[4] (null:
+// skipped), plus bias, clamped to [lo, hi].
+using WinogradInputFn = void (*)(int channels, const float* const* patch, float* v, size_t pos_stride);
+using WinogradOutputFn = void (*)(int channels, const float* m, size_t pos_stride, const float* bias, float lo,
+                                  float hi, float* const* out);
+
+struct WinogradKernel {
+  const char* name;  // e.g. f32_winograd_2x2_3x3_avx2
+  WinogradInputFn input;
+  WinogradOutputFn output;
+};
+
 // Defined in gemm_<isa>.cc where that ISA is compiled in.
 const GemmKernel& gemm_kernel_scalar();
 const GemmKernel& gemm_kernel_avx2();
@@ -117,5 +132,9 @@ const RowKernel& row_kernel_scalar();
 const RowKernel& row_kernel_avx2();
 const RowKernel& row_kernel_avx512();
 const RowKernel& row_kernel_neon();
+const WinogradKernel& winograd_kernel_scalar();
+const WinogradKernel& winograd_kernel_avx2();
+const WinogradKernel& winograd_kernel_avx512();
+const WinogradKernel& winograd_kernel_neon();
 
 }  // namespace fd

@@ -2,6 +2,7 @@
 #include "kernels/vec_avx2.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/winograd_microkernel.h"
 
 namespace fd {
 
@@ -28,6 +29,12 @@ const DwKernel& dw_kernel_avx2() {
 
 const RowKernel& row_kernel_avx2() {
   static const RowKernel kernel{"f32_rows_avx2", &simd::softmax_rows<simd::F32x8>, &simd::mean_rows<simd::F32x8>};
+  return kernel;
+}
+
+const WinogradKernel& winograd_kernel_avx2() {
+  static const WinogradKernel kernel{"f32_winograd_2x2_3x3_avx2", &simd::winograd_input_tile<simd::F32x8>,
+                                     &simd::winograd_output_tile<simd::F32x8>};
   return kernel;
 }
 

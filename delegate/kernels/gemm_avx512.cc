@@ -3,6 +3,7 @@
 #include "kernels/vec_avx512.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/winograd_microkernel.h"
 
 namespace fd {
 
@@ -48,6 +49,12 @@ const DwKernel& dw_kernel_avx512() {
 
 const RowKernel& row_kernel_avx512() {
   static const RowKernel kernel{"f32_rows_avx512", &simd::softmax_rows<simd::F32x16>, &simd::mean_rows<simd::F32x16>};
+  return kernel;
+}
+
+const WinogradKernel& winograd_kernel_avx512() {
+  static const WinogradKernel kernel{"f32_winograd_2x2_3x3_avx512", &simd::winograd_input_tile<simd::F32x16>,
+                                     &simd::winograd_output_tile<simd::F32x16>};
   return kernel;
 }
 

@@ -2,6 +2,7 @@
 #include "kernels/vec_neon.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/winograd_microkernel.h"
 
 namespace fd {
 
@@ -29,6 +30,12 @@ const DwKernel& dw_kernel_neon() {
 
 const RowKernel& row_kernel_neon() {
   static const RowKernel kernel{"f32_rows_neon", &simd::softmax_rows<simd::F32x4>, &simd::mean_rows<simd::F32x4>};
+  return kernel;
+}
+
+const WinogradKernel& winograd_kernel_neon() {
+  static const WinogradKernel kernel{"f32_winograd_2x2_3x3_neon", &simd::winograd_input_tile<simd::F32x4>,
+                                     &simd::winograd_output_tile<simd::F32x4>};
   return kernel;
 }
 

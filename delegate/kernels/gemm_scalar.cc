@@ -2,6 +2,7 @@
 #include "kernels/vec_scalar.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/winograd_microkernel.h"
 
 namespace fd {
 
@@ -25,6 +26,12 @@ const DwKernel& dw_kernel_scalar() {
 
 const RowKernel& row_kernel_scalar() {
   static const RowKernel kernel{"f32_rows_scalar", &simd::softmax_rows<simd::F32x1>, &simd::mean_rows<simd::F32x1>};
+  return kernel;
+}
+
+const WinogradKernel& winograd_kernel_scalar() {
+  static const WinogradKernel kernel{"f32_winograd_2x2_3x3_scalar", &simd::winograd_input_tile<simd::F32x1>,
+                                     &simd::winograd_output_tile<simd::F32x1>};
   return kernel;
 }
 

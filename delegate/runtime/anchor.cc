@@ -62,8 +62,9 @@ std::string AnchorStep::to_string() const {
 }
 
 AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
-                       const Fold* affine) {
+                       const Fold* affine, bool scale_input) {
   AnchorStep a;
+  a.scale_input = scale_input;
   a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
   const AnchorOpDef& d = anchor_op_def(a.op);
   a.pad = pad;
@@ -127,13 +128,14 @@ void run_row_op(const BoundAnchor& a, const float* in, int64_t rows, float* out)
   anchor_op_def(a.step.op).run_tile(a, in, rows, out);
 }
 
-int anchor_panels(const BoundAnchor& a) { return anchor_op_def(a.step.op).gemm_panels ? a.weights().panels() : 0; }
+int anchor_panels(const BoundAnchor& a) {
+  if (!anchor_op_def(a.step.op).run_panels) return 0;
+  return a.step.winograd ? a.step.winograd->u[0].panels() : a.weights().panels();
+}
 
 void run_anchor_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                        float* out) {
-  const int taps = a.row_taps();
-  gemm(*a.step.gemm, a.weights(), static_cast<int>(count), taps, a.rows.data() + first * taps, out, a.n, a.step.lo,
-       a.step.hi, first_panel, last_panel);
+  anchor_op_def(a.step.op).run_panels(a, first, count, first_panel, last_panel, out);
 }
 
 }  // namespace fd

@@ -22,6 +22,7 @@
 #include "ops/shape_rules.h"
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
+#include "runtime/winograd.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
 
@@ -33,6 +34,9 @@ struct AnchorStep {
   const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools, MEAN
   const RowKernel* rows = nullptr;   // SOFTMAX, last-axis MEAN
   std::shared_ptr<const PackedWeights> weights;  // FULLY_CONNECTED and the convolutions
+  // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
+  std::shared_ptr<const WinogradWeights> winograd;
+  const WinogradKernel* winograd_kernel = nullptr;
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
   bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
   int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
@@ -62,8 +66,9 @@ struct AnchorStep {
 // `affine` (CONV_2D only, may be null): a fold of kind kInputAffine, the input
 // is source * scale + shift per channel; the weights, bias and padding take it
 // in and the anchor reads source.
+// `scale_input`: see AnchorStep.
 AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
-                       const Fold* affine = nullptr);
+                       const Fold* affine = nullptr, bool scale_input = false);
 
 // An anchor bound to its inputs' shapes.
 struct BoundAnchor {
@@ -79,6 +84,7 @@ struct BoundAnchor {
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
   // for the input at `rows_for`. FULLY_CONNECTED: the input's rows.
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
+  int64_t row_unit = 0;      // CONV_2D in Winograd form: tiles of whole pairs of output rows (2 * out_w)
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
   mutable std::vector<const float*> rows;
   mutable const float* rows_for = nullptr;

@@ -20,7 +20,8 @@ const BoundAnchor* window_anchor(BoundProgram& p) {
     default: return nullptr;
   }
   const bool rows_only = !a->step.pad.any() || a->step.pad.mode == PadMode::kConstant;  // no mirrored rows
-  return a->geo.batch == 1 && rows_only && a->geo.ring_rows == 0 ? a : nullptr;
+  // A Winograd tile reads input rows past those its output rows need: not from a ring.
+  return a->geo.batch == 1 && rows_only && a->geo.ring_rows == 0 && !a->step.winograd ? a : nullptr;
 }
 
 // A program whose domain is its anchor's NHWC output, computed row by row.

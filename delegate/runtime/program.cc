@@ -229,8 +229,8 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
                        : pad != folds_.pad.end() ? folded_pad(*pad->second)
                                                  : FoldedPad{};
   auto affine = folds_.affine.find(pos);
-  AnchorStep a = make_anchor(g_, node, fp, kernels_, affine != folds_.affine.end() ? affine->second : nullptr);
-  a.scale_input = folds_.scaled.count(pos) > 0;
+  AnchorStep a = make_anchor(g_, node, fp, kernels_, affine != folds_.affine.end() ? affine->second : nullptr,
+                             folds_.scaled.count(pos) > 0);
   if (a.op == AnchorOp::kConcatenation)
     for (int t : node.inputs) a.in_place.push_back(in_place_.count(t) > 0);
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
@@ -665,11 +665,14 @@ int64_t BoundProgram::anchor_tile(int64_t tile) {
   for (const Step& s : steps_) {
     if (s.anchor < 0 || s.rows || s.tile_input) continue;
     const BoundAnchor& a = anchors_[s.anchor];
-    const int64_t mr = a.step.gemm ? a.step.gemm->mr : 1;
+    const int64_t mr = a.row_unit ? a.row_unit : a.step.gemm ? a.step.gemm->mr : 1;
     const int64_t n = std::max<int64_t>(1, a.n);
     const int64_t budget = row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
     int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
-    if (row_len_ == 0 && a.step.weights && a.step.weights->data.size() * sizeof(float) > kStreamedWeightsBytes) {
+    const size_t weight_bytes = a.step.weights    ? a.step.weights->data.size() * sizeof(float)
+                                : a.step.winograd ? a.step.winograd->bytes()
+                                                  : 0;
+    if (row_len_ == 0 && weight_bytes > kStreamedWeightsBytes) {
       const int64_t all = total_ / n;  // 0 at batch 0: one (empty) block
       const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);
       rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);

@@ -43,8 +43,9 @@ struct AnchorOpDef {
   int64_t (*depth)(const BoundAnchor& a);
   // AnchorStep::to_string: what stands between the brackets after the name.
   std::string (*describe)(const AnchorStep& s);
-  // anchor_panels: run_anchor_panels may split the GEMM by weight panels.
-  bool gemm_panels;
+  // run_anchor_panels: the same rows as run, the columns of weight panels
+  // [first_panel, last_panel) only (-1: to the last); null: no such split.
+  void (*run_panels)(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out);
 };
 
 // The ops, one per file (pool.cc and row_ops.cc: several).
@@ -87,8 +88,15 @@ void pack_gemm_weights(const Kernels& kernels, const float* w, const float* bias
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                     float* out);  // run_panels
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out);  // all panels
 int64_t gemm_depth(const BoundAnchor& a);  // depth: the weights' k
+
+// conv2d_winograd.cc: output pixels [first, first + count) of a CONV_2D in
+// Winograd form (step.winograd), the columns of panels [first_panel, last_panel).
+void run_winograd_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                         float* out);
 
 // row_ops.cc: the row ops (BATCH_MATMUL, SOFTMAX, row MEAN, RESHAPE, TRANSPOSE).
 // Sets b.output to `out` and b.n to its last axis; false with "<op> does not

@@ -117,7 +117,7 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kBatchMatMulAnchor = {
     "BatchMatMul", /*clamps=*/false, make, bind, before_run, run, /*run_tile=*/nullptr,
-    depth, describe, /*gemm_panels=*/false,
+    depth, describe, /*run_panels=*/nullptr,
 };
 
 }  // namespace fd

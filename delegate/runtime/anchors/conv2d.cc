@@ -1,6 +1,7 @@
 // CONV_2D: NHWC input, filter [n, kh, kw, c]. A GEMM anchor (gemm_anchor.cc)
 // whose rows are the filter's taps (window.cc); with few input channels a row
-// is a whole filter row. An input affine map (kInputAffine) folds into the
+// is a whole filter row. A 3x3 filter at stride 1 runs in Winograd form
+// (conv2d_winograd.cc). An input affine map (kInputAffine) folds into the
 // weights, bias and padding.
 #include "ir/shape.h"
 #include "runtime/anchors/anchor_op.h"
@@ -30,6 +31,14 @@ void fold_affine(const Fold& f, const float* w, const float* bias, int n, int k,
   }
 }
 
+// 3x3 at stride 1 without dilation, of channels enough to fill the vectors
+// (fewer read whole filter rows), its weights fixed (not scaled per run).
+bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
+  const ConvParams& p = a.conv;
+  return kernels.winograd && a.kh == 3 && a.kw == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 &&
+         p.dilation_w == 1 && c >= kMinChannelsInPlace && !a.scale_input;
+}
+
 void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* affine, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
   const float* wd = w.f32_data();
@@ -45,19 +54,27 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* 
     bias = folded_bias.data();
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
   }
-  pack_gemm_weights(kernels, wd, bias, a.n, k, a);
+  const int c = k / (a.kh * a.kw);
+  if (!takes_winograd(kernels, a, c)) {
+    pack_gemm_weights(kernels, wd, bias, a.n, k, a);
+    return;
+  }
+  a.gemm = &gemm_for(kernels, a.n);
+  a.winograd = winograd_weights(wd, bias, a.n, c, a.gemm->nr);
+  a.winograd_kernel = kernels.winograd;
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const AnchorStep& s = b.step;
   if (!bind_window(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
   const int64_t c = b.geo.channels;
-  if (c * b.geo.taps() != s.weights->k) {
+  if (c * b.geo.taps() != (s.winograd ? 9 * s.winograd->c : s.weights->k)) {
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the convolution filter";
     return false;
   }
   b.output = window_output(b);
   b.filter_rows = b.geo.taps() > 1 && c < kMinChannelsInPlace;
+  if (s.winograd) b.row_unit = 2 * b.geo.out_w;
   if (!s.outside.empty()) {  // a folded input map: padding taps read the source value it sends to 0
     if (static_cast<int64_t>(s.outside.size()) != c) {
       *error = "the folded input map has " + std::to_string(s.outside.size()) + " channels, the input " +
@@ -75,15 +92,25 @@ void before_run(const BoundAnchor& a, const float* const* inputs) {
   point_window_rows(a, inputs);
 }
 
+void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out) {
+  if (a.step.winograd) run_winograd_panels(a, first, count, first_panel, last_panel, out);
+  else run_gemm_panels(a, first, count, first_panel, last_panel, out);
+}
+
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) { run_panels(a, first, count, 0, -1, out); }
+
+int64_t depth(const BoundAnchor& a) { return a.step.winograd ? 4 * a.step.winograd->c : gemm_depth(a); }
+
 std::string describe(const AnchorStep& s) {
-  return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + s.gemm->name;
+  const std::string kernel = s.winograd ? std::string(s.winograd_kernel->name) + ", " + s.gemm->name : s.gemm->name;
+  return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + kernel;
 }
 
 }  // namespace
 
 const AnchorOpDef kConv2DAnchor = {
-    "Conv2D", /*clamps=*/true, make, bind, before_run, run_gemm_rows, /*run_tile=*/nullptr,
-    gemm_depth, describe, /*gemm_panels=*/true,
+    "Conv2D", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
+    depth, describe, run_panels,
 };
 
 }  // namespace fd

@@ -23,8 +23,15 @@ bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::str
   return true;
 }
 
+void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                     float* out) {
+  const int taps = a.row_taps();
+  gemm(*a.step.gemm, a.weights(), static_cast<int>(count), taps, a.rows.data() + first * taps, out, a.n, a.step.lo,
+       a.step.hi, first_panel, last_panel);
+}
+
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  run_anchor_panels(a, first, count, 0, -1, out);
+  run_gemm_panels(a, first, count, 0, -1, out);
 }
 
 int64_t gemm_depth(const BoundAnchor& a) { return a.step.weights->k; }
