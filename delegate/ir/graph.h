@@ -20,6 +20,9 @@ struct Tensor {
   Shape shape;
   Quantization quantization;  // empty: not quantized (or not known)
   ConstantData data;          // constants only: their values
+  // A constant the front end converted to float32: its dtype in the model
+  // (kF16, kI8), which the planner's cost rules may weigh. Else kOther.
+  DType stored_as = DType::kOther;
 
   bool is_f32() const { return dtype == DType::kF32; }
   // A float32 constant's values; null for any other tensor.

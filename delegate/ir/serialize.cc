@@ -217,8 +217,9 @@ void read_quantization(Reader& r, Quantization& q) {
 }
 
 void write_tensor(Writer& w, const Tensor& t) {
-  const auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data] = t;
+  const auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as] = t;
   w.enumeration(dtype);
+  w.enumeration(stored_as);
   w.flag(is_constant);
   w.flag(has_dynamic_shape);
   w.int64s(shape);
@@ -230,8 +231,9 @@ void write_tensor(Writer& w, const Tensor& t) {
 }
 
 void read_tensor(Reader& r, Tensor& t) {
-  auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data] = t;
+  auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as] = t;
   dtype = r.enumeration<DType>("dtype");
+  stored_as = r.enumeration<DType>("dtype");
   is_constant = r.flag();
   has_dynamic_shape = r.flag();
   shape = r.int64s();

@@ -33,7 +33,7 @@
 
 namespace fd {
 
-constexpr uint32_t kPartitionFormatVersion = 2;
+constexpr uint32_t kPartitionFormatVersion = 3;
 
 struct PartitionGraph {
   Graph graph;                           // renumbered (see above)

@@ -40,8 +40,9 @@ std::vector<uint32_t> bits(const std::vector<float>& v) {
 // Field by field, through structured bindings: a field added to the IR stops
 // these compiling until the comparison (and the serialiser) covers it.
 void expect_same(const Tensor& a, const Tensor& b) {
-  const auto& [dtype, is_constant, dynamic, shape, quantization, data] = a;
+  const auto& [dtype, is_constant, dynamic, shape, quantization, data, stored_as] = a;
   EXPECT_EQ(dtype, b.dtype);
+  EXPECT_EQ(stored_as, b.stored_as);
   EXPECT_EQ(is_constant, b.is_constant);
   EXPECT_EQ(dynamic, b.has_dynamic_shape);
   EXPECT_EQ(shape, b.shape);
@@ -141,6 +142,7 @@ Graph every_field_graph() {
   k.is_constant = true;
   k.shape = {3};
   k.data = ConstantData::own(std::vector<int64_t>{-1, 1LL << 40, 7});
+  k.stored_as = DType::kI8;
   Tensor w;
   w.dtype = DType::kF32;
   w.is_constant = true;

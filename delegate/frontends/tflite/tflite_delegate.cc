@@ -242,6 +242,7 @@ bool dequantize_constant(const Node& n, Graph* g) {
   const auto* bits = static_cast<const uint16_t*>(in.data.bytes());
   for (int64_t i = 0; i < count; ++i) values[i] = f16_to_f32(bits[i]);
   out.data = ConstantData::own(std::move(values));
+  out.stored_as = DType::kF16;
   out.is_constant = true;
   out.has_dynamic_shape = false;
   return true;

@@ -28,6 +28,7 @@ bool dequantize_int8_weights(const Node& n, Graph* g) {
   std::vector<float> values =
       dequantize_i8(static_cast<const int8_t*>(w.data.bytes()), w.shape, w.quantization);
   if (values.empty()) return false;
+  w.stored_as = w.dtype;
   w.dtype = DType::kF32;
   w.data = ConstantData::own(std::move(values));
   return true;
