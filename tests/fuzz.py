@@ -13,7 +13,7 @@ value or an earlier one (branches that join, residuals) and is drawn from every 
 delegate claims: the elementwise ops with every kind of broadcast (constants on either
 side, two run-time values), CONV_2D and DEPTHWISE_CONV_2D (kernels 1, 3, 5, strides,
 dilations, SAME/VALID, multipliers 1 and 2) after an explicit PAD or MIRROR_PAD or not,
-pools, spatial MEAN, FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, LayerNorm, RESHAPE, TRANSPOSE,
+TRANSPOSE_CONV (kernels 1-4, strides 1-3 per axis, SAME/VALID), pools, spatial MEAN, FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, LayerNorm, RESHAPE, TRANSPOSE,
 CONCATENATION on any axis, attention; and SIN, which it never claims, cutting groups.
 Some graphs take a dynamic batch (the worker resizes it), some the converter's float16
 weights. Outputs: the last value, values nothing reads, and a few intermediates.

@@ -277,6 +277,29 @@ def conv(g, v):
     return g.new(y, bound, f"{kind}/s{stride}/d{dilation}/{padding}->{cout}({text}){act}", v)
 
 
+def transpose_conv(g, v):
+    """TRANSPOSE_CONV (Keras' Conv2DTranspose and its output size): kernel 1-4, strides 1-3 per
+    axis, SAME or VALID, bias or not, perhaps a fused activation. With the dynamic batch its
+    output shape is computed at run time (the delegate leaves it)."""
+    if v.rank != 4:
+        return None
+    h, w, cin = v.shape[1:]
+    k, sh, sw = int(g.rng.integers(1, 5)), g.pick((1, 2, 2, 3)), g.pick((1, 2, 2, 3))
+    padding = g.pick(("SAME", "VALID"))
+    oh, ow = (n * s + (0 if padding == "SAME" else max(k - s, 0)) for n, s in ((h, sh), (w, sw)))
+    cout = min(int(g.rng.integers(1, 17)), MAX_ELEMENTS // (oh * ow))
+    if cout < 1:
+        return None
+    dims = [oh, ow, cout]
+    shape = [v.shape[0]] + dims if v.shape[0] is not None else g.tf.stack([g.tf.shape(v.t)[0]] + dims)
+    scale = math.sqrt(3 / k / k / cin)
+    y = g.tf.nn.conv2d_transpose(v.t, g.const([k, k, cout, cin], -scale, scale), shape, [sh, sw], padding)
+    if g.chance(0.8):
+        y = y + g.const([cout], -0.3, 0.3)
+    y, bound, act = activation(g, y, 2.0 * v.bound + 0.3)
+    return g.new(y, bound, f"tconv{k}x{k}/s{sh}x{sw}/{padding}->{cout}({v.name}){act}", v)
+
+
 def pool(g, v):
     """MAX_POOL_2D or AVERAGE_POOL_2D, 2x2 or 3x3, stride 1 or 2."""
     if v.rank != 4:
@@ -454,9 +477,9 @@ def tame(g, v):
 # ---------------------------------------------------------------------------
 # Drawing a step (weights: how often each is drawn).
 
-STEPS = ((unary, 8), (binary, 10), (prelu, 1), (conv, 6), (pool, 2), (spatial_mean, 1), (resize, 1),
-         (dense, 3), (batch_matmul, 2), (softmax, 1), (row_mean, 1), (layer_norm, 1), (reshape, 2), (transpose, 1),
-         (concat, 2), (attention, 1))
+STEPS = ((unary, 8), (binary, 10), (prelu, 1), (conv, 6), (transpose_conv, 1), (pool, 2), (spatial_mean, 1),
+         (resize, 1), (dense, 3), (batch_matmul, 2), (softmax, 1), (row_mean, 1), (layer_norm, 1), (reshape, 2),
+         (transpose, 1), (concat, 2), (attention, 1))
 STEP_WEIGHTS = np.array([w for _, w in STEPS], float) / sum(w for _, w in STEPS)
 
 

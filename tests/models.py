@@ -44,7 +44,9 @@ UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU"
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
 # Anchors (families fully_connected and conv), with the pads folded into a convolution or pool.
 RESIZE_OPS = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")  # their size is an int32 tensor
-ANCHOR_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D") + RESIZE_OPS
+# Its first input is the int32 output shape, its data the third (TFLite's order).
+TRANSPOSE_CONV_OPS = ("TRANSPOSE_CONV",)
+ANCHOR_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D") + RESIZE_OPS + TRANSPOSE_CONV_OPS
 PAD_OPS = ("PAD", "PADV2", "MIRROR_PAD")
 # Row ops (family transformer): BATCH_MATMUL of two run-time values, SOFTMAX, MEAN
 # over the last axis only (LayerNorm), RESHAPE to a constant shape, TRANSPOSE.
@@ -381,6 +383,13 @@ def special_specs():
     def dw_mult2_s2(tf, x):
         return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
 
+    def tconv_int8(tf, x):  # 3x3x24x16 weights: int8 (tflite-runtime 2.14 has no hybrid TRANSPOSE_CONV)
+        return tf.tanh(_tconv(tf, x, "tconv_i8", 3, 24))
+
+    def tconv_dynamic(tf, x):  # batch None: the output shape is SHAPE, STRIDED_SLICE, PACK at run time
+        c = _conv(tf, x, "tconv_dyn_conv", 3, 3, 8)
+        return tf.nn.relu(_tconv(tf, c * tf.sigmoid(c), "tconv_dyn", 3, 6))
+
     def prelu_dyn(tf, x):
         v = x * _const("prelu_dyn_s", [8]) + _const("prelu_dyn_b", [8], -0.5, 0.5)
         return tf.abs(_prelu(tf, v, "prelu_dyn_a", [1, 8]) - x)
@@ -403,6 +412,14 @@ def special_specs():
                    "dequantizes them into float32 once; compared with the float twin (the same weights "
                    "dequantized), not with the hybrid kernels; swish, MEAN; the FULLY_CONNECTED (+TANH) is "
                    "left to the runtime's int8 kernels by a cost rule"),
+        Spec("tconv_int8_weights", tconv_int8, [[1, 5, 6, 16]], 0, 0, claimed_all=2, partitions_all=1,
+             weights="dynamic_int8", emits=("TRANSPOSE_CONV stride=2x2 padding=SAME",),
+             about="TRANSPOSE_CONV with dynamic-range int8 weights, dequantized by the front end (the runtime "
+                   "left to itself runs its hybrid kernel; tflite-runtime 2.14 has none), TANH"),
+        Spec("tconv_dynamic_batch", tconv_dynamic, [[None, 5, 6, 4]], 0, 0, claimed_all=3, partitions_all=1,
+             emits=("TRANSPOSE_CONV+RELU", "PACK"),
+             about="batch None: CONV_2D + swish claimed; the TRANSPOSE_CONV's output shape is computed at run "
+                   "time (SHAPE, STRIDED_SLICE, PACK): left, with that reason; resized"),
         Spec("matmul_broadcast_later", matmul_broadcast_later, [[1, 7, 6], [None, 6, 5]], 0, 0,
              emits=("BATCH_MATMUL",),
              about="BATCH_MATMUL of a [1,7,6] and b [None,6,5]: their batches broadcast once b is resized, "
@@ -501,6 +518,18 @@ def _dwconv(tf, x, tag, kh, kw, multiplier=1, stride=1, padding="SAME", dilation
     w = _const(tag + "_w", [kh, kw, c, multiplier], -0.5, 0.5)
     y = tf.nn.depthwise_conv2d(x, w, strides=[1, stride, stride, 1], padding=padding, dilations=[dilation, dilation])
     return y + _const(tag + "_b", [c * multiplier], -0.2, 0.2)
+
+
+def _tconv(tf, x, tag, k, cout, stride=2, padding="SAME", bias=True):
+    """Keras' Conv2DTranspose (k x k, the output size Keras gives) as tf.nn.conv2d_transpose: a
+    TRANSPOSE_CONV whose output shape is a constant, or computed at run time with batch None."""
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    size = lambda n, s: n * s + (0 if padding == "SAME" else max(k - s, 0))
+    dims = [size(int(x.shape[1]), sh), size(int(x.shape[2]), sw), cout]
+    shape = [x.shape[0]] + dims if x.shape[0] is not None else tf.stack([tf.shape(x)[0]] + dims)
+    w = _const(tag + "_w", [k, k, cout, int(x.shape[-1])], -0.3, 0.3)
+    y = tf.nn.conv2d_transpose(x, w, shape, [sh, sw], padding)
+    return y + _const(tag + "_b", [cout], -0.2, 0.2) if bias else y
 
 
 def _pad(tf, x, top, bottom, left, right, mode="CONSTANT", value=0.0):
@@ -645,6 +674,24 @@ def conv_specs():
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3))
 
+    def tconv_pixel_shuffle(tf, x):  # 2x2 stride 2: each input pixel fills its own 2x2 block of the output
+        return tf.nn.relu(_tconv(tf, x, "tconv_2x2", 2, 12))
+
+    def tconv_skip_add(tf, x, y):  # a U-Net decoder step: 3x3 stride 2 SAME + RELU, then the skip connection
+        return tf.nn.relu(_tconv(tf, x, "tconv_skip", 3, 16)) + y
+
+    def tconv_s1_relu6(tf, x):
+        return tf.nn.relu6(_tconv(tf, x, "tconv_s1", 3, 6, stride=1))
+
+    def tconv_valid_nobias(tf, x):  # without bias the converter leaves the RELU
+        return tf.nn.relu(_tconv(tf, x, "tconv_valid", 4, 10, padding="VALID", bias=False))
+
+    def tconv_odd_strides(tf, x):  # 2x2 at stride 3 along H (rows no tap reaches: bias alone), 2 along W
+        return tf.abs(_tconv(tf, x, "tconv_odd", 2, 5, stride=(3, 2)))
+
+    def tconv_float16(tf, x):
+        return tf.nn.relu(_tconv(tf, x, "tconv_f16", 3, 8))
+
     return [
         Spec("normalised_stem", normalised_stem, [[1, 17, 17, 3]], 3, 1, claimed_all=5, partitions_all=1,
              ranges=[(0.0, 255.0)], emits=("CONV_2D stride=2x2 padding=SAME", "HARD_SWISH"),
@@ -743,6 +790,24 @@ def conv_specs():
              ranges=[(1.0, 2.0)], about="CONV_2D, CONV_2D+RELU, DEPTHWISE_CONV_2D with weights near the float "
                                        "maximum, AVERAGE_POOL_2D and MEAN of the depthwise output: sums overflow, "
                                        "clamped to FLT_MAX as the builtin kernels do (MEAN gives inf)"),
+        Spec("tconv_pixel_shuffle", tconv_pixel_shuffle, [[1, 5, 7, 8]], 0, 0, claimed_all=1, partitions_all=1,
+             emits=("TRANSPOSE_CONV+RELU stride=2x2 padding=SAME",),
+             about="TRANSPOSE_CONV 2x2 stride 2 (Conv2DTranspose), bias, fused RELU: four phases of one tap each"),
+        Spec("tconv_skip_add", tconv_skip_add, [[1, 6, 5, 8], [1, 12, 10, 16]], 0, 0, claimed_all=2,
+             partitions_all=1, emits=("TRANSPOSE_CONV+RELU stride=2x2 padding=SAME",),
+             about="TRANSPOSE_CONV 3x3 stride 2 SAME + RELU (the segmentation net's), the skip ADD its epilogue"),
+        Spec("tconv_s1_relu6", tconv_s1_relu6, [[1, 7, 9, 8]], 0, 0, claimed_all=1, partitions_all=1,
+             ranges=[RELU6_RANGE], emits=("TRANSPOSE_CONV+RELU6 stride=1x1 padding=SAME",),
+             about="TRANSPOSE_CONV 3x3 stride 1 SAME, fused RELU6"),
+        Spec("tconv_valid_nobias", tconv_valid_nobias, [[1, 5, 6, 8]], 0, 0, claimed_all=2, partitions_all=1,
+             emits=("TRANSPOSE_CONV stride=2x2 padding=VALID", "RELU"),
+             about="TRANSPOSE_CONV 4x4 stride 2 VALID without bias (3 inputs), RELU"),
+        Spec("tconv_odd_strides", tconv_odd_strides, [[1, 4, 5, 6]], 0, 0, claimed_all=2, partitions_all=1,
+             emits=("TRANSPOSE_CONV stride=3x2 padding=SAME",),
+             about="TRANSPOSE_CONV 2x2 at strides 3x2 (every third row the bias alone), ABS"),
+        Spec("tconv_float16", tconv_float16, [[1, 5, 7, 8]], 0, 0, claimed_all=3, partitions_all=1,
+             weights="float16", emits=("DEQUANTIZE", "TRANSPOSE_CONV+RELU"),
+             about="TRANSPOSE_CONV with float16 weights and bias, each through a DEQUANTIZE folded into it"),
         Spec("conv_large_dynamic", conv_large_dynamic, [[None, 6, 6, 128]], 0, 0, claimed_all=3, partitions_all=1,
              ranges=[(-0.5, 0.5)], about="batch None: CONV_2D 3x3 128 -> 256 (weights past 1 MiB: tiles of "
                                          "GEMM row blocks), swish; resized, to 0 too"),
@@ -917,11 +982,13 @@ def describe(tf, model):
     it = tf.lite.Interpreter(model_content=model)
     nodes = []
     for op, (act, opt) in zip(it._get_ops_details(), _op_options(model)):
+        types = op["operand_types"]
+        data = types[2:3] if op["op_name"] in TRANSPOSE_CONV_OPS else types[:1]  # the data input's type
         nodes.append({
             "op": op["op_name"], "act": act, "options": opt,
-            "float32": all(t is np.float32 for t in op["operand_types"] + op["result_types"]),
-            "f32_data": all(t is np.float32 for t in op["operand_types"][:1] + op["result_types"]),
-            "int8_weights": op["operand_types"][:1] == [np.float32] and np.int8 in op["operand_types"][1:],
+            "float32": all(t is np.float32 for t in types + op["result_types"]),
+            "f32_data": all(t is np.float32 for t in data + op["result_types"]),
+            "int8_weights": data == [np.float32] and np.int8 in types,
         })
     return nodes, it
 
@@ -943,7 +1010,7 @@ def _op_options(model):
             opt["approximate"] = bool(o.approximate)
         if hasattr(o, "alpha"):
             opt["alpha"] = round(float(o.alpha), 6)
-        if hasattr(o, "strideH"):  # CONV_2D, DEPTHWISE_CONV_2D, pools (no dilation)
+        if hasattr(o, "strideH"):  # CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, pools
             opt["stride"] = f"{o.strideH}x{o.strideW}"
             if (getattr(o, "dilationHFactor", 1), getattr(o, "dilationWFactor", 1)) != (1, 1):
                 opt["dilation"] = f"{o.dilationHFactor}x{o.dilationWFactor}"
@@ -1041,7 +1108,8 @@ def generate(outdir, only=None):
         if spec.weights == "dynamic_int8":
             (outdir / f"{spec.name}_twin.tflite").write_bytes(float_twin(model))
             models[spec.name]["reference_file"] = f"{spec.name}_twin.tflite"
-        emitted |= {n["op"] for n in nodes if n["float32"] or (n["op"] in PAD_OPS + RESIZE_OPS and n["f32_data"])}
+        emitted |= {n["op"] for n in nodes
+                    if n["float32"] or (n["op"] in PAD_OPS + RESIZE_OPS + TRANSPOSE_CONV_OPS and n["f32_data"])}
     if not only:
         missing = set(CLAIMABLE_OPS + ANCHOR_OPS + PAD_OPS) - emitted
         if missing:

@@ -1,4 +1,4 @@
-"""CONV_2D and DEPTHWISE_CONV_2D anchors with their elementwise epilogues, and
+"""CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV anchors with their elementwise epilogues, and
 PAD / PADV2 / MIRROR_PAD folded into them (family conv, on by default):
 claimed as planned in every runtime, outputs match the runtime's own kernels,
 batch resizes re-bind the convolution; with fusions=elementwise no convolution
@@ -14,7 +14,8 @@ from checks import (KERNEL_VARIANTS, check_family_off, check_ops_claimed, check_
 
 MODELS = [s.name for s in models.conv_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
-CONV_FAMILY_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "CONCATENATION") + models.RESIZE_OPS + models.PAD_OPS
+CONV_ANCHORS = ("CONV_2D", "DEPTHWISE_CONV_2D") + models.RESIZE_OPS + models.TRANSPOSE_CONV_OPS
+CONV_FAMILY_OPS = CONV_ANCHORS + ("CONCATENATION",) + models.PAD_OPS
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -24,7 +25,7 @@ def test_conv_with_epilogue(worker_results, manifest, runtime, name):
     res = worker_results.get(runtime, names=MODELS)[name]
     if not res.get("skipped") and not res.get("error"):
         assert res["claimed"] == entry["expect_claimed"], (res["partition_nodes"], entry["ops"])
-        check_ops_claimed(res, entry, ("CONV_2D", "DEPTHWISE_CONV_2D") + models.RESIZE_OPS)
+        check_ops_claimed(res, entry, CONV_ANCHORS)
     check_result(res, entry, counts(entry))
 
 
@@ -47,8 +48,7 @@ def test_conv_family_off_claims_no_convolution(worker_results, manifest, runtime
 
 def test_every_conv_model_has_a_convolution_or_a_resize(manifest):
     for name in MODELS:
-        anchors = ("CONV_2D", "DEPTHWISE_CONV_2D") + models.RESIZE_OPS
-        assert any(op_of(o) in anchors for o in manifest[name]["ops"]), name
+        assert any(op_of(o) in CONV_ANCHORS for o in manifest[name]["ops"]), name
 
 
 def profiled_programs(tmp_path, model, threads):
@@ -84,3 +84,12 @@ def test_inverted_residual_runs_depth_first(tmp_path, model_dir, threads):
     assert sum(s > 0 for s in strips) >= 5 and all(0 < s <= 56 // threads for s in strips if s), programs
     if threads == 1:
         assert all(s < 56 for s in strips), programs
+
+
+def test_transpose_conv_of_a_computed_output_shape_is_left_with_its_reason(worker_results, manifest):
+    """With batch None the converter computes TRANSPOSE_CONV's output shape at run time: the
+    plan leaves the layer and says why (the rest of the model runs as its spec states)."""
+    name = "tconv_dynamic_batch"
+    res, ops = worker_results.get("litert")[name], manifest[name]["ops"]
+    node = next(n for n in res["plan"]["nodes"] if op_of(ops[n["id"]]) == "TRANSPOSE_CONV")
+    assert node["partition"] < 0 and "output_shape is not a constant" in node["reason"], node

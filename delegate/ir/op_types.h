@@ -69,6 +69,8 @@ enum class AnchorOp : uint8_t {
   kConcatenation,    // its inputs side by side along `axis` (variadic); a group of its own
   kResizeBilinear,   // NHWC to dims = {out_h, out_w}: each pixel a weighted sum of 4 input pixels
   kResizeNearest,    // NHWC to dims = {out_h, out_w}: each pixel a copy of one input pixel
+  kTransposeConv,    // NHWC input, filter [oc, kh, kw, ic] spread over the output at the stride;
+                     // dims: the output's shape (TFLite's constant output_shape)
 };
 
 // Activation fused into a binary op or an anchor.

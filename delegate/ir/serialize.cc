@@ -46,7 +46,7 @@ bool known(AnchorOp v) {
     case AnchorOp::kMaxPool2D: case AnchorOp::kAveragePool2D: case AnchorOp::kMean: case AnchorOp::kPad:
     case AnchorOp::kBatchMatMul: case AnchorOp::kSoftmax: case AnchorOp::kRowMean: case AnchorOp::kReshape:
     case AnchorOp::kTranspose: case AnchorOp::kConcatenation: case AnchorOp::kResizeBilinear:
-    case AnchorOp::kResizeNearest: return true;
+    case AnchorOp::kResizeNearest: case AnchorOp::kTransposeConv: return true;
   }
   return false;
 }

@@ -38,16 +38,21 @@ bool axis(int64_t padded, int k, int stride, int dilation, bool same, int64_t* o
 
 }  // namespace
 
-std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,
-                                          const FoldedPad& fold, std::string* error) {
+bool indexable_nhwc(const Shape& input, const std::string& what, std::string* error) {
   if (input.size() != 4) {
-    *error = "convolution input must be 4-D NHWC";
-    return std::nullopt;
+    *error = what + " input must be 4-D NHWC";
+    return false;
   }
   if (num_elements(input) >= (int64_t{1} << 31)) {
-    *error = "convolution input has 2^31 elements or more";
-    return std::nullopt;
+    *error = what + " input has 2^31 elements or more";
+    return false;
   }
+  return true;
+}
+
+std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,
+                                          const FoldedPad& fold, std::string* error) {
+  if (!indexable_nhwc(input, "convolution", error)) return std::nullopt;
   ConvGeometry g;
   g.batch = input[0];
   g.in_h = input[1];

@@ -37,6 +37,10 @@ struct ConvGeometry {
   bool dense() const;
 };
 
+// Whether `input` is 4-D (NHWC) with offsets that fit the int32 indirection
+// offsets; else false, and *error says so of `what` ("convolution").
+bool indexable_nhwc(const Shape& input, const std::string& what, std::string* error);
+
 // The geometry of a kh x kw convolution of an NHWC `input`, or nothing (and
 // *error) if it does not fit.
 std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,

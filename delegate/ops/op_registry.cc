@@ -24,8 +24,9 @@ constexpr AnchorInfo kAnchors[] = {
     {"CONCATENATION", Pattern::kView, kConv | kRows, 1, -1, false, false, false, true},
     {"RESIZE_BILINEAR", Pattern::kView, kConv, 1, 1, false, false, false, false},
     {"RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kConv, 1, 1, false, false, false, false},
+    {"TRANSPOSE_CONV", Pattern::kSpread, kConv, 2, 3, true, false, false, false},
 };
-static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kResizeNearest) + 1,
+static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kTransposeConv) + 1,
               "one row per AnchorOp, in its order");
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace fd {
 enum Family : uint32_t {
   kFamilyElementwise = 1u << 0,
   kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
-  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, pools, spatial MEAN, PADs before them
+  kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, pools, spatial MEAN, PADs before them
   kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
   kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
   // On by default: every family. What runs slower fused than in the runtime's
@@ -29,6 +29,7 @@ enum class Pattern : uint8_t {
   kReduction,  // an axis reduced: MEAN
   kRowWise,    // each row (the last axis) on its own: SOFTMAX
   kView,       // values moved (or interpolated), not computed: PAD, RESHAPE, TRANSPOSE, CONCATENATION, resizes
+  kSpread,     // each input pixel spread over a window of a larger output: TRANSPOSE_CONV (no PAD folds in)
 };
 
 struct AnchorInfo {

@@ -5,12 +5,13 @@
 #include "ops/conv_geometry.h"
 #include "ops/op_classes.h"
 #include "ops/shape_rules.h"
+#include "ops/transpose_conv_geometry.h"
 #include "plan/planner.h"
 
 namespace fd {
 namespace {
 
-// Weights [n, k] (FULLY_CONNECTED), [oc, kh, kw, ic] (CONV_2D) or [1, kh, kw, c]
+// Weights [n, k] (FULLY_CONNECTED), [oc, kh, kw, ic] (CONV_2D, TRANSPOSE_CONV) or [1, kh, kw, c]
 // (DEPTHWISE_CONV_2D), constant; an optional constant bias [n].
 std::string weights_legality(const Graph& g, const Node& node) {
   const Tensor& w = g.tensors[node.inputs[1]];
@@ -135,6 +136,23 @@ std::string weighted_legality(const Graph& g, const Node& node) {
   return output_legality(g.tensors[node.outputs[0]], Shape{geo->batch, geo->out_h, geo->out_w, w[conv ? 0 : 3]});
 }
 
+// TRANSPOSE_CONV: a constant output shape, the one the input, stride and
+// padding give, and a filter [oc, kh, kw, ic] that fits both.
+std::string transpose_conv_legality(const Graph& g, const Node& node) {
+  if (std::string w = weights_legality(g, node); !w.empty()) return w;
+  if (node.dims.size() != 4)
+    return "output_shape is not a constant 4-vector: the output shape is known only at run time";
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  const Shape& w = g.tensors[node.inputs[1]].shape;
+  std::string error;
+  if (!transpose_conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, node.dims, &error))
+    return error;
+  if (in[3] != w[3] || node.dims[3] != w[0])
+    return "input " + to_string(in) + " and output_shape " + to_string(node.dims) + " do not fit filter " +
+           to_string(w);
+  return output_legality(g.tensors[node.outputs[0]], node.dims);
+}
+
 // An anchor: its family on, the arity its registry row gives, an activation
 // it can fuse (row ops and CONCATENATION: none), float32, then its own rules.
 std::string anchor_legality(const Graph& g, const Node& node, uint32_t families) {
@@ -150,6 +168,7 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   if (node.anchor == AnchorOp::kConcatenation) return concatenation_legality(g, node);
   if (node.anchor == AnchorOp::kResizeBilinear || node.anchor == AnchorOp::kResizeNearest)
     return resize_legality(g, node);
+  if (node.anchor == AnchorOp::kTransposeConv) return transpose_conv_legality(g, node);
   if (info.row_op) return row_op_legality(g, node);
   return is_pool(node.anchor) ? pool_legality(g, node) : weighted_legality(g, node);
 }

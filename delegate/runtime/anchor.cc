@@ -32,8 +32,9 @@ constexpr AnchorOpRow kAnchorOps[] = {
     {AnchorOp::kConcatenation, &kConcatenationAnchor},
     {AnchorOp::kResizeBilinear, &kResizeBilinearAnchor},
     {AnchorOp::kResizeNearest, &kResizeNearestAnchor},
+    {AnchorOp::kTransposeConv, &kTransposeConvAnchor},
 };
-constexpr AnchorOp kLastAnchorOp = AnchorOp::kResizeNearest;  // AnchorOp's last value
+constexpr AnchorOp kLastAnchorOp = AnchorOp::kTransposeConv;  // AnchorOp's last value
 
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAnchorOps); ++i)

@@ -1,5 +1,5 @@
 // Heavy anchors inside fused programs: FULLY_CONNECTED, CONV_2D,
-// DEPTHWISE_CONV_2D, pools (and a PAD that must be stored), and the row ops of
+// DEPTHWISE_CONV_2D, TRANSPOSE_CONV, pools (and a PAD that must be stored), and the row ops of
 // family transformer (BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE,
 // TRANSPOSE). Weights are packed once when the program is built; binding to
 // input shapes fixes the geometry; a run computes a range of output rows
@@ -20,6 +20,7 @@
 
 #include "ops/conv_geometry.h"
 #include "ops/shape_rules.h"
+#include "ops/transpose_conv_geometry.h"
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
 #include "runtime/winograd.h"
@@ -37,6 +38,10 @@ struct AnchorStep {
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;
+  // TRANSPOSE_CONV: the weights of each output phase pair, ry * stride_w + rx
+  // (ops/transpose_conv_geometry.h), each packed for the GEMM like a convolution's;
+  // the phases no filter tap reaches share one of zeros (their bias alone).
+  std::vector<std::shared_ptr<const PackedWeights>> phase_weights;
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
   bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
   int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
@@ -91,6 +96,8 @@ struct BoundAnchor {
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
   mutable std::vector<float> patches;            // ... copied here on every run
   mutable PackedWeights scaled;                  // scale_input: the weights times this run's scale
+  TransposeConvGeometry spread;                  // TRANSPOSE_CONV (offsets: transpose_conv_offsets)
+  std::vector<int64_t> row_phase_starts;         // TRANSPOSE_CONV: per output row and W phase, its first row
   std::vector<ConcatSlice> slices;               // CONCATENATION: where each part's rows go
   mutable std::vector<const float*> parts;       // CONCATENATION: the parts of this run
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }

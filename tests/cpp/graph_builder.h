@@ -71,15 +71,24 @@ class GraphBuilder {
   int conv(AnchorOp op, int input, const float* filter, Shape filter_shape, const float* bias, ConvParams p,
            Shape out_shape, Activation act = Activation::kNone) {
     Node node;
-    node.name = op == AnchorOp::kConv2D ? "CONV_2D" : "DEPTHWISE_CONV_2D";
+    node.name = op == AnchorOp::kConv2D          ? "CONV_2D"
+                : op == AnchorOp::kTransposeConv ? "TRANSPOSE_CONV"
+                                                 : "DEPTHWISE_CONV_2D";
     node.kind = OpKind::kAnchor;
     node.anchor = op;
     node.act = act;
     node.conv = p;
-    const int64_t n = op == AnchorOp::kConv2D ? filter_shape[0] : filter_shape[3];
+    const int64_t n = op == AnchorOp::kDepthwiseConv2D ? filter_shape[3] : filter_shape[0];
     node.inputs = {input, tensor(std::move(filter_shape), true, filter)};
     if (bias) node.inputs.push_back(tensor({n}, true, bias));
     return add(std::move(node), std::move(out_shape));
+  }
+  // TRANSPOSE_CONV (filter [oc, kh, kw, ic]) to out_shape, its constant output shape.
+  int transpose_conv(int input, const float* filter, Shape filter_shape, const float* bias, ConvParams p,
+                     Shape out_shape, Activation act = Activation::kNone) {
+    const int out = conv(AnchorOp::kTransposeConv, input, filter, std::move(filter_shape), bias, p, out_shape, act);
+    g.nodes.back().dims = std::move(out_shape);
+    return out;
   }
   // MAX_POOL_2D / AVERAGE_POOL_2D (p carries window and strides) or MEAN over H, W.
   int pool(AnchorOp op, int input, ConvParams p, Shape out_shape, bool keep_dims = true) {

@@ -286,6 +286,37 @@ TEST(Planner, APadBeforeAResizeDoesNotFold) {
   EXPECT_EQ(p.groups[0], (std::vector<int>{1, 2}));
 }
 
+// TRANSPOSE_CONV anchors its epilogue where its output_shape is a constant that
+// its input, stride and padding give (TFLite's padding rule read backwards);
+// else it is left, with the reason. A PAD before it does not fold.
+TEST(Planner, TransposeConvNeedsAConstantOutputShapeThatItsInputGives) {
+  static const float w[6 * 3 * 3 * 8] = {};
+  ConvParams s2;
+  s2.stride_h = s2.stride_w = 2;
+  s2.same_padding = true;
+  auto plan = [&](Shape dims, Shape out) {
+    GraphBuilder b;
+    const int padded = b.pad(b.tensor({1, 4, 5, 8}), {0, 0, 1, 0, 0, 1, 0, 0}, {1, 5, 6, 8});
+    const int y = b.transpose_conv(padded, w, {6, 3, 3, 8}, nullptr, s2, out, Activation::kRelu);
+    b.g.nodes[1].dims = std::move(dims);
+    b.ew(EwOp::Tanh, {y}, out);
+    return plan_fusion(b.g, {});
+  };
+  FusionPlan p = plan({1, 10, 12, 6}, {1, 10, 12, 6});
+  EXPECT_TRUE(p.folds.empty());
+  EXPECT_EQ(p.group_of[0], -1);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0], (std::vector<int>{1, 2}));
+  EXPECT_EQ(plan({1, 9, 11, 6}, {1, 9, 11, 6}).groups.size(), 1u);  // what 5x6 gives too
+  p = plan({1, 12, 12, 6}, {1, 12, 12, 6});  // 12 rows read back as 6 input rows, not 5
+  EXPECT_EQ(p.group_of[1], -1);
+  EXPECT_NE(p.reason[1].find("is not what input [1,5,6,8] gives"), std::string::npos) << p.reason[1];
+  p = plan({}, {1, 10, 12, 6});  // output_shape computed at run time
+  EXPECT_NE(p.reason[1].find("output_shape is not a constant"), std::string::npos) << p.reason[1];
+  p = plan({1, 10, 12, 7}, {1, 10, 12, 7});
+  EXPECT_NE(p.reason[1].find("do not fit filter"), std::string::npos) << p.reason[1];
+}
+
 // A depthwise convolution with depth multiplier 2 runs slower fused (cost rule):
 // it is left with a "cost:" reason, and its epilogue groups without it. With
 // multiplier 1 the same layer anchors its epilogue.

@@ -102,6 +102,41 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
   return y;
 }
 
+// TRANSPOSE_CONV in double, scattered as TFLite's reference kernel does: input
+// pixel (iy, ix) times tap (ky, kx) adds to output (iy * s - pad + ky, ...)
+// where that is inside; the padding from the output's size; then bias and RELU.
+std::vector<float> naive_transpose_conv(const Graph& g, const Node& n, const Shape& s, const std::vector<float>& x,
+                                        const Shape& out) {
+  const Tensor& f = g.tensors[n.inputs[1]];
+  const int64_t kh = f.shape[1], kw = f.shape[2], ic = s[3], oc = out[3];
+  auto pad = [&](int64_t o, int64_t k, int stride) {
+    const int64_t in = n.conv.same_padding ? (o + stride - 1) / stride : (o + stride - k) / stride;
+    return std::max<int64_t>(0, (in - 1) * stride + k - o) / 2;
+  };
+  const int64_t pt = pad(out[1], kh, n.conv.stride_h), pl = pad(out[2], kw, n.conv.stride_w);
+  std::vector<double> acc(num_elements(out), 0.0);
+  for (int64_t b = 0; b < s[0]; ++b)
+    for (int64_t iy = 0; iy < s[1]; ++iy)
+      for (int64_t ix = 0; ix < s[2]; ++ix)
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const int64_t oy = iy * n.conv.stride_h - pt + ky, ox = ix * n.conv.stride_w - pl + kx;
+            if (oy < 0 || oy >= out[1] || ox < 0 || ox >= out[2]) continue;
+            for (int64_t o = 0; o < oc; ++o)
+              for (int64_t c = 0; c < ic; ++c)
+                acc[((b * out[1] + oy) * out[2] + ox) * oc + o] +=
+                    static_cast<double>(x[((b * s[1] + iy) * s[2] + ix) * ic + c]) *
+                    f.f32_data()[((o * kh + ky) * kw + kx) * ic + c];
+          }
+  std::vector<float> y(acc.size());
+  for (size_t i = 0; i < acc.size(); ++i) {
+    double v = acc[i] + (n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[i % oc] : 0.0);
+    if (n.act == Activation::kRelu) v = std::max(0.0, v);
+    y[i] = to_float_range(v);
+  }
+  return y;
+}
+
 // Pools and MEAN: windows clipped to the input, as TFLite defines them.
 std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
   const bool mean = n.anchor == AnchorOp::kMean;
@@ -243,6 +278,10 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
     }
     if (n.kind == OpKind::kAnchor && (n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest)) {
       values[n.outputs[0]] = naive_resize(n, in_shape, values.at(n.inputs[0]), out_shape);
+      continue;
+    }
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kTransposeConv) {
+      values[n.outputs[0]] = naive_transpose_conv(g, n, in_shape, values.at(n.inputs[0]), out_shape);
       continue;
     }
     if (n.kind == OpKind::kAnchor && is_pool(n.anchor)) {
@@ -706,6 +745,40 @@ TEST(Program, ResizesOfEveryKindOnEveryIsa) {
         const int y = c.b.resize(op, c.input(in), sz.oh, sz.ow, align, half, out);
         c.check({c.b.ew(EwOp::Add, {y, c.input(out)}, out)}, nullptr, 1e-5);
       }
+}
+
+// TRANSPOSE_CONV of every kind of stride against the scattered definition,
+// with bias and RELU, then an ADD of another input: 2x2/2 (each input pixel
+// its own 2x2 block), 3x3/2 SAME, stride 1, 4x4/2 VALID without bias, a stride
+// above the filter (phases of the bias alone), strides (2, 1), outputs one
+// below or above Keras' size, and an output wide enough that tiles and
+// the threads' ranges end mid-row.
+TEST(Program, TransposeConvolutionsOfEveryStrideOnEveryIsa) {
+  struct C {
+    int64_t h, w, ic, oc;
+    int kh, kw, sh, sw;
+    bool same, bias;
+    int64_t trim_h = 0, trim_w = 0;  // the output this much below Keras' size (negative: above)
+  };
+  for (const C& t : {C{5, 7, 12, 16, 2, 2, 2, 2, true, true}, C{6, 5, 8, 16, 3, 3, 2, 2, true, true},
+                     C{7, 9, 8, 6, 3, 3, 1, 1, true, true}, C{5, 6, 8, 10, 4, 4, 2, 2, false, false},
+                     C{4, 5, 3, 5, 2, 2, 3, 3, true, true}, C{5, 7, 9, 37, 3, 3, 2, 1, true, true},
+                     C{5, 5, 6, 7, 3, 3, 2, 2, true, true, 1, 1}, C{4, 6, 5, 9, 1, 1, 2, 2, false, true},
+                     C{3, 4, 5, 7, 5, 3, 2, 2, false, true, -1, 0}, C{20, 23, 16, 40, 3, 3, 2, 2, true, true}}) {
+    Case c;
+    auto keras = [&](int64_t in, int k, int s) { return in * s + (t.same ? 0 : std::max(k - s, 0)); };
+    const Shape in = {2, t.h, t.w, t.ic};
+    const Shape out = {2, keras(t.h, t.kh, t.sh) - t.trim_h, keras(t.w, t.kw, t.sw) - t.trim_w, t.oc};
+    ConvParams p;
+    p.stride_h = t.sh;
+    p.stride_w = t.sw;
+    p.same_padding = t.same;
+    const int y = c.b.transpose_conv(c.input(in), random_weights(t.oc * t.kh * t.kw * t.ic, 7),
+                                     {t.oc, t.kh, t.kw, t.ic}, t.bias ? random_weights(t.oc, 8) : nullptr, p, out,
+                                     Activation::kRelu);
+    ThreadPool pool(2);
+    c.check({c.b.ew(EwOp::Add, {y, c.input(out)}, out)}, &pool, 1e-5);
+  }
 }
 
 // A squeeze-excite MUL folds into the weights of the convolution or fully

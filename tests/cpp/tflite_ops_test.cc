@@ -69,5 +69,28 @@ TEST(TfliteOps, ResizesAndViewsTranslate) {
   EXPECT_EQ(squeeze.name, "SQUEEZE");
 }
 
+// TRANSPOSE_CONV takes its strides and padding, and its activation only from
+// version 4, the version whose params hold it.
+TEST(TfliteOps, TransposeConvTakesItsActivationFromVersionFour) {
+  TfLiteTransposeConvParams p{kTfLitePaddingSame, 2, 3, kTfLiteActRelu6};
+  Node v4, v3, unknown_padding, missing;
+  translate_tflite_op(kTfLiteBuiltinTransposeConv, &p, &v4, 4);
+  EXPECT_EQ(v4.name, "TRANSPOSE_CONV");
+  EXPECT_EQ(v4.kind, OpKind::kAnchor);
+  EXPECT_EQ(v4.anchor, AnchorOp::kTransposeConv);
+  EXPECT_EQ(v4.conv.stride_w, 2);
+  EXPECT_EQ(v4.conv.stride_h, 3);
+  EXPECT_TRUE(v4.conv.same_padding);
+  EXPECT_EQ(v4.act, Activation::kRelu6);
+  translate_tflite_op(kTfLiteBuiltinTransposeConv, &p, &v3, 3);
+  EXPECT_EQ(v3.kind, OpKind::kAnchor);
+  EXPECT_EQ(v3.act, Activation::kNone);
+  p.padding = kTfLitePaddingUnknown;
+  translate_tflite_op(kTfLiteBuiltinTransposeConv, &p, &unknown_padding, 4);
+  EXPECT_EQ(unknown_padding.kind, OpKind::kOpaque);
+  translate_tflite_op(kTfLiteBuiltinTransposeConv, nullptr, &missing, 4);
+  EXPECT_EQ(missing.kind, OpKind::kOpaque);
+}
+
 }  // namespace
 }  // namespace fd

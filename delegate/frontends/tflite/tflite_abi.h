@@ -218,6 +218,15 @@ typedef struct {
   bool adj_y;
   bool asymmetric_quantize_inputs;
 } TfLiteBatchMatMulParams;
+// Version 1 of the op has the first three fields; version 4 added the
+// activation (tflite-runtime 2.14, ai-edge-litert 2.3 and TF 2.21 all run
+// version 4), later versions quantized_bias_type, which we do not read.
+typedef struct {
+  TfLitePadding padding;
+  int stride_width;
+  int stride_height;
+  TfLiteFusedActivation activation;
+} TfLiteTransposeConvParams;
 typedef struct {  // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR alike
   bool align_corners;
   bool half_pixel_centers;
@@ -277,3 +286,5 @@ static_assert(sizeof(TfLiteSoftmaxParams) == 4, "TfLiteSoftmaxParams");
 static_assert(offsetof(TfLiteConcatenationParams, activation) == 4, "TfLiteConcatenationParams.activation");
 static_assert(offsetof(TfLiteBatchMatMulParams, adj_y) == 1, "TfLiteBatchMatMulParams.adj_y");
 static_assert(offsetof(TfLiteResizeParams, half_pixel_centers) == 1, "TfLiteResize*Params.half_pixel_centers");
+static_assert(offsetof(TfLiteTransposeConvParams, stride_height) == 8, "TfLiteTransposeConvParams.stride_height");
+static_assert(offsetof(TfLiteTransposeConvParams, activation) == 12, "TfLiteTransposeConvParams.activation");

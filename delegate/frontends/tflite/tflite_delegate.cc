@@ -248,6 +248,23 @@ bool dequantize_constant(const Node& n, Graph* g) {
   return true;
 }
 
+// Where a TFLite node holds its bias: TRANSPOSE_CONV takes {output_shape,
+// weights, input, bias}, the other weighted ops {input, weights, bias}.
+int tflite_bias_input(AnchorOp op) { return op == AnchorOp::kTransposeConv ? 3 : 2; }
+
+// TRANSPOSE_CONV: the output shape (a constant int32 tensor; left empty when it
+// is computed at run time, which the planner declines) into node.dims, and the
+// inputs in an anchor's order: input, weights, then the bias if any.
+bool read_transpose_conv(TfLiteContext* ctx, Node* n) {
+  if (n->inputs.size() < 3 || n->inputs.size() > 4) return false;
+  const TfLiteTensor& shape = ctx->tensors[n->inputs[0]];
+  if (shape.type != kTfLiteInt32 || !constant_ints(ctx, n->inputs[0], &n->dims)) n->dims.clear();
+  std::vector<int> inputs = {n->inputs[2], n->inputs[1]};
+  if (n->inputs.size() == 4) inputs.push_back(n->inputs[3]);
+  n->inputs = std::move(inputs);
+  return true;
+}
+
 // CONCATENATION's axis counted from the front, or false if the output has no such axis.
 bool positive_axis(TfLiteContext* ctx, Node* n) {
   if (n->outputs.size() != 1) return false;
@@ -295,10 +312,10 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     ctx->GetNodeAndRegistration(ctx, plan->data[i], &node, &reg);
     Node n;
     n.id = plan->data[i];
-    translate_tflite_op(reg->builtin_code, node->builtin_data, &n);
+    translate_tflite_op(reg->builtin_code, node->builtin_data, &n, reg->version);
     for (int k = 0; k < node->inputs->size; ++k) {
-      if (node->inputs->data[k] < 0) {  // optional input absent: only a GEMM's bias may be
-        if (!(n.kind == OpKind::kAnchor && k == 2)) n.kind = OpKind::kOpaque;
+      if (node->inputs->data[k] < 0) {  // optional input absent: only a weighted anchor's bias may be
+        if (!(n.kind == OpKind::kAnchor && k == tflite_bias_input(n.anchor))) n.kind = OpKind::kOpaque;
         continue;
       }
       n.inputs.push_back(node->inputs->data[k]);
@@ -317,6 +334,8 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose ||
                           n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
     if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, reg->builtin_code, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kTransposeConv && !read_transpose_conv(ctx, &n))
+      n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
       n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kBatchMatMul && n.inputs.size() == 2 &&

@@ -175,6 +175,21 @@ void translate_resize(int code, const void* data, Node* node) {
   node->half_pixel_centers = p.half_pixel_centers;
 }
 
+// TRANSPOSE_CONV: strides and padding; the activation from version 4 on. Its
+// output shape is a tensor, read by the front end, which also puts the inputs
+// in an anchor's order.
+void translate_transpose_conv(const void* data, int op_version, Node* node) {
+  if (!data) return;
+  const auto& p = *static_cast<const TfLiteTransposeConvParams*>(data);
+  if (p.padding == kTfLitePaddingUnknown) return;
+  node->kind = OpKind::kAnchor;
+  node->anchor = AnchorOp::kTransposeConv;
+  node->conv.stride_h = p.stride_height;
+  node->conv.stride_w = p.stride_width;
+  node->conv.same_padding = p.padding == kTfLitePaddingSame;
+  node->act = op_version >= 4 ? activation(&p.activation) : Activation::kNone;
+}
+
 void translate_elementwise(const Entry& e, const void* data, Node* node) {
   node->kind = OpKind::kElementwise;
   node->ew = e.ew;
@@ -192,7 +207,7 @@ void translate_elementwise(const Entry& e, const void* data, Node* node) {
 
 }  // namespace
 
-void translate_tflite_op(int code, const void* data, Node* node) {
+void translate_tflite_op(int code, const void* data, Node* node, int op_version) {
   const char* name = tflite_op_name(code);
   node->name = name ? name : "BUILTIN_" + std::to_string(code);
   node->kind = OpKind::kOpaque;
@@ -221,6 +236,7 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     case kTfLiteBuiltinConcatenation: return translate_concatenation(data, node);
     case kTfLiteBuiltinResizeBilinear:
     case kTfLiteBuiltinResizeNearestNeighbor: return translate_resize(code, data, node);
+    case kTfLiteBuiltinTransposeConv: return translate_transpose_conv(data, op_version, node);
     case kTfLiteBuiltinDequantize:  // of a float16 constant: the front end computes its values
       node->kind = OpKind::kConstant;
       return;

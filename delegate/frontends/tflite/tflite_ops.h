@@ -27,12 +27,15 @@ constexpr int kTfLiteBuiltinResizeBilinear = 23;
 constexpr int kTfLiteBuiltinSqueeze = 43;
 constexpr int kTfLiteBuiltinExpandDims = 70;
 constexpr int kTfLiteBuiltinResizeNearestNeighbor = 97;
+constexpr int kTfLiteBuiltinTransposeConv = 67;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);
 
 // Fills kind, ew, act, param and name of `node` from a TFLite registration code
-// and its builtin_data.
-void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node);
+// and its builtin_data. `op_version` is the registration's version: a field a
+// params struct gained in a later version of its op is read only from nodes
+// of that version (TRANSPOSE_CONV's activation, version 4).
+void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node, int op_version = 1);
 
 }  // namespace fd

@@ -64,6 +64,7 @@ extern const AnchorOpDef kTransposeAnchor;        // transpose.cc
 extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc
 extern const AnchorOpDef kResizeBilinearAnchor;   // resize.cc
 extern const AnchorOpDef kResizeNearestAnchor;    // resize.cc
+extern const AnchorOpDef kTransposeConvAnchor;    // transpose_conv.cc
 
 // anchor.cc: the row of `op` in the table.
 const AnchorOpDef& anchor_op_def(AnchorOp op);

@@ -1,0 +1,118 @@
+// TRANSPOSE_CONV: NHWC input, filter [n, kh, kw, c], output of dims (TFLite's
+// constant output_shape). Each output phase pair is a stride-1 convolution
+// with its own subset of the taps (ops/transpose_conv_geometry.h), so no
+// multiply-add is wasted and nothing is scattered: its weights are packed for
+// the GEMM like a convolution's, and its pixels along one output row (stride_w
+// apart) are the rows of one GEMM call, reading the input in place through
+// indirection rows. Bias and activation come with the GEMM, after the whole
+// sum; an epilogue then runs on the tile.
+#include <algorithm>
+
+#include "ir/shape.h"
+#include "runtime/anchors/anchor_op.h"
+
+namespace fd {
+namespace {
+
+// Weights [n, taps, c] of phase pair (ry, rx), tap jy * tx + jx being filter tap
+// (ry + jy * stride_h, rx + jx * stride_w), packed with the bias; a phase no tap
+// reaches gets one tap of zeros.
+PackedWeights pack_phase(const float* w, const float* bias, const AnchorStep& a, int c, int ry, int rx) {
+  const int ty = phase_taps(a.kh, a.conv.stride_h, ry), tx = phase_taps(a.kw, a.conv.stride_w, rx);
+  const int taps = phase_pair_taps(a.kh, a.kw, a.conv.stride_h, a.conv.stride_w, ry, rx);
+  std::vector<float> phase(static_cast<size_t>(a.n) * taps * c, 0.f);
+  for (int o = 0; o < a.n; ++o)
+    for (int jy = 0; jy < ty; ++jy)
+      for (int jx = 0; jx < tx; ++jx) {
+        const int ky = ry + jy * a.conv.stride_h, kx = rx + jx * a.conv.stride_w;
+        const float* tap = w + ((static_cast<size_t>(o) * a.kh + ky) * a.kw + kx) * c;
+        std::copy(tap, tap + c, phase.data() + (static_cast<size_t>(o) * taps + jy * tx + jx) * c);
+      }
+  return pack_weights(phase.data(), bias, a.n, taps * c, a.gemm->nr, true);
+}
+
+void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+  const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
+  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  a.n = static_cast<int>(w.shape[0]);
+  a.kh = static_cast<int>(w.shape[1]);
+  a.kw = static_cast<int>(w.shape[2]);
+  a.gemm = &gemm_for(kernels, a.n);
+  const int c = static_cast<int>(w.shape[3]);
+  auto pack = [&](int ry, int rx) {
+    return std::make_shared<const PackedWeights>(pack_phase(w.f32_data(), bias, a, c, ry, rx));
+  };
+  std::shared_ptr<const PackedWeights> bias_only;  // shared by the phases no tap reaches
+  for (int ry = 0; ry < a.conv.stride_h; ++ry)
+    for (int rx = 0; rx < a.conv.stride_w; ++rx) {
+      const bool reached = phase_taps(a.kh, a.conv.stride_h, ry) * phase_taps(a.kw, a.conv.stride_w, rx) > 0;
+      if (!reached && !bias_only) bias_only = pack(ry, rx);
+      a.phase_weights.push_back(reached ? pack(ry, rx) : bias_only);
+    }
+}
+
+bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const AnchorStep& s = b.step;
+  const auto geo = transpose_conv_geometry(inputs[0], s.kh, s.kw, s.conv, s.dims, error);
+  if (!geo) return false;
+  if (geo->taps(0, 0) * geo->channels != s.phase_weights.front()->k || s.dims[3] != s.n) {
+    *error = "input " + fd::to_string(inputs[0]) + " and output " + fd::to_string(s.dims) +
+             " do not fit the transposed convolution's filter";
+    return false;
+  }
+  b.spread = *geo;
+  b.output = s.dims;
+  b.offsets = transpose_conv_offsets(b.spread, &b.row_phase_starts);
+  b.zero_row.assign(geo->channels, 0.f);
+  return true;
+}
+
+void point_rows(const BoundAnchor& a, const float* const* inputs) {
+  if (a.rows_for == inputs[0] && !a.rows.empty()) return;
+  a.rows_for = inputs[0];
+  a.rows.resize(a.offsets.size());
+  for (size_t i = 0; i < a.offsets.size(); ++i)
+    a.rows[i] = a.offsets[i] >= 0 ? inputs[0] + a.offsets[i] : a.zero_row.data();
+}
+
+// Pixels [x0, x1) of output row `row` (image * out_h + oy) into out: per phase
+// along W, its pixels there (stride_w apart) are the rows of one GEMM.
+void run_row(const BoundAnchor& a, int64_t row, int64_t x0, int64_t x1, float* out) {
+  const TransposeConvGeometry& g = a.spread;
+  const int sw = g.stride_w, ry = g.row_phase(row % g.out_h);
+  for (int rx = 0; rx < sw; ++rx) {
+    const int64_t first = first_column(g, rx);
+    const int64_t skipped = x0 > first ? (x0 - first + sw - 1) / sw : 0;  // the phase's pixels before x0
+    const int64_t ox = first + skipped * sw;
+    if (ox >= x1) continue;
+    const int taps = g.taps(ry, rx);
+    const float* const* rows = a.rows.data() + a.row_phase_starts[row * sw + rx] + skipped * taps;
+    gemm(*a.step.gemm, *a.step.phase_weights[ry * sw + rx], static_cast<int>((x1 - 1 - ox) / sw + 1), taps, rows,
+         out + (ox - x0) * a.n, static_cast<size_t>(sw) * a.n, a.step.lo, a.step.hi);
+  }
+}
+
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  const int64_t width = a.spread.out_w;
+  for (int64_t p = first, end = first + count; p < end;) {
+    const int64_t x0 = p % width, x1 = std::min(width, x0 + end - p);
+    run_row(a, p / width, x0, x1, out + (p - first) * a.n);
+    p += x1 - x0;
+  }
+}
+
+int64_t depth(const BoundAnchor& a) {
+  const TransposeConvGeometry& g = a.spread;
+  return std::max<int64_t>(1, g.kh * g.kw * g.channels / g.phases());
+}
+
+std::string describe(const AnchorStep& s) { return describe_window(s) + std::to_string(s.n) + " ch, " + s.gemm->name; }
+
+}  // namespace
+
+const AnchorOpDef kTransposeConvAnchor = {
+    "TransposeConv", /*clamps=*/true, make, bind, point_rows, run, /*run_tile=*/nullptr,
+    depth, describe, /*run_panels=*/nullptr,
+};
+
+}  // namespace fd
