@@ -221,7 +221,8 @@ void translate_tflite_op(int code, const void* data, Node* node) {
     case kTfLiteBuiltinConcatenation: return translate_concatenation(data, node);
     case kTfLiteBuiltinResizeBilinear:
     case kTfLiteBuiltinResizeNearestNeighbor: return translate_resize(code, data, node);
-    case kTfLiteBuiltinDequantize:  // of a float16 constant: the front end computes its values
+    case kTfLiteBuiltinDequantize:  // of a float16 constant, and DENSIFY of a sparse one:
+    case kTfLiteBuiltinDensify:     // the front end computes their values
       node->kind = OpKind::kConstant;
       return;
     default:
