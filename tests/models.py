@@ -70,7 +70,10 @@ class Spec:
     about: str = ""
     quantize: bool = False  # int8 full-integer model
     # "float16": the converter's float16 weights, each read through a DEQUANTIZE;
-    # "dynamic_int8": int8 weights read by float layers (the reference runs the float twin)
+    # "dynamic_int8": int8 weights read by float layers (the reference runs the float twin);
+    # "sparse": the converter's sparsity optimization (sparse weights read through a DENSIFY, or
+    # by a FULLY_CONNECTED itself); "sparse_float16": sparse float16 weights, DENSIFY then DEQUANTIZE;
+    # "sparse_dynamic_int8": sparse int8 weights through a DENSIFY (the reference runs the float twin)
     weights: str = "float32"
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
     claimed_all: int = None  # nodes claimed with default options, every family; default: claimed_elementwise
@@ -100,6 +103,20 @@ def _huge(name, shape, axis=-1):
     w = _rng(name).uniform(2e38, 3e38, size=shape)
     o = np.arange(shape[axis]).reshape([-1] + [1] * (len(shape) - 1 - axis % len(shape)))
     return (w * np.where(o % 2, -1.0, 1.0) * np.where(o % 3 == 2, 1e-38, 1.0)).astype(np.float32)
+
+
+def _sparse(name, shape, zeros=0.8, block_axis=None, block=4):
+    """Fixed weights in [-0.5, 0.5) (seeded by `name`), `zeros` of them 0, or of their blocks of
+    `block` along `block_axis`: sparse enough that the converter stores them sparse."""
+    rng = _rng(name)
+    w = rng.uniform(-0.5, 0.5, size=shape)
+    keep_shape = list(shape)
+    if block_axis is not None:
+        keep_shape[block_axis] //= block
+    keep = rng.uniform(size=keep_shape) >= zeros
+    if block_axis is not None:
+        keep = np.repeat(keep, block, axis=block_axis)
+    return (w * keep).astype(np.float32)
 
 
 def _hard_swish(tf, v):
@@ -426,6 +443,51 @@ def special_specs():
                    "which the anchor does not do (only one b for every batch of a): left, and so is the TANH"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
              about="full-integer int8: nothing float32 to claim"),
+    ]
+
+
+# --- sparse weights (the converter's sparsity optimization) ---
+def _sparse_conv_dw(tf, x, tag, cout, act):
+    """act(CONV_2D 3x3 + bias), then a DEPTHWISE_CONV_2D 3x3, both of sparse weights."""
+    w = _sparse(tag + "_conv", [3, 3, int(x.shape[-1]), cout])
+    c = act(tf.nn.conv2d(x, w, 1, "SAME") + _const(tag + "_conv_b", [cout], -0.2, 0.2))
+    return tf.nn.depthwise_conv2d(c, _sparse(tag + "_dw", [3, 3, cout, 1]), [1, 1, 1, 1], "SAME")
+
+
+def sparse_specs():
+    def sparse_block(tf, x):  # 80% zeros; the last FULLY_CONNECTED's in blocks of 4 inputs
+        d = _sparse_conv_dw(tf, x, "sp", 32, tf.nn.relu)
+        p = tf.nn.conv2d(d * tf.sigmoid(d), _sparse("sp_project", [1, 1, 32, 24]), 1, "SAME")
+        h = tf.nn.relu(tf.matmul(tf.reduce_mean(p, axis=[1, 2]), _sparse("sp_fc", [24, 64]))
+                       + _const("sp_fc_b", [64], -0.1, 0.1))
+        return tf.matmul(h, _sparse("sp_fc_blocks", [64, 16], block_axis=0)) + _const("sp_fc_blocks_b", [16])
+
+    def sparse_float16_block(tf, x):  # no blocks: TFLite's DEQUANTIZE misreads a sparse FULLY_CONNECTED's
+        d = _sparse_conv_dw(tf, x, "sp16", 24, tf.nn.relu6)
+        return tf.tanh(tf.matmul(tf.reduce_mean(d, axis=[1, 2]), _sparse("sp16_fc", [24, 32])))
+
+    def sparse_int8_block(tf, x):  # layers of 1024+ weights get int8 ones, the depthwise keeps float32
+        d = _sparse_conv_dw(tf, x, "sp8", 32, tf.nn.relu)
+        return tf.matmul(tf.reduce_mean(d, axis=[1, 2]), _sparse("sp8_fc", [32, 64])) + _const("sp8_fc_b", [64])
+
+    return [
+        Spec("sparse_weights", sparse_block, [[None, 8, 8, 16]], 0, 0, claimed_all=12, partitions_all=6,
+             weights="sparse", emits=("DENSIFY", "CONV_2D+RELU", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED+RELU"),
+             about="the converter's sparsity optimization: CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED "
+                   "weights read through a DENSIFY (the front end densifies them once; the DENSIFY folds "
+                   "into its layer), the last FULLY_CONNECTED's in 1x4 blocks read sparse by the layer itself "
+                   "(densified too); swish, MEAN; batch None, resized"),
+        Spec("sparse_float16_weights", sparse_float16_block, [[1, 10, 10, 8]], 0, 0, claimed_all=13,
+             partitions_all=4, weights="sparse_float16", emits=("DENSIFY", "DEQUANTIZE"),
+             about="sparse float16 weights: each read through a DENSIFY then a DEQUANTIZE, both folded into "
+                   "the CONV_2D+RELU6, DEPTHWISE_CONV_2D or FULLY_CONNECTED (+TANH); float16 biases through a "
+                   "DEQUANTIZE; MEAN"),
+        Spec("sparse_int8_weights", sparse_int8_block, [[2, 8, 8, 16]], 0, 0, claimed_all=7, partitions_all=4,
+             weights="sparse_dynamic_int8", emits=("DENSIFY", "CONV_2D+RELU", "FULLY_CONNECTED"),
+             about="sparse weights with dynamic-range int8 quantization: int8 ones through a DENSIFY (densified, "
+                   "then dequantized for the CONV_2D and FULLY_CONNECTED), the DEPTHWISE_CONV_2D's float32; "
+                   "compared with the float twin (the runtime's own DENSIFY outputs, dequantized); tflite-runtime "
+                   "2.14 cannot load its FULLY_CONNECTED (version 12): skipped there"),
     ]
 
 
@@ -887,7 +949,8 @@ def transformer_specs():
 
 def all_specs():
     return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
-            + special_specs() + gemm_specs() + conv_specs() + transformer_specs() + [default_spec()])
+            + special_specs() + gemm_specs() + conv_specs() + transformer_specs() + sparse_specs()
+            + [default_spec()])
 
 
 def model_names():
@@ -913,11 +976,14 @@ def convert(tf, spec):
     sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(spec.shapes)]
     concrete = tf.function(lambda *xs: spec.fn(tf, *xs), input_signature=sigs).get_concrete_function()
     conv = tf.lite.TFLiteConverter.from_concrete_functions([concrete])
-    if spec.weights == "float16":
-        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    optimizations = {"float16": [tf.lite.Optimize.DEFAULT], "sparse": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY],
+                     "sparse_float16": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT],
+                     "dynamic_int8": [tf.lite.Optimize.DEFAULT],  # int8 weights, float activations
+                     "sparse_dynamic_int8": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT]}
+    if spec.weights in optimizations:
+        conv.optimizations = optimizations[spec.weights]
+    if spec.weights.endswith("float16"):
         conv.target_spec.supported_types = [tf.float16]
-    if spec.weights == "dynamic_int8":  # dynamic-range quantization: int8 weights, float activations
-        conv.optimizations = [tf.lite.Optimize.DEFAULT]
     if spec.quantize:
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = lambda: _representative(spec)
@@ -964,7 +1030,8 @@ def float_twin(model):
     m = fbu.read_model_from_bytearray(bytearray(model))
     for t in m.subgraphs[0].tensors:
         data = m.buffers[t.buffer].data
-        if t.type != schema.TensorType.INT8 or data is None or len(data) == 0 or t.quantization is None:
+        if (t.type != schema.TensorType.INT8 or data is None or len(data) == 0 or t.quantization is None
+                or t.sparsity is not None):  # sparse: read only by the DENSIFYs densified() removed
             continue
         q = np.asarray(data, dtype=np.uint8).view(np.int8).reshape(t.shape).astype(np.float32)
         scale, zero = np.asarray(t.quantization.scale, np.float32), np.asarray(t.quantization.zeroPoint)
@@ -975,6 +1042,41 @@ def float_twin(model):
         m.buffers[t.buffer].data = np.frombuffer(values.tobytes(), dtype=np.uint8)
         t.type, t.quantization = schema.TensorType.FLOAT32, None
     return bytes(fbu.convert_object_to_bytearray(m))
+
+
+def densified(tf, model):
+    """The model with each DENSIFY's output a constant holding what the runtime's own DENSIFY
+    writes there, and the DENSIFYs gone: a model float_twin can dequantize."""
+    from tensorflow.lite.tools import flatbuffer_utils as fbu
+    schema = _schema()
+    it = tf.lite.Interpreter(model_content=model,
+                             experimental_op_resolver_type=tf.lite.experimental.OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    it.invoke()  # DENSIFY writes its output on the first run (the inputs do not matter)
+    m = fbu.read_model_from_bytearray(bytearray(model))
+    sg = m.subgraphs[0]
+    codes = [max(oc.builtinCode, oc.deprecatedBuiltinCode) for oc in m.operatorCodes]
+    densify = [op for op in sg.operators if codes[op.opcodeIndex] == schema.BuiltinOperator.DENSIFY]
+    for op in densify:
+        buffer = schema.BufferT()
+        buffer.data = np.frombuffer(it.get_tensor(op.outputs[0]).tobytes(), dtype=np.uint8)
+        m.buffers.append(buffer)
+        sg.tensors[op.outputs[0]].buffer = len(m.buffers) - 1
+    sg.operators = [op for op in sg.operators if op not in densify]
+    return bytes(fbu.convert_object_to_bytearray(m))
+
+
+def malformed_sparse(src, dst):
+    """Copies model `src` to `dst` with its first sparse constant holding an index outside its last
+    dim and its last one a segment short: formats a reader must decline (see test_cli.py)."""
+    from tensorflow.lite.tools import flatbuffer_utils as fbu
+    m = fbu.read_model_from_bytearray(bytearray(Path(src).read_bytes()))
+    sparse = [t for t in m.subgraphs[0].tensors if t.sparsity is not None]
+    first, last = sparse[0].sparsity.dimMetadata, sparse[-1].sparsity.dimMetadata
+    first[-1].arrayIndices.values[0] = 200
+    compressed = next(d for d in last if d.arraySegments is not None)
+    compressed.arraySegments.values = compressed.arraySegments.values[:-1]
+    Path(dst).write_bytes(bytes(fbu.convert_object_to_bytearray(m)))
 
 
 def describe(tf, model):
@@ -1105,8 +1207,9 @@ def generate(outdir, only=None):
         (outdir / f"{spec.name}.tflite").write_bytes(model)
         nodes, it = describe(tf, model)
         models[spec.name] = manifest_entry(spec, nodes, it, len(model))
-        if spec.weights == "dynamic_int8":
-            (outdir / f"{spec.name}_twin.tflite").write_bytes(float_twin(model))
+        if spec.weights.endswith("dynamic_int8"):
+            dense = densified(tf, model) if spec.weights.startswith("sparse") else model
+            (outdir / f"{spec.name}_twin.tflite").write_bytes(float_twin(dense))
             models[spec.name]["reference_file"] = f"{spec.name}_twin.tflite"
         emitted |= {n["op"] for n in nodes
                     if n["float32"] or (n["op"] in PAD_OPS + RESIZE_OPS + TRANSPOSE_CONV_OPS and n["f32_data"])}

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from procs import TESTS, require_runtime, subprocess_env
+from procs import TESTS, require_runtime, run_python, subprocess_env
 
 CONFIGS = ["builtin", "xnnpack", "fusedelegate", "fusedelegate+xnnpack"]
 
@@ -119,6 +119,25 @@ def test_plan_reports_policy_and_unsupported_ops(tmp_path, manifest, model_dir):
     assert proc.returncode == 0, proc.stderr
     reasons = [n["reason"] for n in json.loads(out.read_text())["nodes"] if n["reason"]]
     assert any(r.startswith("unsupported op SIN") for r in reasons), reasons
+
+
+def test_plan_declines_malformed_sparse_weights(tmp_path, model_dir):
+    """A DENSIFY of a sparse constant with an index out of range, and a FULLY_CONNECTED reading
+    sparse weights a segment short: each left with what is wrong, the rest claimed."""
+    require_runtime("litert")
+    model, out = tmp_path / "malformed.tflite", tmp_path / "p.json"
+    make = "import sys, models; models.malformed_sparse(sys.argv[1], sys.argv[2])"
+    proc = run_python(["-c", make, str(model_dir / "sparse_weights.tflite"), str(model)], timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    proc = cli("plan", model, "--runtime", "litert", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    nodes = json.loads(out.read_text())["nodes"]
+    reasons = {n["id"]: n["reason"] for n in nodes}
+    assert reasons[0] == "DENSIFY of a malformed sparse constant: level 3: index 200 outside a dim of 16", reasons
+    assert reasons[1].startswith("weights are not"), reasons  # the CONV_2D reading it
+    assert reasons[11] == ("FULLY_CONNECTED of malformed sparse weights: level 1: 16 segments for 16 "
+                           "positions above"), reasons
+    assert [n["id"] for n in nodes if n["partition"] >= 0] == list(range(2, 11))
 
 
 def test_bad_input_gives_one_line_and_nonzero_exit(tmp_path, chain):

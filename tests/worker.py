@@ -95,9 +95,10 @@ def partition_info(ref_ops, del_ops):
     return partitions
 
 
-def claimed_summary(ref, dele):
+def claimed_summary(model_ops, dele):
+    """What `dele` delegated of the model whose nodes are `model_ops`."""
     del_ops = dele._get_ops_details()
-    partitions = partition_info(ref._get_ops_details(), del_ops)
+    partitions = partition_info(model_ops, del_ops)
     return {"claimed": sum(len(p) for p in partitions), "partitions": len(partitions),
             "partition_nodes": partitions,
             "delegate_ops": sorted({o["op_name"] for o in del_ops[len(del_ops) - len(partitions):]})}
@@ -200,9 +201,9 @@ class Runner:
         return self.Interpreter(model_path=str(path), num_threads=1, experimental_delegates=[delegate],
                                 experimental_op_resolver_type=self.Resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
 
-    def summary(self, ref, dele):
+    def summary(self, dele):
         """What the runtime delegated, and the plan the delegate wrote (None without one)."""
-        out = claimed_summary(ref, dele)
+        out = claimed_summary(self.model_ops, dele)
         out["plan"] = read_plan(self.plan_path) if self.plan_path else None
         return out
 
@@ -218,7 +219,7 @@ class Runner:
         try:
             dele = self.delegated(path)
             dele.allocate_tensors()
-            result.update(self.summary(ref, dele))
+            result.update(self.summary(dele))
             result["invokes"] = [_compare_all(run(dele, c["inputs"]), c["outputs"])
                                  for c in cases if c["batch"] is None]
             result["outputs"] = _worst(result["invokes"], ref)
@@ -226,7 +227,7 @@ class Runner:
             if resized:
                 result["resize"] = {}
             for c in resized:
-                result["resize"][str(c["batch"])] = self.check_resize(ref, dele, c)
+                result["resize"][str(c["batch"])] = self.check_resize(dele, c)
         except Exception as e:
             result["error"] = _err(e)
             result["traceback"] = traceback.format_exc(limit=6)
@@ -235,9 +236,11 @@ class Runner:
     def run_reference(self, name, entry, path):
         """The reference interpreter and its cases: {batch, inputs, outputs, skipped}. A
         model with int8 weights runs its float twin (reference_file: the same weights
-        dequantized), so the reference is the float computation, not a hybrid kernel's."""
+        dequantized), so the reference is the float computation, not a hybrid kernel's.
+        Sets model_ops, the model's own nodes (a twin may lack its DENSIFYs)."""
         twin = entry.get("reference_file")
         ref = self.reference(path.parent / twin if twin else path)
+        self.model_ops = (self.reference(path) if twin else ref)._get_ops_details()
         ref.allocate_tensors()
         cases = []
         for k in range(INVOKES):
@@ -256,7 +259,7 @@ class Runner:
             cases.append(case)
         return ref, cases
 
-    def check_resize(self, ref, dele, case):
+    def check_resize(self, dele, case):
         """Resizes the delegated interpreter's batch; compares 2 invokes with the reference."""
         if case["skipped"]:
             return {"skipped": case["skipped"], "error": None}
@@ -264,7 +267,7 @@ class Runner:
             _resize_batch(dele, case["batch"])
         except Exception as e:
             return {"error": f"resize to batch {case['batch']}: {_err(e)}"}
-        out = self.summary(ref, dele)
+        out = self.summary(dele)
         out["invokes"] = [_compare_all(run(dele, v), r) for v, r in zip(case["inputs"], case["outputs"])]
         out["output_shapes"] = [[int(s) for s in d["shape"]] for d in dele.get_output_details()]
         out["reference_output_shapes"] = [list(r.shape) for r in case["outputs"][0]] if case["outputs"] else []

@@ -133,25 +133,30 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
   }
 }
 
-// The first reader of tensor t if every reader is a legal anchor taking it as
-// weights or bias; else -1.
+// The first layer reading tensor t if every reader is a legal anchor taking it
+// as weights or bias, or a legal constant node (a DENSIFY before a DEQUANTIZE)
+// whose output only such layers read in turn; else -1.
 int first_weights_reader(const Graph& g, const std::vector<bool>& legal, int t) {
   int first = -1;
   for (size_t r = 0; r < g.nodes.size(); ++r) {
     const Node& n = g.nodes[r];
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       if (n.inputs[k] != t) continue;
-      if (!(legal[r] && n.kind == OpKind::kAnchor && k > 0 && anchor_info(n.anchor).constant_weights)) return -1;
-      if (first < 0) first = static_cast<int>(r);
+      int layer = static_cast<int>(r);
+      if (legal[r] && n.kind == OpKind::kConstant) layer = first_weights_reader(g, legal, n.outputs[0]);
+      else if (!(legal[r] && n.kind == OpKind::kAnchor && k > 0 && anchor_info(n.anchor).constant_weights)) return -1;
+      if (layer < 0) return -1;
+      if (first < 0 || layer < first) first = layer;
     }
   }
   return first;
 }
 
-// A constant node (a DEQUANTIZE of float16 weights) that only layers read as
-// weights or bias: each packs its values, it never runs; it joins the first
-// one's group (a later one's would make the groups depend on each other). Else
-// it is left to the runtime (the layers pack them all the same).
+// A constant node (a DEQUANTIZE of float16 weights, a DENSIFY of sparse ones)
+// that only layers read as weights or bias, directly or through other constant
+// nodes: each packs its values, it never runs; it joins the first one's group
+// (a later one's would make the groups depend on each other). Else it is left
+// to the runtime (the layers pack them all the same).
 void fold_constants(const Graph& g, std::vector<bool>& legal, std::vector<std::string>& reason, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != OpKind::kConstant || !legal[i]) continue;

@@ -88,8 +88,9 @@ bool Grouper::acyclic(const std::vector<int>& members, const std::vector<int>& m
 }
 
 // An anchor reads its whole input: that input may not be computed in its
-// group (but a node folded into it may be, reading from outside), except a
-// row op reading whole rows (SOFTMAX, row MEAN): it reads the group's tile.
+// group (but a node folded into it may be, reading from outside; a constant
+// node, made before anything runs, from anywhere), except a row op reading
+// whole rows (SOFTMAX, row MEAN): it reads the group's tile.
 bool Grouper::anchor_inputs_outside(const std::vector<int>& members) const {
   for (int m : members) {
     const Node& node = g_.nodes[m];
@@ -106,6 +107,7 @@ bool Grouper::anchor_inputs_outside(const std::vector<int>& members) const {
       if (!inside(members, t)) continue;
       const Node& p = g_.nodes[ix_.producer[t]];
       if (!folds_.folded[ix_.producer[t]]) return false;
+      if (p.kind == OpKind::kConstant) continue;  // made once from constants (a DENSIFY's output too)
       for (int s : p.inputs)
         if (inside(members, s)) return false;
     }

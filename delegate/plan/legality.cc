@@ -188,11 +188,12 @@ std::string pad_legality(const Graph& g, const Node& node, uint32_t families) {
   return "";
 }
 
-// A constant node: one output whose float32 values the front end computed.
+// A constant node: one output whose values the front end computed (float32
+// for a layer; a DENSIFY's may be float16 or int8 on its way there).
 std::string constant_legality(const Graph& g, const Node& node) {
   if (node.outputs.size() != 1) return node.name + " has not one output";
   const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_constant || !o.f32_data()) return node.name + " of something that is not a float16 constant";
+  if (!o.is_constant || o.data.empty()) return node.name + " whose values the front end did not compute";
   return "";
 }
 

@@ -215,5 +215,46 @@ TEST(Ir, AConstantNodeTwoLayersReadJoinsTheFirstOnesGroup) {
   EXPECT_NE(plan.group_of[1], plan.group_of[2]);
 }
 
+// A DENSIFY of sparse float16 weights, then their DEQUANTIZE: both fold into
+// the layer, whose epilogue joins its group all the same; with a reader of
+// another kind after the DEQUANTIZE, both are left.
+TEST(Ir, AChainOfConstantNodesFoldsIntoItsLayer) {
+  for (bool other_reader : {false, true}) {
+    test::GraphBuilder b;
+    const Shape w = {4, 1, 1, 4};
+    const int half = b.opaque("DENSIFY", {b.tensor(w, DType::kF16)}, w);
+    b.g.nodes.back().kind = OpKind::kConstant;
+    b.g.tensors[half].dtype = DType::kF16;
+    b.g.tensors[half].is_constant = true;
+    b.g.tensors[half].data = ConstantData::own(std::vector<uint16_t>(16, 0x3c00));
+    const int full = b.opaque("DEQUANTIZE", {half}, w);
+    b.g.nodes.back().kind = OpKind::kConstant;
+    b.g.tensors[full].is_constant = true;
+    b.g.tensors[full].data = ConstantData::own(std::vector<float>(16, 1.f));
+    const int y = b.conv(AnchorOp::kConv2D, b.tensor({1, 5, 5, 4}), nullptr, w, nullptr, {}, {1, 5, 5, 4});
+    b.g.nodes[2].inputs[1] = full;
+    b.ew(EwOp::Tanh, {y}, {1, 5, 5, 4});
+    if (other_reader) b.ew(EwOp::Abs, {full}, w);
+    PlannerOptions o;
+    o.families = kFamilyAll;
+    const FusionPlan plan = plan_fusion(b.g, o);
+    ASSERT_GE(plan.group_of[2], 0) << plan.reason[2];
+    if (other_reader) {
+      EXPECT_EQ(plan.group_of[0], -1);
+      EXPECT_EQ(plan.group_of[1], -1);
+      EXPECT_EQ(plan.reason[0], "DENSIFY is fused only into the layers whose weights it makes, its only readers");
+      continue;
+    }
+    EXPECT_EQ(plan.group_of[0], plan.group_of[2]) << plan.reason[0];
+    EXPECT_EQ(plan.group_of[1], plan.group_of[2]) << plan.reason[1];
+    EXPECT_EQ(plan.group_of[3], plan.group_of[2]) << plan.reason[3];
+    ASSERT_EQ(plan.folds.size(), 2u);
+    for (const Fold& f : plan.folds) {
+      EXPECT_EQ(f.kind, FoldKind::kConstant);
+      EXPECT_EQ(f.anchor, 2);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fd

@@ -80,6 +80,25 @@ typedef struct TfLiteAffineQuantization {
   int32_t quantized_dimension;
 } TfLiteAffineQuantization;
 
+// A sparse constant's storage format (the schema's SparsityParameters). The
+// interpreter copies the schema's uint8 / uint16 / int32 segment and index
+// vectors into TfLiteIntArrays; a dense level has neither.
+typedef enum : int { kTfLiteDimDense = 0, kTfLiteDimSparseCSR = 1 } TfLiteDimensionType;
+
+typedef struct TfLiteDimensionMetadata {
+  TfLiteDimensionType format;
+  int dense_size;
+  TfLiteIntArray* array_segments;
+  TfLiteIntArray* array_indices;
+} TfLiteDimensionMetadata;
+
+typedef struct TfLiteSparsity {
+  TfLiteIntArray* traversal_order;
+  TfLiteIntArray* block_map;
+  TfLiteDimensionMetadata* dim_metadata;  // one per entry of traversal_order
+  int dim_metadata_size;
+} TfLiteSparsity;
+
 typedef struct TfLiteTensor {
   TfLiteType type;
   void* data;
@@ -94,7 +113,7 @@ typedef struct TfLiteTensor {
   bool data_is_stale;
   bool is_variable;
   TfLiteQuantization quantization;
-  void* sparsity;
+  const TfLiteSparsity* sparsity;  // non-null: data holds the stored values only
   const TfLiteIntArray* dims_signature;
 } TfLiteTensor;
 
@@ -244,6 +263,14 @@ static_assert(offsetof(TfLitePoolParams, activation) == 20, "TfLitePoolParams.ac
 static_assert(offsetof(TfLiteDepthwiseConvParams, dilation_height_factor) == 24,
               "TfLiteDepthwiseConvParams.dilation_height_factor");
 static_assert(offsetof(TfLiteAffineQuantization, quantized_dimension) == 16, "TfLiteAffineQuantization");
+static_assert(sizeof(TfLiteDimensionMetadata) == 24, "TfLiteDimensionMetadata size");
+static_assert(offsetof(TfLiteDimensionMetadata, dense_size) == 4, "TfLiteDimensionMetadata.dense_size");
+static_assert(offsetof(TfLiteDimensionMetadata, array_segments) == 8, "TfLiteDimensionMetadata.array_segments");
+static_assert(offsetof(TfLiteDimensionMetadata, array_indices) == 16, "TfLiteDimensionMetadata.array_indices");
+static_assert(sizeof(TfLiteSparsity) == 32, "TfLiteSparsity size");
+static_assert(offsetof(TfLiteSparsity, block_map) == 8, "TfLiteSparsity.block_map");
+static_assert(offsetof(TfLiteSparsity, dim_metadata) == 16, "TfLiteSparsity.dim_metadata");
+static_assert(offsetof(TfLiteSparsity, dim_metadata_size) == 24, "TfLiteSparsity.dim_metadata_size");
 static_assert(sizeof(TfLiteTensor) == 112, "TfLiteTensor size");
 static_assert(offsetof(TfLiteTensor, data) == 8, "TfLiteTensor.data");
 static_assert(offsetof(TfLiteTensor, dims) == 16, "TfLiteTensor.dims");

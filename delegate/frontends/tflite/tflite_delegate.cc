@@ -97,6 +97,8 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
       return "tensor " + std::to_string(i) + " has an unknown type or allocation type";
     if (t.dims && (t.dims->size < 0 || t.dims->size > 16))
       return "tensor " + std::to_string(i) + " has an implausible rank";
+    if (t.sparsity && (t.sparsity->dim_metadata_size < 0 || t.sparsity->dim_metadata_size > 64))
+      return "tensor " + std::to_string(i) + " has implausible sparsity parameters";
     if (t.type == kTfLiteFloat32 && t.allocation_type == kTfLiteMmapRo && t.dims && t.data && !t.sparsity &&
         t.bytes != sizeof(float) * static_cast<size_t>(num_elements(shape_of(t))))
       return "tensor " + std::to_string(i) + ": size in bytes does not match its shape";
@@ -227,27 +229,6 @@ bool spatial_mean(TfLiteContext* ctx, Node* n) {
   return h && w;
 }
 
-// A DEQUANTIZE of a float16 constant: its float32 output becomes a constant the
-// graph owns, the same floats the runtime's DEQUANTIZE computes (the
-// conversion is exact). False for any other DEQUANTIZE.
-bool dequantize_constant(const Node& n, Graph* g) {
-  if (n.inputs.size() != 1 || n.outputs.size() != 1) return false;
-  const Tensor& in = g->tensors[n.inputs[0]];
-  Tensor& out = g->tensors[n.outputs[0]];
-  const int64_t count = num_elements(in.shape);
-  if (in.dtype != DType::kF16 || !in.is_constant || in.data.size() != static_cast<size_t>(count) * 2 ||
-      !out.is_f32() || out.shape != in.shape)
-    return false;
-  std::vector<float> values(count);
-  const auto* bits = static_cast<const uint16_t*>(in.data.bytes());
-  for (int64_t i = 0; i < count; ++i) values[i] = f16_to_f32(bits[i]);
-  out.data = ConstantData::own(std::move(values));
-  out.stored_as = DType::kF16;
-  out.is_constant = true;
-  out.has_dynamic_shape = false;
-  return true;
-}
-
 // Where a TFLite node holds its bias: TRANSPOSE_CONV takes {output_shape,
 // weights, input, bias}, the other weighted ops {input, weights, bias}.
 int tflite_bias_input(AnchorOp op) { return op == AnchorOp::kTransposeConv ? 3 : 2; }
@@ -288,9 +269,9 @@ DType dtype_of(TfLiteType t) {
 }
 
 // One tensor of the context in the IR. Constants borrow the model's bytes,
-// except sparse ones (their bytes are the compressed form, not the shape's
-// values): no reader takes them as weights. Quantization is read where its
-// arrays fit the shape (tflite_weights.cc).
+// except sparse ones (their bytes are the stored values only, not the shape's):
+// a DENSIFY or a FULLY_CONNECTED reading them densifies them (tflite_weights.cc).
+// Quantization is read where its arrays fit the shape.
 Tensor tensor_from_tflite(const TfLiteTensor& t) {
   Tensor out;
   out.dtype = dtype_of(t.type);
@@ -302,7 +283,21 @@ Tensor tensor_from_tflite(const TfLiteTensor& t) {
   return out;
 }
 
-Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position) {
+// The weight formats the front end reads (tflite_weights.h) for node n at
+// graph position `pos`; why it declines one goes into *declined.
+void read_weights(TfLiteContext* ctx, int code, int pos, Node* n, Graph* g, std::map<int, std::string>* declined) {
+  std::string why;
+  if (n->kind == OpKind::kConstant) why = constant_node_values(ctx->tensors, code, *n, g);
+  if (!why.empty()) n->kind = OpKind::kOpaque;
+  dequantize_int8_weights(*n, g);
+  if (why.empty()) why = densify_fully_connected_weights(ctx->tensors, *n, g);
+  if (!why.empty()) (*declined)[pos] = why;
+}
+
+// The context's nodes and tensors as our IR; `position` maps a node index to
+// its graph position, `declined` says why the front end left some nodes.
+Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position,
+                         std::map<int, std::string>* declined) {
   Graph g;
   g.tensors.reserve(ctx->tensors_size);
   for (size_t i = 0; i < ctx->tensors_size; ++i) g.tensors.push_back(tensor_from_tflite(ctx->tensors[i]));
@@ -341,8 +336,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kBatchMatMul && n.inputs.size() == 2 &&
         batch_axes_broadcast_later(ctx, n))
       n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kConstant && !dequantize_constant(n, &g)) n.kind = OpKind::kOpaque;
-    dequantize_int8_weights(n, &g);
+    read_weights(ctx, reg->builtin_code, static_cast<int>(g.nodes.size()), &n, &g, declined);
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
@@ -466,12 +460,15 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
     return kTfLiteOk;
   }
   d->position_of_node.clear();
-  d->graph = std::make_shared<const Graph>(graph_from_context(ctx, plan, &d->position_of_node));
+  std::map<int, std::string> declined;  // by graph position: what the front end could not read
+  d->graph = std::make_shared<const Graph>(graph_from_context(ctx, plan, &d->position_of_node, &declined));
   const Graph& g = *d->graph;
   PlannerOptions po;
   po.families = d->opts.families;
   po.min_nodes_per_group = d->opts.min_nodes_per_partition;
   d->plan = plan_fusion(g, po);
+  for (const auto& [pos, why] : declined)
+    if (d->plan.group_of[pos] < 0) d->plan.reason[pos] = why;
 
   std::vector<int> claimed;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

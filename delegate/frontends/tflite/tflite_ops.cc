@@ -237,7 +237,8 @@ void translate_tflite_op(int code, const void* data, Node* node, int op_version)
     case kTfLiteBuiltinResizeBilinear:
     case kTfLiteBuiltinResizeNearestNeighbor: return translate_resize(code, data, node);
     case kTfLiteBuiltinTransposeConv: return translate_transpose_conv(data, op_version, node);
-    case kTfLiteBuiltinDequantize:  // of a float16 constant: the front end computes its values
+    case kTfLiteBuiltinDequantize:  // of a float16 constant, and DENSIFY of a sparse one:
+    case kTfLiteBuiltinDensify:     // the front end computes their values
       node->kind = OpKind::kConstant;
       return;
     default:

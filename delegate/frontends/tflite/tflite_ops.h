@@ -23,6 +23,7 @@ constexpr int kTfLiteBuiltinTranspose = 39;
 constexpr int kTfLiteBuiltinBatchMatMul = 126;
 constexpr int kTfLiteBuiltinConcatenation = 2;
 constexpr int kTfLiteBuiltinDequantize = 6;
+constexpr int kTfLiteBuiltinDensify = 124;
 constexpr int kTfLiteBuiltinResizeBilinear = 23;
 constexpr int kTfLiteBuiltinSqueeze = 43;
 constexpr int kTfLiteBuiltinExpandDims = 70;
