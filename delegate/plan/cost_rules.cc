@@ -4,6 +4,17 @@
 #include "plan/passes.h"
 
 namespace fd {
+namespace {
+
+// A constant of the model itself, not one a node (DENSIFY) makes.
+bool model_constant(const Graph& g, int t) {
+  for (const Node& n : g.nodes)
+    for (int o : n.outputs)
+      if (o == t) return false;
+  return true;
+}
+
+}  // namespace
 
 std::string cost_rule(const Graph& g, const Node& node) {
   if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kDepthwiseConv2D) {
@@ -15,9 +26,10 @@ std::string cost_rule(const Graph& g, const Node& node) {
   // The runtime's int8 GEMM (activations quantized per row) reads a quarter
   // of the weight bytes: bert_small_dynamic_int8 1.17 -> 1.02x XNNPACK's time.
   // Convolutions stay: declining them was 1.13-1.17x slower (resnet50,
-  // mobilenet_v2, yolo_like, dynamic int8).
+  // mobilenet_v2, yolo_like, dynamic int8). Sparse int8 weights (through a
+  // DENSIFY) stay too: XNNPACK does not take them.
   if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kFullyConnected && node.inputs.size() > 1 &&
-      g.tensors[node.inputs[1]].stored_as == DType::kI8)
+      g.tensors[node.inputs[1]].stored_as == DType::kI8 && model_constant(g, node.inputs[1]))
     return "cost: FULLY_CONNECTED with int8 weights runs faster in the runtime's int8 kernels";
   return "";
 }
