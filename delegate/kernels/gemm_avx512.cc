@@ -37,7 +37,7 @@ const GemmKernel& gemm_kernel_avx512_wide() {
 const DwKernel& dw_kernel_avx512() {
   // 32 registers: a 3x3 filter for two vectors (18), a 5x5 for one (25); along a
   // row, a 3x3 filter and 8 pixels, a 5x5 and 4.
-  static const DwKernel kernel{"f32_dwconv_32c_avx512", 32, &simd::dw_microkernel<simd::F32x16, 2>,
+  static const DwKernel kernel{"f32_dwconv_32c_avx512", 32, &simd::dw_microkernel_pixels<simd::F32x16, 2, 4>,
                                &simd::pool_microkernel<simd::F32x16>,
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 9, 2>,
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 25, 1>,

@@ -60,6 +60,32 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
   }
 }
 
+// One pixel's block of up to NV vectors of channels from c0 (left of them):
+// the bias, then each tap in order, one fma each.
+template <class V, int NV>
+inline void dw_pixel_block(const float* const* in, int taps, int c0, int left, const float* w, float* out, V vlo,
+                           V vhi) {
+  constexpr int CB = NV * V::W;
+  V acc[NV];
+  for (int v = 0; v < NV; ++v) acc[v] = V::load(w + static_cast<size_t>(taps) * CB + v * V::W);
+  if (left >= CB) {
+    for (int t = 0; t < taps; ++t)
+      for (int v = 0; v < NV; ++v)
+        acc[v] = fma(V::load(in[t] + c0 + v * V::W), V::load(w + t * CB + v * V::W), acc[v]);
+    for (int v = 0; v < NV; ++v) min(vhi, max(vlo, acc[v])).store(out + c0 + v * V::W);
+    return;
+  }
+  for (int t = 0; t < taps; ++t)  // a partial block
+    for (int v = 0; v < NV && v * V::W < left; ++v) {
+      const int n = left - v * V::W < V::W ? left - v * V::W : V::W;
+      acc[v] = fma(V::load_tail(in[t] + c0 + v * V::W, n), V::load(w + t * CB + v * V::W), acc[v]);
+    }
+  for (int v = 0; v < NV && v * V::W < left; ++v) {
+    const int n = left - v * V::W < V::W ? left - v * V::W : V::W;
+    min(vhi, max(vlo, acc[v])).store_tail(out + c0 + v * V::W, n);
+  }
+}
+
 // NV vectors of channels per block; taps in order, one fma each.
 template <class V, int NV>
 void dw_microkernel(int pixels, int channels, int taps, const float* const* in, const float* packed, float* out,
@@ -69,28 +95,60 @@ void dw_microkernel(int pixels, int channels, int taps, const float* const* in, 
   const V vlo = V::splat(lo), vhi = V::splat(hi);
   for (int p = 0; p < pixels; ++p, in += taps, out += channels) {
     const float* w = packed;
-    for (int c0 = 0; c0 < channels; c0 += CB, w += block_size) {
-      const int left = channels - c0;
-      V acc[NV];
-      for (int v = 0; v < NV; ++v) acc[v] = V::load(w + static_cast<size_t>(taps) * CB + v * V::W);
-      if (left >= CB) {
-        for (int t = 0; t < taps; ++t)
-          for (int v = 0; v < NV; ++v)
-            acc[v] = fma(V::load(in[t] + c0 + v * V::W), V::load(w + t * CB + v * V::W), acc[v]);
-        for (int v = 0; v < NV; ++v) min(vhi, max(vlo, acc[v])).store(out + c0 + v * V::W);
-        continue;
-      }
-      for (int t = 0; t < taps; ++t)  // the last, partial block
-        for (int v = 0; v < NV && v * V::W < left; ++v) {
-          const int n = left - v * V::W < V::W ? left - v * V::W : V::W;
-          acc[v] = fma(V::load_tail(in[t] + c0 + v * V::W, n), V::load(w + t * CB + v * V::W), acc[v]);
-        }
-      for (int v = 0; v < NV && v * V::W < left; ++v) {
-        const int n = left - v * V::W < V::W ? left - v * V::W : V::W;
-        min(vhi, max(vlo, acc[v])).store_tail(out + c0 + v * V::W, n);
-      }
+    for (int c0 = 0; c0 < channels; c0 += CB, w += block_size)
+      dw_pixel_block<V, NV>(in, taps, c0, channels - c0, w, out, vlo, vhi);
+  }
+}
+
+// P pixels of one full block at a time: each weight vector, loaded once per
+// tap, feeds P independent chains (dw_pixel_block's one chain per vector waits
+// on the fma latency). The same fmas in the same order: results identical.
+template <class V, int NV, int P>
+inline void dw_pixels_block(const float* const* in, int taps, int channels, int c0, const float* w, float* out, V vlo,
+                            V vhi) {
+  constexpr int CB = NV * V::W;
+  V acc[P][NV];
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v) {
+    const V b = V::load(w + static_cast<size_t>(taps) * CB + v * V::W);
+#pragma GCC unroll 16
+    for (int q = 0; q < P; ++q) acc[q][v] = b;
+  }
+  for (int t = 0; t < taps; ++t) {
+    V wt[NV];
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) wt[v] = V::load(w + t * CB + v * V::W);
+#pragma GCC unroll 16
+    for (int q = 0; q < P; ++q) {
+      const float* x = in[q * taps + t] + c0;
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) acc[q][v] = fma(V::load(x + v * V::W), wt[v], acc[q][v]);
     }
   }
+#pragma GCC unroll 16
+  for (int q = 0; q < P; ++q)
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) min(vhi, max(vlo, acc[q][v])).store(out + q * channels + c0 + v * V::W);
+}
+
+// Depthwise of any window, P pixels at a time (dw_pixels_block); a partial
+// channel block and the pixels left over go one pixel at a time.
+template <class V, int NV, int P>
+void dw_microkernel_pixels(int pixels, int channels, int taps, const float* const* in, const float* packed,
+                           float* out, float lo, float hi) {
+  constexpr int CB = NV * V::W;
+  const size_t block_size = static_cast<size_t>(taps + 1) * CB;
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  const int full = pixels / P * P;
+  for (int p = 0; p < full; p += P, in += P * taps, out += P * channels) {
+    const float* w = packed;
+    int c0 = 0;
+    for (; c0 + CB <= channels; c0 += CB, w += block_size)
+      dw_pixels_block<V, NV, P>(in, taps, channels, c0, w, out, vlo, vhi);
+    for (int q = 0; c0 < channels && q < P; ++q)
+      dw_pixel_block<V, NV>(in + q * taps, taps, c0, channels - c0, w, out + q * channels, vlo, vhi);
+  }
+  dw_microkernel<V, NV>(pixels - full, channels, taps, in, packed, out, lo, hi);
 }
 
 // VG vectors of channels from c on, over all pixels, with their TAPS x VG weights

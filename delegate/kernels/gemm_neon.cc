@@ -18,7 +18,7 @@ const GemmKernel& gemm_kernel_neon() {
 const DwKernel& dw_kernel_neon() {
   // 32 registers: a 3x3 filter for two vectors (18), a 5x5 for one (25); along a
   // row, a 3x3 filter and 8 pixels, a 5x5 and 4.
-  static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel<simd::F32x4, 4>,
+  static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel_pixels<simd::F32x4, 4, 4>,
                                &simd::pool_microkernel<simd::F32x4>,
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 9, 2>,
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1>,
