@@ -58,15 +58,18 @@ std::vector<float> dequantize_i8(const int8_t* values, const std::vector<int64_t
   const bool per_axis = q.per_axis() && static_cast<size_t>(q.axis) < shape.size();
   if (groups == 0 || q.zero_points.size() != groups || (per_axis ? shape[q.axis] : 1) != static_cast<int64_t>(groups))
     return {};
-  int64_t count = 1, inner = 1;  // inner: the elements after the quantized axis
+  // Blocks of `inner` elements (those after the quantized axis) take scale and
+  // zero point c in turn.
+  int64_t count = 1, inner = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     count *= shape[d];
     if (per_axis && d > static_cast<size_t>(q.axis)) inner *= shape[d];
   }
+  if (!per_axis) inner = count;
   std::vector<float> out(count);
-  for (int64_t i = 0; i < count; ++i) {
-    const size_t c = per_axis ? static_cast<size_t>(i / inner % shape[q.axis]) : 0;
-    out[i] = static_cast<float>(values[i] - q.zero_points[c]) * q.scales[c];
+  for (int64_t i = 0, c = 0; i < count; i += inner, c = (c + 1) % static_cast<int64_t>(groups)) {
+    const float scale = q.scales[c], zero = static_cast<float>(q.zero_points[c]);
+    for (int64_t j = i; j < i + inner; ++j) out[j] = (static_cast<float>(values[j]) - zero) * scale;
   }
   return out;
 }
