@@ -20,6 +20,8 @@ size_t dtype_size(DType t);
 
 // An IEEE half-precision value (its bits) as the float it stands for, exactly.
 float f16_to_f32(uint16_t bits);
+// The same for n values.
+void f16_to_f32(const uint16_t* bits, int64_t n, float* out);
 
 // Affine quantization: real = scale * (q - zero_point). One scale and zero
 // point per tensor (axis -1), or one per index of `axis`. Empty: none.

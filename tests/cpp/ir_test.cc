@@ -165,6 +165,18 @@ TEST(Ir, Float16ConvertsExactlyForEveryValue) {
   }
 }
 
+// The bulk conversion (four at a time, then one by one) gives the same bits.
+TEST(Ir, Float16BulkConversionMatchesOneByOne) {
+  std::vector<uint16_t> all(0x10000 + 3);  // a tail of three
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i * 40503u);
+  std::vector<float> got(all.size());
+  f16_to_f32(all.data(), static_cast<int64_t>(all.size()), got.data());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const float want = f16_to_f32(all[i]);
+    ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0) << all[i];
+  }
+}
+
 // A DEQUANTIZE of weights folds into the layers packing them (the first one's group);
 // with a reader of another kind it is left to the runtime (the layers pack them all the same).
 TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {

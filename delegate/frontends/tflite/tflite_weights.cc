@@ -57,7 +57,7 @@ std::string dequantize_constant(const TfLiteTensor* tensors, const Node& n, Grap
     return "DEQUANTIZE of something that is not a float16 constant";
   std::vector<float> values(count);
   const auto* bits = static_cast<const uint16_t*>(in.data.bytes());
-  for (int64_t i = 0; i < count; ++i) values[i] = f16_to_f32(bits[i]);
+  f16_to_f32(bits, count, values.data());
   out.data = ConstantData::own(std::move(values));
   out.stored_as = DType::kF16;
   out.is_constant = true;
