@@ -407,6 +407,10 @@ def special_specs():
         c = _conv(tf, x, "tconv_dyn_conv", 3, 3, 8)
         return tf.nn.relu(_tconv(tf, c * tf.sigmoid(c), "tconv_dyn", 3, 6))
 
+    def dense_computed_shape(tf, x):  # batch None: tensordot reshapes to shapes computed at run time
+        h = tf.tensordot(x, _const("dcs_w", [16, 32], -0.2, 0.2), axes=[[2], [0]]) + _const("dcs_b", [32], -0.1, 0.1)
+        return tf.tanh(h) * tf.abs(h)
+
     def prelu_dyn(tf, x):
         v = x * _const("prelu_dyn_s", [8]) + _const("prelu_dyn_b", [8], -0.5, 0.5)
         return tf.abs(_prelu(tf, v, "prelu_dyn_a", [1, 8]) - x)
@@ -416,6 +420,11 @@ def special_specs():
              about="batch None: resized to 3, 0 and 2 in the tests"),
         Spec("dynamic_batch_two_inputs", dyn2, [[None, 8], [None, 8]], 4, 1,
              about="two inputs with batch None"),
+        Spec("dense_computed_shape", dense_computed_shape, [[None, 4, 16]], 4, 1, claimed_all=5, partitions_all=2,
+             emits=("FULLY_CONNECTED", "PACK"),
+             about="batch None: tensordot's FULLY_CONNECTED reads a RESHAPE to a shape computed at run time "
+                   "([-1, -1] in its signature) and binds when the runtime prepares it; the RESHAPE back to "
+                   "[-1, 4, 32] (batch open) then ADD, ABS, TANH, MUL; resized"),
         Spec("prelu_dynamic_batch", prelu_dyn, [[None, 10, 8]], 5, 1, emits=("PRELU",),
              about="batch None: MUL, ADD, PRELU (alpha [1,C]), SUB, ABS; resized"),
         Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0,

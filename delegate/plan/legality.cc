@@ -43,6 +43,14 @@ std::string families_disabled(uint32_t families) {
   return s + " are disabled";
 }
 
+// A matmul against constant weights reads rows of k floats from an input of
+// any shape: one known only at run time (a RESHAPE to a computed shape) binds
+// then, when the runtime prepares the partition.
+bool takes_run_time_shapes(const Node& node) {
+  const AnchorInfo& a = anchor_info(node.anchor);
+  return node.kind == OpKind::kAnchor && a.pattern == Pattern::kMatmul && a.constant_weights;
+}
+
 // Every run-time input (constant weights have their own rules) and the output
 // float32 of static shape.
 std::string dtype_legality(const Graph& g, const Node& node) {
@@ -50,7 +58,8 @@ std::string dtype_legality(const Graph& g, const Node& node) {
   for (size_t i = 0; i < data_inputs; ++i) {
     const int t = node.inputs[i];
     if (!g.tensors[t].is_f32()) return "dtype: input is not float32";
-    if (g.tensors[t].has_dynamic_shape) return "dynamic shape: input shape known only at run time";
+    if (g.tensors[t].has_dynamic_shape && !takes_run_time_shapes(node))
+      return "dynamic shape: input shape known only at run time";
   }
   const Tensor& o = g.tensors[node.outputs[0]];
   if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
@@ -123,6 +132,7 @@ std::string weighted_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
   const Shape& w = g.tensors[node.inputs[1]].shape;
   if (node.anchor == AnchorOp::kFullyConnected) {
+    if (g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // takes_run_time_shapes
     const auto out = fully_connected_shape(in, w, node.keep_num_dims);
     if (!out) return "input " + to_string(in) + " does not fit weights " + to_string(w);
     return output_legality(g.tensors[node.outputs[0]], out);

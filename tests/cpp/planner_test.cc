@@ -363,6 +363,23 @@ TEST(Planner, ACostRuleLeavesFullyConnectedWithInt8Weights) {
   }
 }
 
+// A tensor whose shape is known only at run time (a RESHAPE to a computed
+// shape): a FULLY_CONNECTED reads any rows of k from it and binds then; an
+// elementwise op reading it is left.
+TEST(Planner, AFullyConnectedReadsAShapeKnownOnlyAtRunTime) {
+  static const float w[8 * 8] = {};
+  GraphBuilder b;
+  const int x = b.tensor({1, 1});
+  b.g.tensors[x].has_dynamic_shape = true;
+  const int y = b.fc(x, w, nullptr, 8, 8, {1, 8});
+  b.ew(EwOp::Tanh, {b.ew(EwOp::Abs, {y}, {1, 8})}, {1, 8});
+  b.ew(EwOp::Exp, {x}, {1, 1});
+  const FusionPlan p = plan_fusion(b.g, {});
+  EXPECT_GE(p.group_of[0], 0) << p.reason[0];
+  EXPECT_EQ(p.group_of[3], -1);
+  EXPECT_EQ(p.reason[3].rfind("dynamic shape", 0), 0u) << p.reason[3];
+}
+
 TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
   GraphBuilder b;
   static const float w[8 * 8] = {};

@@ -157,6 +157,17 @@ bool view_dims(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
+// A RESHAPE to a shape computed at run time whose output's signature leaves
+// only the batch open: that signature, the batch inferred.
+bool signature_dims(TfLiteContext* ctx, Node* n) {
+  const TfLiteIntArray* sig = n->outputs.size() == 1 ? ctx->tensors[n->outputs[0]].dims_signature : nullptr;
+  if (!sig || sig->size < 2 || sig->data[0] != -1 || std::count(sig->data, sig->data + sig->size, -1) != 1)
+    return false;
+  n->dims.assign(sig->data, sig->data + sig->size);
+  n->inputs.resize(1);
+  return true;
+}
+
 // RESHAPE's new shape (a constant tensor, else the output's static shape),
 // TRANSPOSE's permutation and a resize's size (constant tensors) into
 // node.dims; the node then keeps only its data input.
@@ -166,6 +177,7 @@ bool read_dims(TfLiteContext* ctx, int code, Node* n) {
     n->inputs.resize(1);
     return true;
   }
+  if (code == kTfLiteBuiltinReshape && n->inputs.size() == 2) return signature_dims(ctx, n);
   if (n->anchor != AnchorOp::kReshape || n->inputs.size() != 1 || n->outputs.size() != 1) return false;
   n->dims = shape_of(ctx->tensors[n->outputs[0]]);
   return true;
@@ -296,6 +308,19 @@ void read_weights(TfLiteContext* ctx, int code, int pos, Node* n, Graph* g, std:
 
 // The context's nodes and tensors as our IR; `position` maps a node index to
 // its graph position, `declined` says why the front end left some nodes.
+// A RESHAPE to a shape computed at run time (SHAPE, PACK, ...) whose output's
+// signature leaves more than the batch open: that shape is known only then
+// (TFLite prepares the ops after it when it runs). An open batch alone is as
+// any other (the partition binds again when it changes).
+void mark_run_time_shapes(TfLiteContext* ctx, int code, const Node& n, Graph* g) {
+  if (code != kTfLiteBuiltinReshape || n.inputs.size() != 2 || g->tensors[n.inputs[1]].is_constant) return;
+  for (int t : n.outputs) {
+    const TfLiteIntArray* sig = ctx->tensors[t].dims_signature;
+    const bool open = !sig || sig->size == 0 || std::count(sig->data + 1, sig->data + sig->size, -1) > 0;
+    if (open) g->tensors[t].has_dynamic_shape = true;
+  }
+}
+
 Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position,
                          std::map<int, std::string>* declined) {
   Graph g;
@@ -337,6 +362,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
         batch_axes_broadcast_later(ctx, n))
       n.kind = OpKind::kOpaque;
     read_weights(ctx, reg->builtin_code, static_cast<int>(g.nodes.size()), &n, &g, declined);
+    mark_run_time_shapes(ctx, reg->builtin_code, n, &g);
     (*position)[n.id] = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(n));
   }
