@@ -50,16 +50,25 @@ bool indexable_nhwc(const Shape& input, const std::string& what, std::string* er
   return true;
 }
 
+std::optional<WindowDims> window_dims(const Shape& input, int kh, int kw, const std::string& what,
+                                      std::string* error) {
+  if (!indexable_nhwc(input, what, error)) return std::nullopt;
+  WindowDims d;
+  d.batch = input[0];
+  d.in_h = input[1];
+  d.in_w = input[2];
+  d.channels = input[3];
+  d.kh = kh;
+  d.kw = kw;
+  return d;
+}
+
 std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,
                                           const FoldedPad& fold, std::string* error) {
-  if (!indexable_nhwc(input, "convolution", error)) return std::nullopt;
+  const auto dims = window_dims(input, kh, kw, "convolution", error);
+  if (!dims) return std::nullopt;
   ConvGeometry g;
-  g.batch = input[0];
-  g.in_h = input[1];
-  g.in_w = input[2];
-  g.channels = input[3];
-  g.kh = kh;
-  g.kw = kw;
+  static_cast<WindowDims&>(g) = *dims;
   g.p = p;
   g.fold = fold;
   if (fold.mode != PadMode::kConstant) {  // a mirror may reach at most one pixel short of the far edge

@@ -22,10 +22,14 @@ struct FoldedPad {
   bool any() const { return top || bottom || left || right; }
 };
 
-struct ConvGeometry {
-  int64_t batch = 0, in_h = 0, in_w = 0, channels = 0;  // the input, before the folded PAD
+// What every window over an NHWC input has (CONV_2D's and TRANSPOSE_CONV's geometry).
+struct WindowDims {
+  int64_t batch = 0, in_h = 0, in_w = 0, channels = 0;  // the input (a convolution's: before the folded PAD)
   int64_t out_h = 0, out_w = 0;
   int kh = 1, kw = 1;
+};
+
+struct ConvGeometry : WindowDims {
   ConvParams p;
   int64_t pad_top = 0, pad_left = 0;  // the convolution's own (SAME) zero padding
   FoldedPad fold;
@@ -40,6 +44,11 @@ struct ConvGeometry {
 // Whether `input` is 4-D (NHWC) with offsets that fit the int32 indirection
 // offsets; else false, and *error says so of `what` ("convolution").
 bool indexable_nhwc(const Shape& input, const std::string& what, std::string* error);
+
+// The input's sizes and a kh x kw window (the output's are left 0), or nothing
+// if `input` is not indexable_nhwc.
+std::optional<WindowDims> window_dims(const Shape& input, int kh, int kw, const std::string& what,
+                                      std::string* error);
 
 // The geometry of a kh x kw convolution of an NHWC `input`, or nothing (and
 // *error) if it does not fit.

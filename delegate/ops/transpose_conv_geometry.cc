@@ -39,20 +39,16 @@ void add_pixel_taps(const TransposeConvGeometry& g, int64_t b, int ry, int64_t q
 
 std::optional<TransposeConvGeometry> transpose_conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,
                                                              const Shape& output, std::string* error) {
-  if (!indexable_nhwc(input, "TRANSPOSE_CONV", error)) return std::nullopt;
+  const auto dims = window_dims(input, kh, kw, "TRANSPOSE_CONV", error);
+  if (!dims) return std::nullopt;
   if (output.size() != 4) {
     *error = "TRANSPOSE_CONV output must be 4-D NHWC";
     return std::nullopt;
   }
   TransposeConvGeometry g;
-  g.batch = input[0];
-  g.in_h = input[1];
-  g.in_w = input[2];
-  g.channels = input[3];
+  static_cast<WindowDims&>(g) = *dims;
   g.out_h = output[1];
   g.out_w = output[2];
-  g.kh = kh;
-  g.kw = kw;
   g.stride_h = p.stride_h;
   g.stride_w = p.stride_w;
   if (kh < 1 || kw < 1 || p.stride_h < 1 || p.stride_w < 1 || g.channels < 1 || output[3] < 1 ||

@@ -16,13 +16,12 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ops/conv_geometry.h"
 
 namespace fd {
 
-struct TransposeConvGeometry {
-  int64_t batch = 0, in_h = 0, in_w = 0, channels = 0;
-  int64_t out_h = 0, out_w = 0;
-  int kh = 1, kw = 1, stride_h = 1, stride_w = 1;
+struct TransposeConvGeometry : WindowDims {
+  int stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_left = 0;  // output rows and columns cut off before the first
   int phases() const { return stride_h * stride_w; }
   int row_phase(int64_t oy) const { return static_cast<int>((oy + pad_top) % stride_h); }

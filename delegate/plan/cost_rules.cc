@@ -4,19 +4,8 @@
 #include "plan/passes.h"
 
 namespace fd {
-namespace {
 
-// A constant of the model itself, not one a node (DENSIFY) makes.
-bool model_constant(const Graph& g, int t) {
-  for (const Node& n : g.nodes)
-    for (int o : n.outputs)
-      if (o == t) return false;
-  return true;
-}
-
-}  // namespace
-
-std::string cost_rule(const Graph& g, const Node& node) {
+std::string cost_rule(const Graph& g, const GraphIndex& index, const Node& node) {
   if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kDepthwiseConv2D) {
     const int64_t n = g.tensors[node.inputs[1]].shape.back();
     const int64_t c = g.tensors[node.inputs[0]].shape.back();
@@ -29,7 +18,7 @@ std::string cost_rule(const Graph& g, const Node& node) {
   // mobilenet_v2, yolo_like, dynamic int8). Sparse int8 weights (through a
   // DENSIFY) stay too: XNNPACK does not take them.
   if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kFullyConnected && node.inputs.size() > 1 &&
-      g.tensors[node.inputs[1]].stored_as == DType::kI8 && model_constant(g, node.inputs[1]))
+      g.tensors[node.inputs[1]].stored_as == DType::kI8 && index.producer[node.inputs[1]] < 0)
     return "cost: FULLY_CONNECTED with int8 weights runs faster in the runtime's int8 kernels";
   return "";
 }

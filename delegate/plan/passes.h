@@ -14,7 +14,7 @@ namespace fd {
 
 // Why a legal node runs slower fused than in the runtime's kernels ("" if it
 // does not): the planner leaves it, with this reason.
-std::string cost_rule(const Graph& g, const Node& node);
+std::string cost_rule(const Graph& g, const GraphIndex& index, const Node& node);
 
 // The folds of a graph and, per node, the folds into it (indices into folds).
 struct FoldSet {
