@@ -1,6 +1,7 @@
 // Which vector ISAs this CPU runs, and the kernel table for a requested one.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,16 @@
 #include "kernels/gemm.h"
 
 namespace fd {
+
+// This CPU's data caches in bytes (L1d and L2 of one core, L3 of its
+// cluster), as the OS reports them; 0 where it does not.
+struct CacheSizes {
+  size_t l1d = 0, l2 = 0, l3 = 0;
+};
+CacheSizes cache_sizes();
+
+// "32K", "1024K", "32M", "65536": bytes; 0 if not a size.
+size_t parse_cache_size(const std::string& text);
 
 // ISAs usable on this CPU, best last: "scalar", then e.g. "avx2", "avx512".
 std::vector<std::string> available_isas();

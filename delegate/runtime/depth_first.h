@@ -15,12 +15,6 @@
 
 namespace fd {
 
-// Chain a tensor of L2's size (1 MiB on Zen 5) or more; a chain's rings take
-// half of L2. Measured on MobileNetV2, EfficientNet-B0, ResNet-50: 512 KiB
-// tensors gain less, budgets of 256 KiB make strips too thin.
-constexpr size_t kDepthFirstMinBytes = size_t{1} << 20;
-constexpr size_t kDepthFirstBudgetBytes = size_t{512} << 10;
-
 class ThreadPool;
 
 class DepthFirstChain {

@@ -8,6 +8,7 @@
 
 #include "ir/shape.h"
 #include "ops/shape_rules.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -184,7 +185,8 @@ bool Executor::prepare(TensorHost& host, int threads) {
     if (!bind_group(host, k)) return false;
   threads_ = threads;
   bind_slices(host);
-  chains_ = DepthFirstChain::find(programs_, bound_, exported_, kDepthFirstMinBytes, kDepthFirstBudgetBytes, threads);
+  chains_ = DepthFirstChain::find(programs_, bound_, exported_, tiling().depth_first_min_bytes,
+                                 tiling().depth_first_budget_bytes, threads);
   for (const DepthFirstChain& c : chains_)  // the tensors between links live in the chain's rings
     for (int k = c.first(); k + 1 < c.first() + c.size(); ++k) owned_shape_.erase(programs_[k].outputs[0]);
   find_aliases();

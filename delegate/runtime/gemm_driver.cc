@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/tiling.h"
+
 namespace fd {
 
 namespace {
@@ -104,7 +106,7 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
   if (last_panel < 0 || last_panel > panels) last_panel = panels;
   const int kc = w.k / taps;
   const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
-  const bool stream = w.data.size() * sizeof(float) > kStreamedWeightsBytes;
+  const bool stream = w.data.size() * sizeof(float) > tiling().streamed_weights_bytes;
   for (int m0 = 0; m0 < m; m0 += kGemmRowBlock) {
     const int m1 = std::min(m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {

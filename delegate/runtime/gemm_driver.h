@@ -12,10 +12,6 @@ namespace fd {
 
 // Rows per block: a block of A stays in L2 while every panel passes over it.
 constexpr int kGemmRowBlock = 96;
-// Weights above this do not stay in L2 beside the rows' data, so each panel's
-// first tile would read it from L3 at a third of the kernel's pace: the tiles
-// of one panel prefetch the next panel into L2 as they go.
-constexpr size_t kStreamedWeightsBytes = size_t{1} << 20;
 
 struct PackedWeights {
   int n = 0, k = 0, nr = 0;

@@ -17,6 +17,10 @@ namespace {
 constexpr size_t kBlockAlign = 64;
 // Address space reserved per region; only the pages blocks use get memory.
 constexpr size_t kRegionBytes = size_t{16} << 20;
+// Freed regions kept, their pages mapped, for the next partitions (an
+// interpreter created again skips the page faults and zeroing), at most this
+// much; the kernel may still reclaim their memory (MADV_FREE).
+constexpr size_t kSpareBytes = size_t{64} << 20;
 
 size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
@@ -31,7 +35,9 @@ struct Region {
 // Never destroyed: blocks may be freed by other objects' destructors at exit.
 struct Regions {
   std::mutex mutex;
-  std::vector<Region> list;  // the last one is the one carved from
+  std::vector<Region> list;   // the last one is the one carved from
+  std::vector<Region> spare;  // freed, oldest first
+  size_t spare_bytes = 0;
 };
 Regions& all_regions() {
   static Regions* r = new Regions;
@@ -56,6 +62,13 @@ Region map_region(size_t size) {
 
 void unmap_region(const Region& r) { munmap(r.base, r.size); }
 
+// Its memory may be taken back by the kernel until it is written again.
+void lazy_free(const Region& r) {
+#if defined(MADV_FREE)
+  madvise(r.base, round_up(r.used, kHugePageBytes), MADV_FREE);
+#endif
+}
+
 // Maps the block's pages now, in one call (Linux 5.14+; older kernels fault them later).
 void populate(char* p, size_t bytes) {
   constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
@@ -69,8 +82,34 @@ Region map_region(size_t size) {
   return {base, size, 0, 0};
 }
 void unmap_region(const Region& r) { ::operator delete(r.base, std::align_val_t(kHugePageBytes)); }
+void lazy_free(const Region&) {}
 void populate(char*, size_t) {}
 #endif
+
+// The smallest spare region of `size` bytes or more, else a new one.
+Region take_region(Regions& regions, size_t size) {
+  auto best = regions.spare.end();
+  for (auto r = regions.spare.begin(); r != regions.spare.end(); ++r)
+    if (r->size >= size && (best == regions.spare.end() || r->size < best->size)) best = r;
+  if (best == regions.spare.end()) return map_region(size);
+  const Region r = *best;
+  regions.spare_bytes -= r.size;
+  regions.spare.erase(best);
+  return {r.base, r.size, 0, 0};
+}
+
+// Keeps a freed region as a spare, the oldest spares unmapped to make room.
+void retire_region(Regions& regions, const Region& r) {
+  if (r.size > kSpareBytes) return unmap_region(r);
+  while (regions.spare_bytes + r.size > kSpareBytes) {
+    regions.spare_bytes -= regions.spare.front().size;
+    unmap_region(regions.spare.front());
+    regions.spare.erase(regions.spare.begin());
+  }
+  lazy_free(r);
+  regions.spare.push_back(r);
+  regions.spare_bytes += r.size;
+}
 
 }  // namespace
 
@@ -80,7 +119,7 @@ void* allocate_block(size_t bytes) {
   Regions& regions = all_regions();
   std::lock_guard<std::mutex> lock(regions.mutex);
   if (regions.list.empty() || regions.list.back().size - regions.list.back().used < size)
-    regions.list.push_back(map_region(std::max(kRegionBytes, round_up(size, kHugePageBytes))));
+    regions.list.push_back(take_region(regions, std::max(kRegionBytes, round_up(size, kHugePageBytes))));
   Region& r = regions.list.back();
   char* p = r.base + r.used;
   r.used += size;
@@ -98,7 +137,7 @@ void free_block(void* p, size_t bytes) {
   });
   if (r == regions.list.end()) std::abort();  // not a block of ours: a bug, not bad input
   if (--r->live == 0) {
-    unmap_region(*r);
+    retire_region(regions, *r);
     regions.list.erase(r);
   }
 }

@@ -9,7 +9,10 @@
 // - one TLB entry per 2 MiB, not 512, for every pass over weights and
 //   activations (MobileNetV2 -8%, BERT -7%, EfficientNet-B0 -7% at run time).
 // A region's space is not reused before all its blocks are freed, so blocks
-// that outlive partitions (per-thread scratch) stay on the ordinary heap.
+// that outlive partitions (per-thread scratch) stay on the ordinary heap. A
+// freed region is kept, 64 MiB of them at most, for the next partitions (an
+// interpreter created again: no page faults, no zeroing); until then the
+// kernel may take its memory back (MADV_FREE).
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 #include "ir/shape.h"
 #include "ops/op_classes.h"
 #include "runtime/thread_pool.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -384,20 +385,9 @@ void coalesce(Shape& dom, std::vector<Shape*>& strides) {
 // 10 us of one core): below, waking the pool costs more than it saves.
 constexpr int64_t kParallelMinElements = 1 << 14;
 constexpr int64_t kParallelMinWork = 1 << 18;
-// All streams of one tile together: 16 KiB, a third of L1d. On an Intel Xeon
-// (48 KiB L1d, 2 MiB L2) anchor_bench's chain of 6 unary ops ran at 91% of
-// memcpy's bandwidth with it and 72% with 64 KiB (past L1), swish 75% and 57%;
-// a Zen 5 core had preferred 2048-4096-float tiles, which 64 KiB gives.
-constexpr int kTileBudgetFloats = 4096;
-// An anchor's output tile: its epilogue then reads it from L2.
-constexpr int kAnchorTileFloats = 16384;
-// ... or, where the epilogue computes row statistics (a LayerNorm: ten passes
-// over the tile), from L1: BERT 4% faster than with the tile above.
-constexpr int kRowTileFloats = 4096;
-// Weights above kStreamedWeightsBytes (gemm.h): the tile grows to a GEMM row
-// block (kGemmRowBlock rows, shared evenly) so that they stream from L3 once per
-// block, not once per tile. ResNet-50 8% faster (its 7x7 and 14x14 layers: 1-9
-// MiB of weights for 49 or 196 rows); BERT's row programs keep L1 tiles.
+// Tile sizes: runtime/tiling.h. Where weights stream from L3, the tile grows to
+// a GEMM row block (kGemmRowBlock rows, shared evenly) so that they stream once
+// per block, not once per tile; row programs keep L1 tiles.
 
 }  // namespace
 
@@ -636,7 +626,8 @@ void BoundProgram::choose_tile() {
   const int r = static_cast<int>(domain_.size());
   int streams = buffers_ + outputs_;
   for (auto& op : in_) streams += op.mode == Mode::kDense;
-  int64_t tile = std::clamp<int64_t>(kTileBudgetFloats / std::max(streams, 1) / 64 * 64, 512, 4096);
+  const int64_t budget = tiling().stream_tile_floats;
+  int64_t tile = std::clamp<int64_t>(budget / std::max(streams, 1) / 64 * 64, 512, std::max<int64_t>(512, budget));
   bool row_repeat = false;
   for (auto& op : in_) row_repeat |= op.buffer >= 0 && outer_zero(op.strides) && op.strides[r - 1];
   if (row_repeat && domain_[r - 1] > 0 && domain_[r - 1] <= tile) tile = tile / domain_[r - 1] * domain_[r - 1];
@@ -667,12 +658,12 @@ int64_t BoundProgram::anchor_tile(int64_t tile) {
     const BoundAnchor& a = anchors_[s.anchor];
     const int64_t mr = a.row_unit ? a.row_unit : a.step.gemm ? a.step.gemm->mr : 1;
     const int64_t n = std::max<int64_t>(1, a.n);
-    const int64_t budget = row_len_ > 0 ? kRowTileFloats : kAnchorTileFloats;
+    const int64_t budget = row_len_ > 0 ? tiling().row_tile_floats : tiling().anchor_tile_floats;
     int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
     const size_t weight_bytes = a.step.weights    ? a.step.weights->data.size() * sizeof(float)
                                 : a.step.winograd ? a.step.winograd->bytes()
                                                   : 0;
-    if (row_len_ == 0 && weight_bytes > kStreamedWeightsBytes) {
+    if (row_len_ == 0 && weight_bytes > tiling().streamed_weights_bytes) {
       const int64_t all = total_ / n;  // 0 at batch 0: one (empty) block
       const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);
       rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);

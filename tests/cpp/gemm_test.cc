@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "kernels/cpu.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -37,9 +38,11 @@ std::vector<std::pair<std::string, const GemmKernel&>> every_gemm_kernel() {
 }
 
 TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
+  // The last one's weights are past tiling().streamed_weights_bytes: tiles prefetch the next panel.
+  const int streamed = static_cast<int>(tiling().streamed_weights_bytes / (301 * sizeof(float))) + 37;
   const Problem problems[] = {{1, 1, 1},  {5, 7, 3},   {13, 33, 17},  {12, 32, 64},
                               {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}, {1, 70, 129},
-                              {30, 1100, 300}};  // past kStreamedWeightsBytes: tiles prefetch the next panel
+                              {30, streamed, 300}};
   const float kGuard = 1234.5f;
   for (const auto& [m, n, k] : problems) {
     for (const auto& [lo, hi, half_tail] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, false},
@@ -124,6 +127,21 @@ TEST(Gemm, PackedWeightsShareRegionsThatAreFreedWithTheirLastBlock) {
     EXPECT_EQ(packed[3].data[3 * 32 + 9], w[41 * 1024 + 9 * 256 + 3]);
   }
   EXPECT_EQ(block_regions(), before);
+}
+
+// A region freed with its last block is kept (up to a cap) for the next one:
+// an interpreter created again finds its pages mapped.
+TEST(Gemm, AFreedRegionIsReusedByTheNextBlock) {
+  const int before = block_regions();
+  const size_t bytes = size_t{17} << 20;  // past one region's default size: a region of its own
+  void* first = allocate_block(bytes);
+  EXPECT_EQ(block_regions(), before + 1);
+  free_block(first, bytes);
+  EXPECT_EQ(block_regions(), before);
+  void* again = allocate_block(bytes);
+  EXPECT_EQ(again, first);
+  static_cast<char*>(again)[bytes - 1] = 1;  // writable to its end
+  free_block(again, bytes);
 }
 
 TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {

@@ -14,6 +14,7 @@
 #include "ops/op_classes.h"
 #include "graph_builder.h"
 #include "runtime/thread_pool.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -560,10 +561,11 @@ int64_t out_size(int64_t in, int64_t k, int stride, int dilation, bool same) {
 }
 
 // Batch 0 (a resize to an empty batch): anchors with weights past
-// kStreamedWeightsBytes (whose tile follows GEMM row blocks) and small ones
-// bind, give empty outputs of the right shape, and run nothing.
+// tiling().streamed_weights_bytes (whose tile follows GEMM row blocks) and
+// small ones bind, give empty outputs of the right shape, and run nothing.
 TEST(Program, AnEmptyBatchBindsAndRunsNothing) {
-  for (int64_t n : {500, 8}) {  // 1.2 MB and 19 KB of weights
+  const int64_t streamed = static_cast<int64_t>(tiling().streamed_weights_bytes / (600 * sizeof(float))) + 16;
+  for (int64_t n : {streamed, int64_t{8}}) {  // weights past L2, and 19 KB
     Case c;
     const int y = c.b.fc(c.input({0, 600}), test::random_weights(n * 600, 11), test::random_weights(n, 12), n, 600,
                          {0, n}, Activation::kNone, false);
