@@ -14,9 +14,12 @@ delegate claims: the elementwise ops with every kind of broadcast (constants on 
 side, two run-time values), CONV_2D and DEPTHWISE_CONV_2D (kernels 1, 3, 5, strides,
 dilations, SAME/VALID, multipliers 1 and 2) after an explicit PAD or MIRROR_PAD or not,
 TRANSPOSE_CONV (kernels 1-4, strides 1-3 per axis, SAME/VALID), pools, spatial MEAN, FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, LayerNorm, RESHAPE, TRANSPOSE,
-CONCATENATION on any axis, attention; and SIN, which it never claims, cutting groups.
-Some graphs take a dynamic batch (the worker resizes it), some the converter's float16
-weights. Outputs: the last value, values nothing reads, and a few intermediates.
+CONCATENATION on any axis, attention, a lone PAD on any axes; and SIN, which it never claims, cutting groups.
+Some graphs take a dynamic batch (the worker resizes it). Weights come in the formats real
+models carry: float32, the converter's float16, dynamic-range int8 (layers of 1024+ weights;
+the reference is the float twin, the same weights dequantized), sparse (80% zeros, through a
+DENSIFY), and sparse int8. Outputs: the last value, values nothing reads, and a few
+intermediates.
 
 The steps, and how they keep values finite and in their ops' domains: tests/fuzz_steps.py.
 """
@@ -32,7 +35,8 @@ from fuzz_steps import MAX_ELEMENTS, Graph, broadcast_kind, size, step
 
 MAX_STEPS = 14
 INPUT_RANGES = ((-3.0, 3.0), (-8.0, 8.0), (-1.0, 1.0), (0.5, 2.0))
-DYNAMIC_SHARE, FLOAT16_SHARE = 0.2, 0.2
+DYNAMIC_SHARE = 0.2
+WEIGHT_FORMATS = {"float32": 0.5, "float16": 0.2, "dynamic_int8": 0.15, "sparse": 0.1, "sparse_dynamic_int8": 0.05}
 
 
 def input_shapes(g, dynamic):
@@ -64,13 +68,12 @@ def trace(g, xs, bound):
     return tuple(v.t for v in outs)
 
 
-def convert(tf, g, sigs, bound, float16):
-    """The tflite model of the graph g traces from inputs `sigs` of magnitude `bound`."""
+def convert(tf, g, sigs, bound, weights):
+    """The tflite model of the graph g traces from inputs `sigs` of magnitude `bound`, its
+    weights in format `weights` (models.set_weight_format)."""
     fn = tf.function(lambda *xs: trace(g, xs, bound), input_signature=sigs, autograph=False)
     converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()])
-    if float16:
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.target_spec.supported_types = [tf.float16]
+    models.set_weight_format(tf, converter, weights)
     return converter.convert()
 
 
@@ -78,15 +81,17 @@ def make_graph(tf, seed, index, exact_gelu=True):
     """(tflite bytes or None, manifest entry) of graph `index` of `seed`. Where the converter
     leaves GELU's erf form unfused (as tf.Erfc, which TFLite lacks: after a NEG, with a
     dynamic batch, after some matmuls), the same graph with GELU's tanh form."""
-    g = Graph(tf, np.random.default_rng([seed, index]), exact_gelu)
-    dynamic, float16 = g.chance(DYNAMIC_SHARE), g.chance(FLOAT16_SHARE)
+    rng = np.random.default_rng([seed, index])
+    dynamic = rng.random() < DYNAMIC_SHARE
+    weights = str(rng.choice(list(WEIGHT_FORMATS), p=list(WEIGHT_FORMATS.values())))
+    g = Graph(tf, rng, exact_gelu, sparse=weights.startswith("sparse"), wide=weights.endswith("int8"))
     lo, hi = g.pick(INPUT_RANGES)
     shapes = input_shapes(g, dynamic)
     sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(shapes)]
-    entry = {"seed": seed, "index": index, "weights": "float16" if float16 else "float32",
+    entry = {"seed": seed, "index": index, "weights": weights,
              "dynamic_batch": dynamic, "input_ranges": [[lo, hi]] * len(shapes)}
     try:
-        model = convert(tf, g, sigs, max(abs(lo), abs(hi)), float16)
+        model = convert(tf, g, sigs, max(abs(lo), abs(hi)), weights)
     except Exception as e:
         if exact_gelu and "Erfc" in str(e):
             return make_graph(tf, seed, index, exact_gelu=False)
@@ -104,6 +109,7 @@ def describe(tf, model, entry, index):
         "file": f"g{index:05d}.tflite",
         "ops": [models._op_label(n) for n in nodes],
         "approx_ops": sorted({n["op"] for n in nodes} & set(models.APPROX_OPS)),
+        "int8_weight_nodes": [i for i, n in enumerate(nodes) if n["int8_weights"]],
         "input_ranges": entry["input_ranges"][:len(inputs)],  # one range for all: any may be dropped
         "input_dtypes": [np.dtype(d["dtype"]).name for d in inputs],
         "shape_signatures": [d["shape_signature"].tolist() for d in inputs],
@@ -123,6 +129,8 @@ def generate(outdir, seed, indices):
         if model is not None:
             (outdir / f"g{k:05d}.tflite").write_bytes(model)
             entry = describe(tf, model, entry, k)
+            if models.write_float_twin(tf, model, entry["weights"], outdir / f"g{k:05d}_twin.tflite"):
+                entry["reference_file"] = f"g{k:05d}_twin.tflite"
         graphs[f"g{k:05d}"] = entry
     manifest = {"tensorflow": tf.__version__, "seed": seed, "models": graphs}
     (outdir / "manifest.json").write_text(json.dumps(manifest, indent=1))

@@ -35,8 +35,8 @@ class Value:
 class Graph:
     """One random graph being traced: its values, a line per step and what was read."""
 
-    def __init__(self, tf, rng, exact_gelu=True):
-        self.tf, self.rng, self.exact_gelu = tf, rng, exact_gelu
+    def __init__(self, tf, rng, exact_gelu=True, sparse=False, wide=False):
+        self.tf, self.rng, self.exact_gelu, self.sparse, self.wide = tf, rng, exact_gelu, sparse, wide
         self.values, self.steps, self.read = [], [], set()
 
     def new(self, t, bound, text, *reads):
@@ -54,6 +54,18 @@ class Graph:
 
     def const(self, shape, lo=-1.0, hi=1.0):
         return self.rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+    def units(self, hi, per_unit):
+        """A layer's output channels: 1 to hi, or in a wide graph 1 to 4 * hi (int8 weights need
+        layers of 1024+ weights), each unit taking per_unit elements of MAX_ELEMENTS."""
+        n = int(self.rng.integers(1, (4 * hi if self.wide else hi) + 1))
+        return max(1, min(n, MAX_ELEMENTS // max(per_unit, 1)))
+
+    def weights(self, shape, lo, hi):
+        """A layer's weights; in a sparse graph 80% of them zeros, so that the converter's
+        sparsity optimization stores them sparse (read through a DENSIFY)."""
+        w = self.const(shape, lo, hi)
+        return w * (self.rng.random(w.shape) < 0.2) if self.sparse else w
 
     def constant(self, shape, lo=-1.0, hi=1.0):
         """A constant operand, as a Value that is no graph value."""
@@ -244,6 +256,19 @@ def explicit_pad(g, v):
     return t, f"pad_{mode.lower()}({v.name},{top}{bottom}{left}{right},{value:g})"
 
 
+def pad(g, v):
+    """A lone PAD (constant 0 or another value) on any axes but the batch: channels, rows,
+    H and W alike."""
+    if size(v.shape) * 2 > MAX_ELEMENTS:
+        return None
+    pads = [[0, 0]] + [[int(p) for p in g.rng.integers(0, 3, size=2)] for _ in v.shape[1:]]
+    value = float(g.pick((0.0, 0.0, 0.5, -1.25)))
+    t = g.tf.pad(v.t, pads, constant_values=value)
+    if size(t.shape) > MAX_ELEMENTS:
+        return None
+    return g.new(t, max(v.bound, abs(value)), f"pad({v.name},{pads},{value:g})", v)
+
+
 def window_input(g, v):
     """(tensor, text, padding) a window op reads: v, or v explicitly padded (then VALID)."""
     if g.chance(0.3):
@@ -264,12 +289,12 @@ def conv(g, v):
     if g.chance(0.4):
         multiplier = g.pick((1, 1, 2)) if 2 * size(v.shape) <= MAX_ELEMENTS else 1
         stride = 1 if dilation > 1 else stride  # TF's depthwise: dilation only at stride 1
-        f = g.const([k, k, cin, multiplier], -math.sqrt(3 / k / k), math.sqrt(3 / k / k))
+        f = g.weights([k, k, cin, multiplier], -math.sqrt(3 / k / k), math.sqrt(3 / k / k))
         y = g.tf.nn.depthwise_conv2d(x, f, [1, stride, stride, 1], padding, dilations=[dilation, dilation])
         cout, kind = cin * multiplier, f"dwconv{k}x{k}*{multiplier}"
     else:
-        cout, scale = int(g.rng.integers(1, 17)), math.sqrt(3 / k / k / cin)
-        y = g.tf.nn.conv2d(x, g.const([k, k, cin, cout], -scale, scale), stride, padding, dilations=dilation)
+        cout, scale = g.units(16, h * w), math.sqrt(3 / k / k / cin)
+        y = g.tf.nn.conv2d(x, g.weights([k, k, cin, cout], -scale, scale), stride, padding, dilations=dilation)
         kind = f"conv{k}x{k}"
     if g.chance(0.8):
         y = y + g.const([cout], -0.3, 0.3)
@@ -293,7 +318,7 @@ def transpose_conv(g, v):
     dims = [oh, ow, cout]
     shape = [v.shape[0]] + dims if v.shape[0] is not None else g.tf.stack([g.tf.shape(v.t)[0]] + dims)
     scale = math.sqrt(3 / k / k / cin)
-    y = g.tf.nn.conv2d_transpose(v.t, g.const([k, k, cout, cin], -scale, scale), shape, [sh, sw], padding)
+    y = g.tf.nn.conv2d_transpose(v.t, g.weights([k, k, cout, cin], -scale, scale), shape, [sh, sw], padding)
     if g.chance(0.8):
         y = y + g.const([cout], -0.3, 0.3)
     y, bound, act = activation(g, y, 2.0 * v.bound + 0.3)
@@ -329,8 +354,9 @@ def dense(g, v):
     """FULLY_CONNECTED (a matmul by constant weights), bias or not, perhaps an activation."""
     if v.rank not in (2, 3) or v.shape[-1] < 2:  # the converter fails on chains of 1-deep ones
         return None
-    d, n = v.shape[-1], int(g.rng.integers(1, 33))
-    y = g.tf.matmul(v.t, g.const([d, n], -math.sqrt(3 / d), math.sqrt(3 / d)))
+    d = v.shape[-1]
+    n = g.units(32, size(v.shape) // d)
+    y = g.tf.matmul(v.t, g.weights([d, n], -math.sqrt(3 / d), math.sqrt(3 / d)))
     if g.chance(0.7):
         y = y + g.const([n], -0.3, 0.3)
     y, bound, act = activation(g, y, 2.0 * v.bound + 0.3)
@@ -479,7 +505,7 @@ def tame(g, v):
 
 STEPS = ((unary, 8), (binary, 10), (prelu, 1), (conv, 6), (transpose_conv, 1), (pool, 2), (spatial_mean, 1),
          (resize, 1), (dense, 3), (batch_matmul, 2), (softmax, 1), (row_mean, 1), (layer_norm, 1), (reshape, 2),
-         (transpose, 1), (concat, 2), (attention, 1))
+         (transpose, 1), (concat, 2), (attention, 1), (pad, 1))
 STEP_WEIGHTS = np.array([w for _, w in STEPS], float) / sum(w for _, w in STEPS)
 
 

@@ -985,14 +985,7 @@ def convert(tf, spec):
     sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(spec.shapes)]
     concrete = tf.function(lambda *xs: spec.fn(tf, *xs), input_signature=sigs).get_concrete_function()
     conv = tf.lite.TFLiteConverter.from_concrete_functions([concrete])
-    optimizations = {"float16": [tf.lite.Optimize.DEFAULT], "sparse": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY],
-                     "sparse_float16": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT],
-                     "dynamic_int8": [tf.lite.Optimize.DEFAULT],  # int8 weights, float activations
-                     "sparse_dynamic_int8": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT]}
-    if spec.weights in optimizations:
-        conv.optimizations = optimizations[spec.weights]
-    if spec.weights.endswith("float16"):
-        conv.target_spec.supported_types = [tf.float16]
+    set_weight_format(tf, conv, spec.weights)
     if spec.quantize:
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = lambda: _representative(spec)
@@ -1001,6 +994,29 @@ def convert(tf, spec):
         conv.inference_output_type = tf.int8
     model = conv.convert()
     return _patch(model, spec.patch) if spec.patch else model
+
+
+def set_weight_format(tf, conv, weights):
+    """Asks the converter for weights in format `weights`: float32, float16, dynamic_int8 (int8
+    weights, float activations), sparse, sparse_float16 or sparse_dynamic_int8."""
+    optimizations = {"float16": [tf.lite.Optimize.DEFAULT], "sparse": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY],
+                     "sparse_float16": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT],
+                     "dynamic_int8": [tf.lite.Optimize.DEFAULT],
+                     "sparse_dynamic_int8": [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT]}
+    if weights in optimizations:
+        conv.optimizations = optimizations[weights]
+    if weights.endswith("float16"):
+        conv.target_spec.supported_types = [tf.float16]
+
+
+def write_float_twin(tf, model, weights, path):
+    """For int8 weights (dynamic_int8, sparse_dynamic_int8): writes the model's float twin, the
+    reference the delegate's dequantized weights are compared with; True if it did."""
+    if not weights.endswith("dynamic_int8"):
+        return False
+    dense = densified(tf, model) if weights.startswith("sparse") else model
+    Path(path).write_bytes(float_twin(dense))
+    return True
 
 
 def _representative(spec):
@@ -1058,8 +1074,8 @@ def densified(tf, model):
     writes there, and the DENSIFYs gone: a model float_twin can dequantize."""
     from tensorflow.lite.tools import flatbuffer_utils as fbu
     schema = _schema()
-    it = tf.lite.Interpreter(model_content=model,
-                             experimental_op_resolver_type=tf.lite.experimental.OpResolverType.BUILTIN_REF)
+    builtin = tf.lite.experimental.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    it = tf.lite.Interpreter(model_content=model, experimental_op_resolver_type=builtin)
     it.allocate_tensors()
     it.invoke()  # DENSIFY writes its output on the first run (the inputs do not matter)
     m = fbu.read_model_from_bytearray(bytearray(model))
@@ -1216,9 +1232,7 @@ def generate(outdir, only=None):
         (outdir / f"{spec.name}.tflite").write_bytes(model)
         nodes, it = describe(tf, model)
         models[spec.name] = manifest_entry(spec, nodes, it, len(model))
-        if spec.weights.endswith("dynamic_int8"):
-            dense = densified(tf, model) if spec.weights.startswith("sparse") else model
-            (outdir / f"{spec.name}_twin.tflite").write_bytes(float_twin(dense))
+        if write_float_twin(tf, model, spec.weights, outdir / f"{spec.name}_twin.tflite"):
             models[spec.name]["reference_file"] = f"{spec.name}_twin.tflite"
         emitted |= {n["op"] for n in nodes
                     if n["float32"] or (n["op"] in PAD_OPS + RESIZE_OPS + TRANSPOSE_CONV_OPS and n["f32_data"])}
