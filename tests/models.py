@@ -741,6 +741,11 @@ def conv_specs():
         y = _dwconv(tf, tf.nn.relu6(_conv(tf, x, "f16_conv", 3, 3, 16)), "f16_dw", 3, 3)
         return _conv(tf, y * tf.sigmoid(y), "f16_project", 1, 1, 8, padding="VALID") + x
 
+    def float16_scalars(tf, x):  # float16 constants that elementwise ops read, each through a DEQUANTIZE
+        y = _conv(tf, x * _const("f16s_scale", [8], 0.5, 1.5) + _const("f16s_shift", [8]), "f16s_conv", 3, 3, 16)
+        h = y * tf.nn.relu6(y + 3.0) * (1.0 / 6.0)
+        return tf.tanh(h * _const("f16s_gate", [16], 0.5, 1.0) - 0.25)
+
     def conv_dynamic(tf, x):
         c = _conv(tf, _pad(tf, x, 1, 0, 1, 0), "conv_dyn", 3, 3, 8, stride=2, padding="VALID")
         return tf.nn.relu6(_dwconv(tf, c * tf.sigmoid(c), "conv_dyn_dw", 3, 3))
@@ -847,6 +852,11 @@ def conv_specs():
              weights="float16", emits=("DEQUANTIZE",),
              about="float16 weights and biases (the converter's float16 quantization), each read through a "
                    "DEQUANTIZE folded into its CONV_2D or DEPTHWISE_CONV_2D; batch None, resized"),
+        Spec("float16_scalars", float16_scalars, [[None, 9, 9, 8]], 6, 1, claimed_all=13, partitions_all=1,
+             weights="float16", emits=("DEQUANTIZE",),
+             about="float16 constants read through a DEQUANTIZE by elementwise ops (MobileNetV3's hard-swish "
+                   "scalars, an input normalisation folded into the CONV_2D, a per-channel gate): each claimed "
+                   "with its readers, which read the values the front end converted; batch None, resized"),
         Spec("concat_dynamic_batch", concat_dynamic, [[None, 8, 8, 4]], 0, 0, claimed_all=7, partitions_all=4,
              emits=("CONCATENATION axis=3",),
              about="batch None: CONCATENATION of CONV_2D+swish (in place) and CONV_2D+RELU (also read by the "

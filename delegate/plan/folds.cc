@@ -133,36 +133,43 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
   }
 }
 
-// The first layer reading tensor t if every reader is a legal anchor taking it
-// as weights or bias, or a legal constant node (a DENSIFY before a DEQUANTIZE)
-// whose output only such layers read in turn; else -1.
-int first_weights_reader(const Graph& g, const std::vector<bool>& legal, int t) {
+// The node whose group `node` runs in: the anchor it folds into, or itself.
+int group_host(const FoldSet& s, int node) {
+  if (!s.folded[node]) return node;
+  for (const Fold& f : s.folds)
+    if (std::find(f.nodes.begin(), f.nodes.end(), node) != f.nodes.end()) return f.anchor;
+  return node;
+}
+
+// The first node reading tensor t (the anchor a folded reader folds into) if it
+// has readers and every one is legal, looking through legal constant nodes (a
+// DENSIFY before a DEQUANTIZE) to their readers; else -1.
+int first_legal_reader(const Graph& g, const FoldSet& s, const std::vector<bool>& legal, int t) {
   int first = -1;
   for (size_t r = 0; r < g.nodes.size(); ++r) {
     const Node& n = g.nodes[r];
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      if (n.inputs[k] != t) continue;
-      int layer = static_cast<int>(r);
-      if (legal[r] && n.kind == OpKind::kConstant) layer = first_weights_reader(g, legal, n.outputs[0]);
-      else if (!(legal[r] && n.kind == OpKind::kAnchor && k > 0 && anchor_info(n.anchor).constant_weights)) return -1;
-      if (layer < 0) return -1;
-      if (first < 0 || layer < first) first = layer;
-    }
+    if (std::find(n.inputs.begin(), n.inputs.end(), t) == n.inputs.end()) continue;
+    if (!legal[r]) return -1;
+    const int reader = n.kind == OpKind::kConstant ? first_legal_reader(g, s, legal, n.outputs[0])
+                                                   : group_host(s, static_cast<int>(r));
+    if (reader < 0) return -1;
+    if (first < 0 || reader < first) first = reader;
   }
   return first;
 }
 
-// A constant node (a DEQUANTIZE of float16 weights, a DENSIFY of sparse ones)
-// that only layers read as weights or bias, directly or through other constant
-// nodes: each packs its values, it never runs; it joins the first one's group
-// (a later one's would make the groups depend on each other). Else it is left
-// to the runtime (the layers pack them all the same).
+// A constant node (a DEQUANTIZE of float16 weights or of a float16 scalar, a
+// DENSIFY of sparse weights) that only claimable nodes read, directly or
+// through other constant nodes: layers pack its values as weights, other
+// programs read them as the graph holds them; it never runs. It joins the
+// first reader's group (a later one's would make the groups depend on each
+// other). Else it is left to the runtime (the layers pack them all the same).
 void fold_constants(const Graph& g, std::vector<bool>& legal, std::vector<std::string>& reason, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != OpKind::kConstant || !legal[i]) continue;
-    const int r = first_weights_reader(g, legal, g.nodes[i].outputs[0]);
+    const int r = first_legal_reader(g, s, legal, g.nodes[i].outputs[0]);
     if (r < 0) {
-      reason[i] = g.nodes[i].name + " is fused only into the layers whose weights it makes, its only readers";
+      reason[i] = g.nodes[i].name + " is fused only where claimed nodes alone read it";
       legal[i] = false;
       continue;
     }

@@ -147,8 +147,9 @@ void Grouper::add(int i) {
   const Node& node = g_.nodes[i];
   Domain dom{g_.tensors[node.outputs[0]].shape, false};
   std::vector<int> members, merged;
-  for (int f : folds_.into[i])
-    members.insert(members.end(), folds_.folds[f].nodes.begin(), folds_.folds[f].nodes.end());
+  for (int f : folds_.into[i])  // constant nodes join once groups are made (group_nodes)
+    if (folds_.folds[f].kind != FoldKind::kConstant)
+      members.insert(members.end(), folds_.folds[f].nodes.begin(), folds_.folds[f].nodes.end());
   members.push_back(i);
   const bool joins = node.kind != OpKind::kAnchor || reads_tile_rows(node.anchor);
   for (int t : joins ? node.inputs : std::vector<int>{}) {
@@ -204,6 +205,15 @@ std::vector<std::vector<int>> group_nodes(const Graph& g, const GraphIndex& inde
   std::vector<std::vector<int>> out;
   for (auto& members : grouper.groups())
     if (!members.empty()) out.push_back(std::move(members));
+  // A constant node, made before anything runs, joins the group of the node it folds into.
+  for (const Fold& f : folds.folds) {
+    if (f.kind != FoldKind::kConstant) continue;
+    for (auto& members : out) {
+      if (std::find(members.begin(), members.end(), f.anchor) == members.end()) continue;
+      members.insert(members.end(), f.nodes.begin(), f.nodes.end());
+      std::sort(members.begin(), members.end());
+    }
+  }
   return out;
 }
 

@@ -3,6 +3,8 @@
 // it then joins instead of splitting the model around itself. So does an
 // anchor that moves or reduces values (a pool, MEAN, a resize, a view) alone in
 // its group: it saves nothing and runs no faster than the runtime's kernel.
+#include <algorithm>
+
 #include "ops/op_classes.h"
 #include "plan/passes.h"
 
@@ -50,10 +52,12 @@ void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std
       plan->reason[groups[k][0]] = "policy: " + first.name + " alone reads from and feeds no claimed anchor";
       continue;
     }
-    const bool big = static_cast<int>(groups[k].size()) >= opts.min_nodes_per_group;
+    const auto runs = std::count_if(groups[k].begin(), groups[k].end(),  // constant nodes never run
+                                    [&](int m) { return g.nodes[m].kind != OpKind::kConstant; });
+    const bool big = runs >= opts.min_nodes_per_group;
     if (!anchored[k] && !big && !touches_anchored(g, index, groups[k], group_of, anchored)) {
       for (int m : groups[k])
-        plan->reason[m] = "policy: a group of " + std::to_string(groups[k].size()) +
+        plan->reason[m] = "policy: a group of " + std::to_string(runs) +
                           " node(s) is below min_nodes_per_partition=" + std::to_string(opts.min_nodes_per_group);
       continue;
     }

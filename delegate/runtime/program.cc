@@ -263,9 +263,10 @@ void ProgramBuilder::emit(int pos, EwOp op) {
 
 Program ProgramBuilder::build(const std::vector<int>& group) {
   std::vector<bool> produced(g_.tensors.size(), false);
-  for (int pos : group) {  // a folded PAD's reader reads its input instead
+  for (int pos : group) {  // a folded PAD's reader reads its input instead; a constant node's, the graph's values
     const int out = g_.nodes[pos].outputs[0];
-    if (g_.nodes[pos].kind != OpKind::kPad || !folds_.outputs.count(out)) produced[out] = true;
+    const OpKind kind = g_.nodes[pos].kind;
+    if ((kind != OpKind::kPad || !folds_.outputs.count(out)) && kind != OpKind::kConstant) produced[out] = true;
   }
   for (int pos : group) {  // the program's inputs: what running nodes read from outside
     if (!runs(g_.nodes[pos])) continue;

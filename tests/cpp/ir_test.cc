@@ -178,7 +178,8 @@ TEST(Ir, Float16BulkConversionMatchesOneByOne) {
 }
 
 // A DEQUANTIZE of weights folds into the layers packing them (the first one's group);
-// with a reader of another kind it is left to the runtime (the layers pack them all the same).
+// read by an elementwise op too, into the first reader's group all the same (the
+// op reads the graph's values).
 TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {
   test::GraphBuilder b;
   const int x = b.tensor({1, 5, 5, 4});
@@ -201,12 +202,42 @@ TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {
   const FusionPlan plan = plan_fusion(b.g, o);
   ASSERT_GE(plan.group_of[0], 0) << plan.reason[0];
   EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
-  ASSERT_EQ(plan.folds.size(), 1u);
+  ASSERT_EQ(plan.folds.size(), 2u);
   EXPECT_EQ(plan.folds[0].kind, FoldKind::kConstant);
   EXPECT_EQ(plan.folds[0].anchor, 1);
-  EXPECT_EQ(plan.group_of[2], -1);
-  EXPECT_EQ(plan.reason[2], "DEQUANTIZE is fused only into the layers whose weights it makes, its only readers");
-  EXPECT_GE(plan.group_of[3], 0) << plan.reason[3];  // packs the values all the same
+  EXPECT_EQ(plan.folds[1].anchor, 3);  // the first of its readers
+  EXPECT_EQ(plan.group_of[2], plan.group_of[3]) << plan.reason[2];
+  EXPECT_GE(plan.group_of[4], 0) << plan.reason[4];  // the ABS beside an anchored group
+}
+
+// A DEQUANTIZE of a float16 scalar that elementwise ops alone read (MobileNetV3's
+// hard-swish constants) joins the first one's group; with a reader the delegate
+// cannot claim it is left to the runtime.
+TEST(Ir, AConstantNodeElementwiseOpsReadIsClaimedWithThem) {
+  for (bool opaque_reader : {false, true}) {
+    test::GraphBuilder b;
+    const Shape s = {1, 4, 4, 8};
+    const int half = b.opaque("DEQUANTIZE", {b.tensor({}, DType::kF16)}, {});
+    b.g.nodes.back().kind = OpKind::kConstant;
+    b.g.tensors[half].is_constant = true;
+    b.g.tensors[half].data = ConstantData::own(std::vector<float>(1, 0.5f));
+    const int x = b.tensor(s);
+    const int y = b.ew(EwOp::Mul, {x, half}, s);
+    b.ew(EwOp::Tanh, {b.ew(EwOp::Add, {y, half}, s)}, s);
+    if (opaque_reader) b.opaque("SIN", {half}, {});
+    PlannerOptions o;
+    o.families = kFamilyAll;
+    const FusionPlan plan = plan_fusion(b.g, o);
+    ASSERT_GE(plan.group_of[1], 0) << plan.reason[1];
+    if (opaque_reader) {
+      EXPECT_EQ(plan.group_of[0], -1);
+      EXPECT_EQ(plan.reason[0], "DEQUANTIZE is fused only where claimed nodes alone read it");
+      continue;
+    }
+    EXPECT_EQ(plan.group_of[0], plan.group_of[1]) << plan.reason[0];
+    ASSERT_EQ(plan.folds.size(), 1u);
+    EXPECT_EQ(plan.folds[0].anchor, 1);
+  }
 }
 
 TEST(Ir, AConstantNodeTwoLayersReadJoinsTheFirstOnesGroup) {
@@ -228,8 +259,8 @@ TEST(Ir, AConstantNodeTwoLayersReadJoinsTheFirstOnesGroup) {
 }
 
 // A DENSIFY of sparse float16 weights, then their DEQUANTIZE: both fold into
-// the layer, whose epilogue joins its group all the same; with a reader of
-// another kind after the DEQUANTIZE, both are left.
+// the layer, whose epilogue joins its group all the same; with a reader the
+// delegate cannot claim after the DEQUANTIZE, both are left.
 TEST(Ir, AChainOfConstantNodesFoldsIntoItsLayer) {
   for (bool other_reader : {false, true}) {
     test::GraphBuilder b;
@@ -246,7 +277,7 @@ TEST(Ir, AChainOfConstantNodesFoldsIntoItsLayer) {
     const int y = b.conv(AnchorOp::kConv2D, b.tensor({1, 5, 5, 4}), nullptr, w, nullptr, {}, {1, 5, 5, 4});
     b.g.nodes[2].inputs[1] = full;
     b.ew(EwOp::Tanh, {y}, {1, 5, 5, 4});
-    if (other_reader) b.ew(EwOp::Abs, {full}, w);
+    if (other_reader) b.opaque("SIN", {full}, w);
     PlannerOptions o;
     o.families = kFamilyAll;
     const FusionPlan plan = plan_fusion(b.g, o);
@@ -254,7 +285,7 @@ TEST(Ir, AChainOfConstantNodesFoldsIntoItsLayer) {
     if (other_reader) {
       EXPECT_EQ(plan.group_of[0], -1);
       EXPECT_EQ(plan.group_of[1], -1);
-      EXPECT_EQ(plan.reason[0], "DENSIFY is fused only into the layers whose weights it makes, its only readers");
+      EXPECT_EQ(plan.reason[0], "DENSIFY is fused only where claimed nodes alone read it");
       continue;
     }
     EXPECT_EQ(plan.group_of[0], plan.group_of[2]) << plan.reason[0];

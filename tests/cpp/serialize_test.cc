@@ -335,17 +335,18 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
 // graph's values for constants.
 class TestHost : public TensorHost {
  public:
-  explicit TestHost(const Graph& g) : g_(g) {
+  // `unwritten`: constants the host holds no values of (a claimed DEQUANTIZE's output).
+  explicit TestHost(const Graph& g, std::set<int> unwritten = {}) : g_(g), unwritten_(std::move(unwritten)) {
     for (size_t t = 0; t < g.tensors.size(); ++t) {
       shapes_[t] = g.tensors[t].shape;
-      if (!g.tensors[t].is_constant) buffers_[t].assign(num_elements(g.tensors[t].shape), NAN);
+      if (!g.tensors[t].is_constant || unwritten_.count(t)) buffers_[t].assign(num_elements(g.tensors[t].shape), NAN);
     }
   }
   std::vector<float>& values(int t) { return buffers_.at(t); }
   Shape shape(int t) const override { return shapes_.at(t); }
   float* data(int t) const override {
     const Tensor& ten = g_.tensors[t];
-    return ten.is_constant ? const_cast<float*>(ten.f32_data()) : buffers_.at(t).data();
+    return ten.is_constant && !unwritten_.count(t) ? const_cast<float*>(ten.f32_data()) : buffers_.at(t).data();
   }
   bool resize(int t, const Shape& s) override {
     shapes_[t] = s;
@@ -356,9 +357,37 @@ class TestHost : public TensorHost {
 
  private:
   const Graph& g_;
+  std::set<int> unwritten_;
   std::map<int, Shape> shapes_;
   mutable std::map<int, std::vector<float>> buffers_;
 };
+
+// A DEQUANTIZE of a float16 scalar, claimed with the MUL and ADD reading it:
+// the host never computes its output, the programs read the graph's values.
+TEST(Executor, ProgramsReadAClaimedConstantNodesValuesFromTheGraph) {
+  test::GraphBuilder b;
+  const Shape s = {1, 3, 5, 8};
+  const int half = b.opaque("DEQUANTIZE", {b.tensor({}, DType::kF16)}, {});
+  b.g.nodes.back().kind = OpKind::kConstant;
+  b.g.tensors[half].is_constant = true;
+  b.g.tensors[half].data = ConstantData::own(std::vector<float>(1, 0.75f));
+  const int x = b.tensor(s);
+  const int y = b.ew(EwOp::Add, {b.ew(EwOp::Mul, {x, half}, s), half}, s);
+  PlannerOptions o;
+  o.families = kFamilyAll;
+  o.min_nodes_per_group = 1;
+  const FusionPlan plan = plan_fusion(b.g, o);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  for (const auto& isa : available_isas()) {
+    Executor exec(std::make_shared<const Graph>(b.g), plan.groups, plan.folds, {y}, *kernels_for(isa));
+    TestHost host(b.g, {half});
+    for (size_t i = 0; i < host.values(x).size(); ++i) host.values(x)[i] = 0.25f * static_cast<float>(i % 7) - 1.f;
+    ASSERT_TRUE(exec.prepare(host, 1));
+    exec.invoke(host, nullptr, nullptr);
+    for (size_t i = 0; i < host.values(y).size(); ++i)
+      EXPECT_EQ(host.values(y)[i], host.values(x)[i] * 0.75f + 0.75f) << isa << " element " << i;
+  }
+}
 
 // The tensors `groups` produce that a node outside them reads, or no node does.
 std::set<int> exported_tensors(const Graph& g, const std::vector<std::vector<int>>& groups) {

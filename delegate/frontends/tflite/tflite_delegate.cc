@@ -392,12 +392,18 @@ class ContextTensors : public TensorHost {
 };
 
 // The partition's outputs the runtime reads (TFLite's output_tensors), less the
-// values of folded constant nodes: the plan folds one only where claimed layers
-// alone read it, as weights they pack from the graph, so nothing reads the tensor.
+// values of folded constant nodes that only claimed nodes read: those pack them
+// or read them from the graph, so nothing reads the tensor.
 std::set<int> exported_tensors(const Graph& g, const FusionPlan& plan, const TfLiteIntArray* outs) {
   std::set<int> exported(outs->data, outs->data + outs->size);
-  for (const Fold& f : plan.folds)
-    if (f.kind == FoldKind::kConstant) exported.erase(g.nodes[f.nodes[0]].outputs[0]);
+  for (const Fold& f : plan.folds) {
+    if (f.kind != FoldKind::kConstant) continue;
+    const int t = g.nodes[f.nodes[0]].outputs[0];
+    bool claimed_readers = true;
+    for (size_t r = 0; r < g.nodes.size(); ++r)
+      for (int in : g.nodes[r].inputs) claimed_readers = claimed_readers && (in != t || plan.group_of[r] >= 0);
+    if (claimed_readers) exported.erase(t);
+  }
   return exported;
 }
 
