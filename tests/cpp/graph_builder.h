@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/shape.h"
 #include "plan/planner.h"
 
 namespace fd::test {
@@ -158,6 +159,15 @@ class GraphBuilder {
     n.name = name;
     n.inputs = std::move(inputs);
     return add(std::move(n), std::move(out_shape));
+  }
+  // A DEQUANTIZE of a float16 constant as the front end makes it: a constant
+  // node whose float32 output holds `value` everywhere.
+  int dequantize(Shape shape, float value) {
+    const int out = opaque("DEQUANTIZE", {tensor(shape, DType::kF16)}, shape);
+    g.nodes.back().kind = OpKind::kConstant;
+    g.tensors[out].is_constant = true;
+    g.tensors[out].data = ConstantData::own(std::vector<float>(num_elements(shape), value));
+    return out;
   }
   Graph g;
 

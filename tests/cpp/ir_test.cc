@@ -183,17 +183,10 @@ TEST(Ir, Float16BulkConversionMatchesOneByOne) {
 TEST(Ir, AConstantNodeFoldsIntoTheLayerWhoseWeightsItMakes) {
   test::GraphBuilder b;
   const int x = b.tensor({1, 5, 5, 4});
-  auto dequantize = [&](Shape shape) {
-    const int out = b.opaque("DEQUANTIZE", {b.tensor(shape, DType::kF16)}, shape);
-    b.g.nodes.back().kind = OpKind::kConstant;
-    b.g.tensors[out].is_constant = true;
-    b.g.tensors[out].data = ConstantData::own(std::vector<float>(num_elements(shape), 0.25f));
-    return out;
-  };
-  const int w = dequantize({4, 1, 1, 4});
+  const int w = b.dequantize({4, 1, 1, 4}, 0.25f);
   const int y = b.conv(AnchorOp::kConv2D, x, nullptr, {4, 1, 1, 4}, nullptr, {}, {1, 5, 5, 4});
   b.g.nodes[1].inputs[1] = w;  // the conv reads the DEQUANTIZE's output as its weights
-  const int shared = dequantize({4, 1, 1, 4});
+  const int shared = b.dequantize({4, 1, 1, 4}, 0.25f);
   b.conv(AnchorOp::kConv2D, y, nullptr, {4, 1, 1, 4}, nullptr, {}, {1, 5, 5, 4});
   b.g.nodes[3].inputs[1] = shared;
   b.ew(EwOp::Abs, {shared}, {4, 1, 1, 4});
@@ -217,10 +210,7 @@ TEST(Ir, AConstantNodeElementwiseOpsReadIsClaimedWithThem) {
   for (bool opaque_reader : {false, true}) {
     test::GraphBuilder b;
     const Shape s = {1, 4, 4, 8};
-    const int half = b.opaque("DEQUANTIZE", {b.tensor({}, DType::kF16)}, {});
-    b.g.nodes.back().kind = OpKind::kConstant;
-    b.g.tensors[half].is_constant = true;
-    b.g.tensors[half].data = ConstantData::own(std::vector<float>(1, 0.5f));
+    const int half = b.dequantize({}, 0.5f);
     const int x = b.tensor(s);
     const int y = b.ew(EwOp::Mul, {x, half}, s);
     b.ew(EwOp::Tanh, {b.ew(EwOp::Add, {y, half}, s)}, s);
@@ -243,10 +233,7 @@ TEST(Ir, AConstantNodeElementwiseOpsReadIsClaimedWithThem) {
 TEST(Ir, AConstantNodeTwoLayersReadJoinsTheFirstOnesGroup) {
   test::GraphBuilder b;
   const Shape s = {1, 5, 5, 4};
-  const int w = b.opaque("DEQUANTIZE", {b.tensor({4, 1, 1, 4}, DType::kF16)}, {4, 1, 1, 4});
-  b.g.nodes.back().kind = OpKind::kConstant;
-  b.g.tensors[w].is_constant = true;
-  b.g.tensors[w].data = ConstantData::own(std::vector<float>(16, 0.5f));
+  const int w = b.dequantize({4, 1, 1, 4}, 0.5f);
   const int y = b.conv(AnchorOp::kConv2D, b.tensor(s), nullptr, {4, 1, 1, 4}, nullptr, {}, s);
   b.conv(AnchorOp::kConv2D, y, nullptr, {4, 1, 1, 4}, nullptr, {}, s);
   b.g.nodes[1].inputs[1] = b.g.nodes[2].inputs[1] = w;  // one set of weights, two layers

@@ -367,10 +367,7 @@ class TestHost : public TensorHost {
 TEST(Executor, ProgramsReadAClaimedConstantNodesValuesFromTheGraph) {
   test::GraphBuilder b;
   const Shape s = {1, 3, 5, 8};
-  const int half = b.opaque("DEQUANTIZE", {b.tensor({}, DType::kF16)}, {});
-  b.g.nodes.back().kind = OpKind::kConstant;
-  b.g.tensors[half].is_constant = true;
-  b.g.tensors[half].data = ConstantData::own(std::vector<float>(1, 0.75f));
+  const int half = b.dequantize({}, 0.75f);
   const int x = b.tensor(s);
   const int y = b.ew(EwOp::Add, {b.ew(EwOp::Mul, {x, half}, s), half}, s);
   PlannerOptions o;
