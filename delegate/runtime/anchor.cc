@@ -130,8 +130,8 @@ void run_row_op(const BoundAnchor& a, const float* in, int64_t rows, float* out)
 }
 
 int anchor_panels(const BoundAnchor& a) {
-  if (!anchor_op_def(a.step.op).run_panels) return 0;
-  return a.step.winograd ? a.step.winograd->u[0].panels() : a.weights().panels();
+  const AnchorOpDef& d = anchor_op_def(a.step.op);
+  return d.run_panels ? d.panels(a) : 0;
 }
 
 void run_anchor_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,

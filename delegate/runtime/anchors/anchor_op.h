@@ -46,6 +46,8 @@ struct AnchorOpDef {
   // run_anchor_panels: the same rows as run, the columns of weight panels
   // [first_panel, last_panel) only (-1: to the last); null: no such split.
   void (*run_panels)(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out);
+  // anchor_panels: the panels run_panels divides the columns into (with run_panels).
+  int (*panels)(const BoundAnchor& a);
 };
 
 // The ops, one per file (pool.cc and row_ops.cc: several).
@@ -92,6 +94,7 @@ bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::str
 void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                      float* out);  // run_panels
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out);  // all panels
+int gemm_panels(const BoundAnchor& a);  // panels: those of the packed weights
 int64_t gemm_depth(const BoundAnchor& a);  // depth: the weights' k
 
 // conv2d_winograd.cc: output pixels [first, first + count) of a CONV_2D in

@@ -117,7 +117,7 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kBatchMatMulAnchor = {
     "BatchMatMul", /*clamps=*/false, make, bind, before_run, run, /*run_tile=*/nullptr,
-    depth, describe, /*run_panels=*/nullptr,
+    depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

@@ -45,7 +45,7 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kConcatenationAnchor = {
     "Concatenation", /*clamps=*/false, /*make=*/nullptr, bind, before_run, run, /*run_tile=*/nullptr,
-    /*depth=*/nullptr, describe, /*run_panels=*/nullptr,
+    /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

@@ -99,6 +99,8 @@ void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_pa
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) { run_panels(a, first, count, 0, -1, out); }
 
+int panels(const BoundAnchor& a) { return a.step.winograd ? a.step.winograd->u[0].panels() : gemm_panels(a); }
+
 int64_t depth(const BoundAnchor& a) { return a.step.winograd ? 4 * a.step.winograd->c : gemm_depth(a); }
 
 std::string describe(const AnchorStep& s) {
@@ -110,7 +112,7 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kConv2DAnchor = {
     "Conv2D", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
-    depth, describe, run_panels,
+    depth, describe, run_panels, panels,
 };
 
 }  // namespace fd

@@ -98,7 +98,7 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kDepthwiseConv2DAnchor = {
     "DepthwiseConv2D", /*clamps=*/true, make, bind, point_window_rows, run, /*run_tile=*/nullptr,
-    window_depth, describe, /*run_panels=*/nullptr,
+    window_depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

@@ -44,7 +44,7 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kFullyConnectedAnchor = {
     "FullyConnected", /*clamps=*/true, make, bind, before_run, run_gemm_rows, /*run_tile=*/nullptr,
-    gemm_depth, describe, run_gemm_panels,
+    gemm_depth, describe, run_gemm_panels, gemm_panels,
 };
 
 }  // namespace fd

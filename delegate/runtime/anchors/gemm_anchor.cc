@@ -30,6 +30,8 @@ void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int fir
        a.step.hi, first_panel, last_panel);
 }
 
+int gemm_panels(const BoundAnchor& a) { return a.weights().panels(); }
+
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   run_gemm_panels(a, first, count, 0, -1, out);
 }

@@ -40,7 +40,7 @@ std::string describe(const AnchorStep& s) {  // the PAD itself, not a fold
 
 const AnchorOpDef kPadAnchor = {
     "Pad", /*clamps=*/false, /*make=*/nullptr, bind, point_window_rows, run, /*run_tile=*/nullptr,
-    /*depth=*/nullptr, describe, /*run_panels=*/nullptr,
+    /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

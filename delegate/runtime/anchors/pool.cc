@@ -70,17 +70,17 @@ std::string describe_mean(const AnchorStep& s) { return describe_folds(s) + "poo
 
 const AnchorOpDef kMaxPool2DAnchor = {
     "MaxPool2D", /*clamps=*/true, make, bind_max, point_window_rows, run, /*run_tile=*/nullptr,
-    window_depth, describe_pool, /*run_panels=*/nullptr,
+    window_depth, describe_pool, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 const AnchorOpDef kAveragePool2DAnchor = {
     "AveragePool2D", /*clamps=*/true, make, bind_average, point_window_rows, run, /*run_tile=*/nullptr,
-    window_depth, describe_pool, /*run_panels=*/nullptr,
+    window_depth, describe_pool, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 const AnchorOpDef kMeanAnchor = {
     "Mean", /*clamps=*/false, make, bind_mean, point_window_rows, run, /*run_tile=*/nullptr,
-    window_depth, describe_mean, /*run_panels=*/nullptr,
+    window_depth, describe_mean, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

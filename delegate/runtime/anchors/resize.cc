@@ -105,12 +105,12 @@ std::string describe(const AnchorStep& s) {
 
 const AnchorOpDef kResizeBilinearAnchor = {
     "ResizeBilinear", /*clamps=*/false, make, bind<true>, point_rows, run, /*run_tile=*/nullptr,
-    depth, describe, /*run_panels=*/nullptr,
+    depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 const AnchorOpDef kResizeNearestAnchor = {
     "ResizeNearest", /*clamps=*/false, make, bind<false>, point_rows, run, /*run_tile=*/nullptr,
-    depth, describe, /*run_panels=*/nullptr,
+    depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

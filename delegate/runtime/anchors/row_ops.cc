@@ -66,12 +66,12 @@ std::string describe_row_mean(const AnchorStep& s) { return describe_folds(s) + 
 
 const AnchorOpDef kSoftmaxAnchor = {
     "Softmax", /*clamps=*/false, make_rows, bind_softmax, read_whole_input, run_softmax, softmax_tile,
-    /*depth=*/nullptr, describe_softmax, /*run_panels=*/nullptr,
+    /*depth=*/nullptr, describe_softmax, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 const AnchorOpDef kRowMeanAnchor = {
     "RowMean", /*clamps=*/false, make_rows, bind_row_mean, read_whole_input, run_row_mean, row_mean_tile,
-    row_mean_depth, describe_row_mean, /*run_panels=*/nullptr,
+    row_mean_depth, describe_row_mean, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd

@@ -112,7 +112,7 @@ std::string describe(const AnchorStep& s) { return describe_window(s) + std::to_
 
 const AnchorOpDef kTransposeConvAnchor = {
     "TransposeConv", /*clamps=*/true, make, bind, point_rows, run, /*run_tile=*/nullptr,
-    depth, describe, /*run_panels=*/nullptr,
+    depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd
