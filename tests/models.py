@@ -420,11 +420,11 @@ def special_specs():
              about="batch None: resized to 3, 0 and 2 in the tests"),
         Spec("dynamic_batch_two_inputs", dyn2, [[None, 8], [None, 8]], 4, 1,
              about="two inputs with batch None"),
-        Spec("dense_computed_shape", dense_computed_shape, [[None, 4, 16]], 4, 1, claimed_all=5, partitions_all=2,
+        Spec("dense_computed_shape", dense_computed_shape, [[None, 4, 16]], 4, 1, claimed_all=6, partitions_all=2,
              emits=("FULLY_CONNECTED", "PACK"),
              about="batch None: tensordot's FULLY_CONNECTED reads a RESHAPE to a shape computed at run time "
-                   "([-1, -1] in its signature) and binds when the runtime prepares it; the RESHAPE back to "
-                   "[-1, 4, 32] (batch open) then ADD, ABS, TANH, MUL; resized"),
+                   "([-1, -1] in its signature) and binds when the runtime prepares it, its rows known only "
+                   "then; the RESHAPE back to [-1, 4, 32] (batch open) reads them, then ADD, ABS, TANH, MUL; resized"),
         Spec("prelu_dynamic_batch", prelu_dyn, [[None, 10, 8]], 5, 1, emits=("PRELU",),
              about="batch None: MUL, ADD, PRELU (alpha [1,C]), SUB, ABS; resized"),
         Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0,

@@ -1,4 +1,5 @@
 // Legality: whether a node can run fused at all, or why not.
+#include <algorithm>
 #include <string>
 
 #include "ir/shape.h"
@@ -43,26 +44,34 @@ std::string families_disabled(uint32_t families) {
   return s + " are disabled";
 }
 
-// A matmul against constant weights reads rows of k floats from an input of
-// any shape: one known only at run time (a RESHAPE to a computed shape) binds
-// then, when the runtime prepares the partition.
+// Ops that bind to an input shape known only at run time (a RESHAPE to a
+// computed shape), when the runtime prepares the partition: a matmul against
+// constant weights reads rows of k floats from an input of any shape (its
+// output rows are then known only at run time too), and a RESHAPE to a shape
+// of one inferred dimension gives a shape of that dimension open.
 bool takes_run_time_shapes(const Node& node) {
   const AnchorInfo& a = anchor_info(node.anchor);
-  return node.kind == OpKind::kAnchor && a.pattern == Pattern::kMatmul && a.constant_weights;
+  if (node.kind != OpKind::kAnchor) return false;
+  if (node.anchor == AnchorOp::kReshape)
+    return std::count(node.dims.begin(), node.dims.end(), -1) == 1 &&
+           std::count_if(node.dims.begin(), node.dims.end(), [](int64_t d) { return d == 0 || d < -1; }) == 0;
+  return a.pattern == Pattern::kMatmul && a.constant_weights;
 }
 
 // Every run-time input (constant weights have their own rules) and the output
-// float32 of static shape.
+// float32 of static shape, or of a shape known at run time where the input's is.
 std::string dtype_legality(const Graph& g, const Node& node) {
   const size_t data_inputs = anchor_info(node.anchor).constant_weights ? 1 : node.inputs.size();
+  bool run_time_input = false;
   for (size_t i = 0; i < data_inputs; ++i) {
     const int t = node.inputs[i];
     if (!g.tensors[t].is_f32()) return "dtype: input is not float32";
+    run_time_input = run_time_input || g.tensors[t].has_dynamic_shape;
     if (g.tensors[t].has_dynamic_shape && !takes_run_time_shapes(node))
       return "dynamic shape: input shape known only at run time";
   }
   const Tensor& o = g.tensors[node.outputs[0]];
-  if (!o.is_f32() || o.has_dynamic_shape) return "output is not a static float32 tensor";
+  if (!o.is_f32() || (o.has_dynamic_shape && !run_time_input)) return "output is not a static float32 tensor";
   return "";
 }
 
@@ -83,7 +92,10 @@ std::string row_op_legality(const Graph& g, const Node& node) {
       break;
     case AnchorOp::kSoftmax: expect = in; break;
     case AnchorOp::kRowMean: expect = row_mean_shape(in, node.keep_num_dims); break;
-    case AnchorOp::kReshape: expect = reshape_shape(in, node.dims); break;
+    case AnchorOp::kReshape:
+      if (g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // takes_run_time_shapes: fits when bound
+      expect = reshape_shape(in, node.dims);
+      break;
     case AnchorOp::kTranspose: expect = transpose_shape(in, node.dims); break;
     default: break;
   }

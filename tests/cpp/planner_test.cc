@@ -380,6 +380,31 @@ TEST(Planner, AFullyConnectedReadsAShapeKnownOnlyAtRunTime) {
   EXPECT_EQ(p.reason[3].rfind("dynamic shape", 0), 0u) << p.reason[3];
 }
 
+// The FULLY_CONNECTED's rows are then known only at run time too: a RESHAPE
+// of one inferred dimension reads them (the ops after it see a shape of that
+// dimension open), a RESHAPE to a shape of two open ones or an ABS do not.
+TEST(Planner, ARunTimeShapeReachesOnlyOpsThatBindToIt) {
+  static const float w[8 * 8] = {};
+  for (int reader = 0; reader < 3; ++reader) {
+    GraphBuilder b;
+    const int x = b.tensor({1, 8});
+    b.g.tensors[x].has_dynamic_shape = true;
+    const int y = b.fc(x, w, nullptr, 8, 8, {1, 8});
+    b.g.tensors[y].has_dynamic_shape = true;
+    const std::vector<int64_t> dims = reader == 0 ? std::vector<int64_t>{-1, 4, 8} : std::vector<int64_t>{-1, -1, 8};
+    const int r = reader < 2 ? b.row_op(AnchorOp::kReshape, {y}, {1, 4, 8}, dims) : b.ew(EwOp::Abs, {y}, {1, 8});
+    const Shape s = b.g.tensors[r].shape;
+    b.ew(EwOp::Tanh, {b.ew(EwOp::Neg, {r}, s)}, s);
+    const FusionPlan p = plan_fusion(b.g, {});
+    EXPECT_GE(p.group_of[0], 0) << p.reason[0];
+    if (reader == 0) {
+      EXPECT_GE(p.group_of[1], 0) << p.reason[1];
+    } else {
+      EXPECT_EQ(p.group_of[1], -1) << reader;
+    }
+  }
+}
+
 TEST(Planner, ALoneOpNextToAnAnchorJoinsItsPartition) {
   GraphBuilder b;
   static const float w[8 * 8] = {};

@@ -310,9 +310,12 @@ void read_weights(TfLiteContext* ctx, int code, int pos, Node* n, Graph* g, std:
 // its graph position, `declined` says why the front end left some nodes.
 // A RESHAPE to a shape computed at run time (SHAPE, PACK, ...) whose output's
 // signature leaves more than the batch open: that shape is known only then
-// (TFLite prepares the ops after it when it runs). An open batch alone is as
-// any other (the partition binds again when it changes).
+// (TFLite prepares the ops after it when it runs), and so are the rows of a
+// FULLY_CONNECTED reading it. An open batch alone is as any other (the
+// partition binds again when it changes).
 void mark_run_time_shapes(TfLiteContext* ctx, int code, const Node& n, Graph* g) {
+  if (code == kTfLiteBuiltinFullyConnected && !n.inputs.empty() && g->tensors[n.inputs[0]].has_dynamic_shape)
+    for (int t : n.outputs) g->tensors[t].has_dynamic_shape = true;
   if (code != kTfLiteBuiltinReshape || n.inputs.size() != 2 || g->tensors[n.inputs[1]].is_constant) return;
   for (int t : n.outputs) {
     const TfLiteIntArray* sig = ctx->tensors[t].dims_signature;
