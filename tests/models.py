@@ -397,6 +397,9 @@ def special_specs():
     def matmul_broadcast_later(tf, a, b):  # a's batch is 1, b's may change: they broadcast after a resize
         return tf.tanh(tf.matmul(a, b))
 
+    def matmul_inner_broadcast(tf, a, b):  # both batches open; b's second axis 1 against a's 3
+        return tf.tanh(tf.matmul(a, b))
+
     def dw_mult2_s2(tf, x):
         return tf.nn.relu(_dwconv(tf, x, "dw_mult2", 3, 3, multiplier=2, stride=2)) * _const("dw_mult2_s", [10])
 
@@ -450,6 +453,11 @@ def special_specs():
              emits=("BATCH_MATMUL",),
              about="BATCH_MATMUL of a [1,7,6] and b [None,6,5]: their batches broadcast once b is resized, "
                    "which the anchor does not do (only one b for every batch of a): left, and so is the TANH"),
+        Spec("matmul_inner_broadcast", matmul_inner_broadcast, [[None, 3, 4, 5], [None, 1, 5, 2]], 0, 0,
+             emits=("BATCH_MATMUL",),
+             about="BATCH_MATMUL of a [None,3,4,5] and b [None,1,5,2]: at batch 1 b is one matrix for every "
+                   "batch, resized it broadcasts along the second axis only, which the anchor does not do: "
+                   "left, and so is the TANH; resized"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
              about="full-integer int8: nothing float32 to claim"),
     ]

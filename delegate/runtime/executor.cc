@@ -13,11 +13,13 @@
 namespace fd {
 namespace {
 
-// Which group (index into `groups`) produces each tensor the groups output.
+// Which group (index into `groups`) produces each tensor the groups output at
+// run time (a constant node's values are there before anything runs).
 std::map<int, int> group_of_output(const Graph& g, const std::vector<std::vector<int>>& groups) {
   std::map<int, int> of;
   for (size_t k = 0; k < groups.size(); ++k)
-    for (int pos : groups[k]) of[g.nodes[pos].outputs[0]] = static_cast<int>(k);
+    for (int pos : groups[k])
+      if (g.nodes[pos].kind != OpKind::kConstant) of[g.nodes[pos].outputs[0]] = static_cast<int>(k);
   return of;
 }
 

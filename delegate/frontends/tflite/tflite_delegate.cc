@@ -183,10 +183,12 @@ bool read_dims(TfLiteContext* ctx, int code, Node* n) {
   return true;
 }
 
-// A BATCH_MATMUL whose batch axes line up only at the sizes they have now: one
-// that may change (-1 in its signature) against a fixed 1 on the other side
-// broadcasts after a resize, which the anchor does only for a right-hand side
-// that is one matrix for every batch. True if so (the node is then left).
+// A BATCH_MATMUL whose batch axes line up only at the sizes they have now: the
+// anchor takes batch axes that are equal, or a right-hand side that is one
+// matrix for every batch; with an axis that may change (-1 in a signature),
+// that must hold at every size (an open axis against a fixed 1, or a right-hand
+// side of 1s beside an open axis, broadcasts after a resize). True if it may
+// not (the node is then left).
 bool batch_axes_broadcast_later(TfLiteContext* ctx, const Node& n) {
   auto signature = [&](int t) {  // none: the shape it has (a tensor the model gave no signature)
     const TfLiteTensor& x = ctx->tensors[t];
@@ -196,13 +198,14 @@ bool batch_axes_broadcast_later(TfLiteContext* ctx, const Node& n) {
   const TfLiteIntArray* b = signature(n.inputs[1]);
   if (!a || !b || a->size < 2 || b->size < 2) return false;
   auto axis = [](const TfLiteIntArray* s, int i) { return i < s->size ? s->data[s->size - 1 - i] : 1; };
-  bool b_shared = true, mismatch = false;
+  bool same = true, b_shared = true, open = false;
   for (int i = 2; i < std::max(a->size, b->size); ++i) {
     const int da = axis(a, i), db = axis(b, i);
+    same = same && da == db;
     b_shared = b_shared && db == 1;
-    mismatch = mismatch || ((da == -1) != (db == -1) && (da == 1 || db == 1));
+    open = open || da == -1 || db == -1;
   }
-  return mismatch && !b_shared;
+  return open && !same && !b_shared;
 }
 
 // MEAN's axes: a constant int32 tensor (the type TFLite's MEAN takes), or false.
