@@ -1,0 +1,418 @@
+#include "frontends/tf/tf_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "ir/shape.h"
+#include "tensorflow/core/framework/node_def.pb.h"
+
+namespace fd {
+namespace {
+
+using tensorflow::AttrValue;
+using tensorflow::NodeDef;
+
+// ---- Attributes (absent ones read as empty or the given default).
+const AttrValue* attr(const NodeDef& d, const char* name) {
+  auto it = d.attr().find(name);
+  return it == d.attr().end() ? nullptr : &it->second;
+}
+std::string attr_s(const NodeDef& d, const char* name, const std::string& dflt = "") {
+  const AttrValue* a = attr(d, name);
+  return a ? a->s() : dflt;
+}
+std::vector<int64_t> attr_ints(const NodeDef& d, const char* name) {
+  const AttrValue* a = attr(d, name);
+  return a ? std::vector<int64_t>(a->list().i().begin(), a->list().i().end()) : std::vector<int64_t>{};
+}
+std::vector<std::string> attr_strings(const NodeDef& d, const char* name) {
+  const AttrValue* a = attr(d, name);
+  return a ? std::vector<std::string>(a->list().s().begin(), a->list().s().end()) : std::vector<std::string>{};
+}
+float attr_f(const NodeDef& d, const char* name, float dflt) {
+  const AttrValue* a = attr(d, name);
+  return a ? a->f() : dflt;
+}
+bool attr_b(const NodeDef& d, const char* name, bool dflt) {
+  const AttrValue* a = attr(d, name);
+  return a ? a->b() : dflt;
+}
+bool is_nhwc(const NodeDef& d) { return attr_s(d, "data_format", "NHWC") == "NHWC"; }
+bool is_float(const NodeDef& d, const char* name = "T") {
+  const AttrValue* a = attr(d, name);
+  return !a || a->type() == tensorflow::DT_FLOAT;
+}
+
+// ---- Constants.
+const Tensor* constant_f32(const Graph& g, int t) {
+  const Tensor& x = g.tensors[t];
+  return x.is_constant && x.f32_data() && !x.has_dynamic_shape ? &x : nullptr;
+}
+// An int32 / int64 constant's values.
+bool constant_ints(const Graph& g, int t, std::vector<int64_t>* out) {
+  const Tensor& x = g.tensors[t];
+  if (!x.is_constant || x.data.empty() || (x.dtype != DType::kI32 && x.dtype != DType::kI64)) return false;
+  const size_t width = x.dtype == DType::kI32 ? 4 : 8, count = x.data.size() / width;
+  out->clear();
+  for (size_t i = 0; i < count; ++i) {
+    const auto* p = static_cast<const char*>(x.data.bytes()) + i * width;
+    int64_t v = 0;
+    if (width == 4) {
+      int32_t v32;
+      std::memcpy(&v32, p, 4);
+      v = v32;
+    } else {
+      std::memcpy(&v, p, 8);
+    }
+    out->push_back(v);
+  }
+  return true;
+}
+int add_constant(Graph* g, Shape shape, std::vector<float> values) {
+  Tensor t;
+  t.dtype = DType::kF32;
+  t.is_constant = true;
+  t.shape = std::move(shape);
+  t.data = ConstantData::own(std::move(values));
+  g->tensors.push_back(std::move(t));
+  return static_cast<int>(g->tensors.size()) - 1;
+}
+int add_intermediate(Graph* g, int like) {
+  Tensor t = g->tensors[like];
+  g->tensors.push_back(std::move(t));
+  return static_cast<int>(g->tensors.size()) - 1;
+}
+
+// ---- Elementwise ops by TF name.
+struct EwEntry {
+  const char* name;
+  EwOp op;
+};
+constexpr EwEntry kElementwise[] = {
+    {"AddV2", EwOp::Add}, {"Add", EwOp::Add}, {"BiasAdd", EwOp::Add}, {"Sub", EwOp::Sub},
+    {"Mul", EwOp::Mul}, {"RealDiv", EwOp::Div}, {"Maximum", EwOp::Maximum}, {"Minimum", EwOp::Minimum},
+    {"SquaredDifference", EwOp::SquaredDifference}, {"Pow", EwOp::Pow}, {"Relu", EwOp::Relu},
+    {"Relu6", EwOp::Relu6}, {"Elu", EwOp::Elu}, {"LeakyRelu", EwOp::LeakyRelu}, {"Sigmoid", EwOp::Logistic},
+    {"Tanh", EwOp::Tanh}, {"Exp", EwOp::Exp}, {"Log", EwOp::Log}, {"Sqrt", EwOp::Sqrt}, {"Rsqrt", EwOp::Rsqrt},
+    {"Square", EwOp::Square}, {"Neg", EwOp::Neg}, {"Abs", EwOp::Abs},
+};
+const EwEntry* find_elementwise(const std::string& op) {
+  for (const EwEntry& e : kElementwise)
+    if (op == e.name) return &e;
+  return nullptr;
+}
+
+Node elementwise(EwOp op, std::vector<int> inputs, int output, float param = 0.f) {
+  Node n;
+  n.kind = OpKind::kElementwise;
+  n.ew = op;
+  n.param = param;
+  n.inputs = std::move(inputs);
+  n.outputs = {output};
+  return n;
+}
+
+std::string translate_elementwise(const NodeDef& d, const EwEntry& e, const std::vector<int>& in,
+                                  const std::vector<int>& out, std::vector<Node>* nodes) {
+  if (!is_float(d)) return "not float32";
+  if (static_cast<int>(in.size()) != ew_arity(e.op) || out.size() != 1) return "unexpected inputs or outputs";
+  if (d.op() == "BiasAdd" && !is_nhwc(d)) return "BiasAdd not NHWC";
+  nodes->push_back(elementwise(e.op, in, out[0], attr_f(d, "alpha", 0.2f)));
+  return "";
+}
+
+// ---- Weighted anchors: convolutions and matmuls, with the remapper's fused forms.
+
+// fused_ops of _FusedConv2D / _FusedMatMul: BiasAdd, then an activation the
+// anchor takes (Relu, Relu6) or one the IR runs after it (*after).
+std::string fused_epilogue(const NodeDef& d, Node* anchor, EwOp* after, float* alpha) {
+  const std::vector<std::string> ops = attr_strings(d, "fused_ops");
+  *after = EwOp::kCount;
+  *alpha = attr_f(d, "leakyrelu_alpha", 0.2f);
+  if (ops.empty() || ops[0] != "BiasAdd" || ops.size() > 2) return "fused_ops other than BiasAdd[, activation]";
+  if (ops.size() == 1) return "";
+  const std::string& a = ops[1];
+  if (a == "Relu") anchor->act = Activation::kRelu;
+  else if (a == "Relu6") anchor->act = Activation::kRelu6;
+  else if (a == "Elu") *after = EwOp::Elu;
+  else if (a == "LeakyRelu") *after = EwOp::LeakyRelu;
+  else if (a == "Tanh") *after = EwOp::Tanh;
+  else if (a == "Sigmoid") *after = EwOp::Logistic;
+  else if (a == "GeluApproximate") *after = EwOp::GeluTanh;
+  else if (a == "GeluExact") *after = EwOp::Gelu;
+  else return "fused activation " + a;
+  return "";
+}
+
+// The anchor writing `out` directly, or through the activation `after`.
+void emit_anchor(Node anchor, int out, EwOp after, float alpha, Graph* g, std::vector<Node>* nodes) {
+  if (after == EwOp::kCount) {
+    anchor.outputs = {out};
+    nodes->push_back(std::move(anchor));
+    return;
+  }
+  const int mid = add_intermediate(g, out);
+  anchor.outputs = {mid};
+  nodes->push_back(std::move(anchor));
+  nodes->push_back(elementwise(after, {mid}, out, alpha));
+}
+
+std::string window_params(const NodeDef& d, const char* window_attr, ConvParams* c) {
+  const std::vector<int64_t> strides = attr_ints(d, "strides"), dil = attr_ints(d, "dilations");
+  const std::string padding = attr_s(d, "padding");
+  if (!is_nhwc(d)) return "data_format is not NHWC";
+  if (padding != "SAME" && padding != "VALID") return "padding " + padding;
+  if (strides.size() != 4 || strides[0] != 1 || strides[3] != 1) return "strides not [1, h, w, 1]";
+  if (!dil.empty() && (dil.size() != 4 || dil[0] != 1 || dil[3] != 1)) return "dilations not [1, h, w, 1]";
+  c->stride_h = static_cast<int>(strides[1]);
+  c->stride_w = static_cast<int>(strides[2]);
+  c->dilation_h = dil.empty() ? 1 : static_cast<int>(dil[1]);
+  c->dilation_w = dil.empty() ? 1 : static_cast<int>(dil[2]);
+  c->same_padding = padding == "SAME";
+  if (window_attr) {
+    const std::vector<int64_t> k = attr_ints(d, window_attr);
+    if (k.size() != 4 || k[0] != 1 || k[3] != 1) return std::string(window_attr) + " not [1, h, w, 1]";
+    c->window_h = static_cast<int>(k[1]);
+    c->window_w = static_cast<int>(k[2]);
+  }
+  return "";
+}
+
+// A constant filter in the IR's layout: HWIO -> OHWI, depthwise HWIM -> [1, H, W, I*M].
+int ir_filter(Graph* g, const Tensor& f, bool depthwise) {
+  const Shape& s = f.shape;  // [kh, kw, ic, oc or multiplier]
+  const float* w = f.f32_data();
+  std::vector<float> out(num_elements(s));
+  if (depthwise) {
+    std::memcpy(out.data(), w, out.size() * sizeof(float));
+    return add_constant(g, {1, s[0], s[1], s[2] * s[3]}, std::move(out));
+  }
+  const int64_t kh = s[0], kw = s[1], ic = s[2], oc = s[3];
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t y = 0; y < kh; ++y)
+      for (int64_t x = 0; x < kw; ++x)
+        for (int64_t i = 0; i < ic; ++i) out[((o * kh + y) * kw + x) * ic + i] = w[((y * kw + x) * ic + i) * oc + o];
+  return add_constant(g, {oc, kh, kw, ic}, std::move(out));
+}
+
+// Conv2D, DepthwiseConv2dNative and their _Fused forms (filter, then the bias).
+std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                           std::vector<Node>* nodes) {
+  const bool depthwise = d.op().find("Depthwise") != std::string::npos;
+  const bool fused = d.op()[0] == '_';
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = depthwise ? AnchorOp::kDepthwiseConv2D : AnchorOp::kConv2D;
+  std::string why = is_float(d) ? window_params(d, nullptr, &n.conv) : "not float32";
+  if (!why.empty()) return why;
+  if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
+  const Tensor* f = constant_f32(*g, in[1]);
+  if (!f || f->shape.size() != 4) return "filter is not a constant 4-D float32 tensor";
+  EwOp after = EwOp::kCount;
+  float alpha = 0.f;
+  if (fused && !(why = fused_epilogue(d, &n, &after, &alpha)).empty()) return why;
+  n.inputs = {in[0], ir_filter(g, *f, depthwise)};
+  if (fused) n.inputs.push_back(in[2]);
+  emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
+  return "";
+}
+
+// MatMul and _FusedMatMul: a FULLY_CONNECTED with weights [out, in].
+std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                             std::vector<Node>* nodes) {
+  const bool fused = d.op()[0] == '_';
+  if (!is_float(d)) return "not float32";
+  if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
+  if (attr_b(d, "transpose_a", false)) return "transpose_a";
+  const Tensor* b = constant_f32(*g, in[1]);
+  if (!b || b->shape.size() != 2) return "weights are not a constant 2-D float32 tensor";
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = AnchorOp::kFullyConnected;
+  n.keep_num_dims = true;
+  EwOp after = EwOp::kCount;
+  float alpha = 0.f;
+  std::string why;
+  if (fused && !(why = fused_epilogue(d, &n, &after, &alpha)).empty()) return why;
+  int w = in[1];
+  if (!attr_b(d, "transpose_b", false)) {  // [in, out] -> [out, in]
+    const int64_t k = b->shape[0], m = b->shape[1];
+    std::vector<float> t(k * m);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < m; ++j) t[j * k + i] = b->f32_data()[i * m + j];
+    w = add_constant(g, {m, k}, std::move(t));
+  }
+  n.inputs = {in[0], w};
+  if (fused) n.inputs.push_back(in[2]);
+  emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
+  return "";
+}
+
+// FusedBatchNormV3 in inference: y = x * s + (offset - mean * s), s = scale / sqrt(var + eps),
+// as a MUL and an ADD by constant vectors (its other outputs are not computed).
+std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                                 Graph* g, std::vector<Node>* nodes) {
+  if (!is_float(d) || !is_float(d, "U")) return "not float32";
+  if (attr_b(d, "is_training", true)) return "is_training";
+  if (!is_nhwc(d)) return "data_format is not NHWC";
+  if (in.size() != 5 || out.empty()) return "unexpected inputs or outputs";
+  const Tensor* p[4];
+  for (int i = 0; i < 4; ++i)
+    if (!(p[i] = constant_f32(*g, in[i + 1])) || p[i]->shape.size() != 1 || p[i]->shape != p[0]->shape)
+      return "scale, offset, mean and variance are not constant vectors";
+  const int64_t c = p[0]->shape[0];
+  const float eps = attr_f(d, "epsilon", 1e-3f);
+  std::vector<float> scale(c), shift(c);
+  for (int64_t i = 0; i < c; ++i) {
+    scale[i] = p[0]->f32_data()[i] / std::sqrt(p[3]->f32_data()[i] + eps);
+    shift[i] = p[1]->f32_data()[i] - p[2]->f32_data()[i] * scale[i];
+  }
+  const int s = add_constant(g, {c}, std::move(scale)), b = add_constant(g, {c}, std::move(shift));
+  const int mid = add_intermediate(g, out[0]);
+  nodes->push_back(elementwise(EwOp::Mul, {in[0], s}, mid));
+  nodes->push_back(elementwise(EwOp::Add, {mid, b}, out[0]));
+  return "";
+}
+
+// ---- Windows and reductions.
+std::string translate_pool(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                           std::vector<Node>* nodes) {
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = d.op() == "MaxPool" ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D;
+  const std::string why = is_float(d) ? window_params(d, "ksize", &n.conv) : "not float32";
+  if (!why.empty()) return why;
+  if (in.size() != 1 || out.size() != 1) return "unexpected inputs or outputs";
+  n.inputs = in;
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
+// MEAN over H and W of NHWC (kMean) or over the last axis (kRowMean).
+std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                           std::vector<Node>* nodes) {
+  std::vector<int64_t> axes;
+  if (!is_float(d) || in.size() != 2 || out.size() != 1) return "not a float32 MEAN";
+  if (!constant_ints(*g, in[1], &axes)) return "axes are not constant";
+  const Tensor& x = g->tensors[in[0]];
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (x.has_dynamic_shape || rank == 0) return "input rank unknown";
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.keep_num_dims = attr_b(d, "keep_dims", false);
+  if (rank == 4 && axes == std::vector<int64_t>{1, 2}) n.anchor = AnchorOp::kMean;
+  else if (axes == std::vector<int64_t>{rank - 1}) n.anchor = AnchorOp::kRowMean;
+  else return "axes other than H and W, or the last";
+  n.inputs = {in[0]};
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
+// ---- Views: Reshape, Transpose, ConcatV2, Pad / PadV2 / MirrorPad; and
+// Softmax, BatchMatMul.
+std::string translate_view(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                           std::vector<Node>* nodes) {
+  if (!is_float(d) || in.size() != 2 || out.size() != 1) return "not a float32 " + d.op();
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = d.op() == "Reshape" ? AnchorOp::kReshape : AnchorOp::kTranspose;
+  if (!constant_ints(*g, in[1], &n.dims)) return "shape or permutation is not constant";
+  n.inputs = {in[0]};
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
+std::string translate_pad(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                          std::vector<Node>* nodes) {
+  if (!is_float(d) || in.size() < 2 || in.size() > 3 || out.size() != 1) return "not a float32 pad";
+  Node n;
+  n.kind = OpKind::kPad;
+  if (!constant_ints(*g, in[1], &n.pads) || n.pads.size() != 2 * g->tensors[in[0]].shape.size())
+    return "paddings are not constant [rank, 2]";
+  if (in.size() == 3) {
+    const Tensor* v = constant_f32(*g, in[2]);
+    if (!v || num_elements(v->shape) != 1) return "constant_values is not a constant scalar";
+    n.param = v->f32_data()[0];
+  }
+  if (d.op() == "MirrorPad") {
+    const std::string mode = attr_s(d, "mode");
+    if (mode != "REFLECT" && mode != "SYMMETRIC") return "mode " + mode;
+    n.pad_mode = mode == "REFLECT" ? PadMode::kReflect : PadMode::kSymmetric;
+  }
+  n.inputs = {in[0]};
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
+std::string translate_concat(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                             std::vector<Node>* nodes) {
+  std::vector<int64_t> axis;
+  if (!is_float(d) || in.size() < 3 || out.size() != 1) return "not a float32 ConcatV2 of two or more";
+  if (!constant_ints(*g, in.back(), &axis) || axis.size() != 1) return "axis is not a constant";
+  const int64_t rank = static_cast<int64_t>(g->tensors[out[0]].shape.size());
+  const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
+  if (g->tensors[out[0]].has_dynamic_shape || a < 0 || a >= rank) return "axis outside the output's rank";
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = AnchorOp::kConcatenation;
+  n.axis = static_cast<int>(a);
+  n.inputs.assign(in.begin(), in.end() - 1);
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
+std::string translate_row_op(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                             std::vector<Node>* nodes) {
+  const bool softmax = d.op() == "Softmax";
+  if (softmax ? !is_float(d) : (!is_float(d, "Ta") || !is_float(d, "Tb") || !is_float(d)))
+    return "not float32";
+  if (in.size() != (softmax ? 1u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = softmax ? AnchorOp::kSoftmax : AnchorOp::kBatchMatMul;
+  n.param = 1.f;
+  n.adj_x = attr_b(d, "adj_x", false);
+  n.adj_y = attr_b(d, "adj_y", false);
+  n.inputs = in;
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
+std::string translate_tf_anchor(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                                Graph* g, std::vector<Node>* nodes) {
+  const std::string& op = d.op();
+  if (op == "Conv2D" || op == "_FusedConv2D" || op == "DepthwiseConv2dNative" || op == "_FusedDepthwiseConv2dNative")
+    return translate_conv(d, in, out, g, nodes);
+  if (op == "MatMul" || op == "_FusedMatMul") return translate_matmul(d, in, out, g, nodes);
+  if (op == "FusedBatchNormV3") return translate_batch_norm(d, in, out, g, nodes);
+  if (op == "MaxPool" || op == "AvgPool") return translate_pool(d, in, out, nodes);
+  if (op == "Mean") return translate_mean(d, in, out, g, nodes);
+  if (op == "Reshape" || op == "Transpose") return translate_view(d, in, out, g, nodes);
+  if (op == "Pad" || op == "PadV2" || op == "MirrorPad") return translate_pad(d, in, out, g, nodes);
+  if (op == "ConcatV2") return translate_concat(d, in, out, g, nodes);
+  if (op == "Softmax" || op == "BatchMatMulV2" || op == "BatchMatMulV3") return translate_row_op(d, in, out, nodes);
+  return "op not translated";
+}
+
+}  // namespace
+
+std::string translate_tf_node(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                              std::vector<Node>* nodes) {
+  nodes->clear();
+  std::string why;
+  if (const EwEntry* e = find_elementwise(d.op())) why = translate_elementwise(d, *e, in, out, nodes);
+  else why = translate_tf_anchor(d, in, out, g, nodes);
+  if (!why.empty()) nodes->clear();
+  return why;
+}
+
+}  // namespace fd

@@ -1,0 +1,26 @@
+// How TensorFlow ops map onto our op list: the TF front end's half of the op
+// table (tflite_ops.h is the TFLite one). Op semantics live in the runtime;
+// this only names them and reads the attributes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace tensorflow {
+class NodeDef;
+}
+
+namespace fd {
+
+// The IR nodes computing TF node `def` into *nodes (one, or a chain: a fused
+// activation the IR has no slot for, FusedBatchNormV3's MUL then ADD), given
+// the IR tensors of its data inputs and outputs. Constant tensors the
+// translation derives (filters in the IR's layouts, folded batch-norm vectors)
+// and intermediates are appended to g->tensors. Returns "" or why the node
+// stays opaque (then *nodes is left empty).
+std::string translate_tf_node(const tensorflow::NodeDef& def, const std::vector<int>& inputs,
+                              const std::vector<int>& outputs, Graph* g, std::vector<Node>* nodes);
+
+}  // namespace fd

@@ -1,0 +1,376 @@
+// The Grappler pass "fusedelegate": GraphDef -> IR (graphdef_ir.h), the same
+// planner as the TFLite delegate, then each planned group replaced by one
+// FdFusedPartition node. Readers outside a group are rewired to the fused
+// node's outputs; a preserved (fetched) member keeps its name as an Identity
+// of its output. A group the rewrite cannot make safe stays as it was; a
+// graph the pass cannot read is returned unchanged. Reasons are logged.
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+#include <map>
+#include <set>
+
+#include "frontends/options.h"
+#include "frontends/tf/graphdef_ir.h"
+#include "frontends/tf/tf_options.h"
+#include "ir/serialize.h"
+#include "plan/planner.h"
+#include "tensorflow/core/grappler/costs/graph_properties.h"
+#include "tensorflow/core/grappler/grappler_item.h"
+#include "tensorflow/core/grappler/optimizers/custom_graph_optimizer.h"
+#include "tensorflow/core/grappler/optimizers/custom_graph_optimizer_registry.h"
+
+namespace fd {
+namespace {
+
+using tensorflow::GraphDef;
+using tensorflow::NodeDef;
+using tensorflow::grappler::GrapplerItem;
+
+void log(const Options& o, LogLevel level, const std::string& message) {
+  if (static_cast<int>(level) <= static_cast<int>(o.log)) std::fprintf(stderr, "fusedelegate: %s\n", message.c_str());
+}
+
+std::string node_name_of(const std::string& canon) { return canon.substr(0, canon.rfind(':')); }
+
+// What static shape inference knows of every node's outputs.
+TfOutputInfos output_infos(const GrapplerItem& item, std::string* error) {
+  tensorflow::grappler::GraphProperties props(item);
+  const absl::Status s = props.InferStatically(false, false, false, false);
+  if (!s.ok()) {
+    *error = "shape inference failed: " + std::string(s.message());
+    return {};
+  }
+  TfOutputInfos infos;
+  for (const NodeDef& d : item.graph.node()) {
+    if (!props.HasOutputProperties(d.name())) continue;
+    auto& outs = infos[d.name()];
+    for (const auto& p : props.GetOutputProperties(d.name())) {
+      TfOutputInfo info;
+      info.dtype = dtype_from_tf(p.dtype());
+      info.rank_known = !p.shape().unknown_rank();
+      for (const auto& dim : p.shape().dim()) info.dims.push_back(dim.size());
+      outs.push_back(info);
+    }
+  }
+  return infos;
+}
+
+// Replaces plan groups in a GraphDef, one at a time, each seeing the graph as
+// the earlier ones left it.
+class Rewriter {
+ public:
+  Rewriter(const GraphDef& original, GraphDef* gd, const GraphDefIr& ir, const FusionPlan& plan,
+           const TfOutputInfos& infos, const std::set<std::string>& preserve, const std::string& options);
+  std::string fuse(const std::vector<int>& group);  // "" or why the group stays
+
+ private:
+  std::string members_of(const std::vector<int>& group, std::set<std::string>* members) const;
+  std::string inputs_of(const std::vector<int>& group, const std::set<int>& produced, std::vector<int>* in) const;
+  std::string outputs_of(const std::set<std::string>& members, const std::set<int>& produced,
+                         std::vector<int>* out) const;
+  bool creates_cycle(const std::set<std::string>& members) const;
+  std::string fused_node(const std::vector<int>& group, const std::set<std::string>& members,
+                         const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const;
+  void control_inputs(const std::set<std::string>& members, NodeDef* fused) const;
+  void output_shapes(const std::vector<int>& out, NodeDef* fused) const;
+  void replace(const std::set<std::string>& members, const NodeDef& fused, const std::vector<int>& out);
+  std::string unique_name(const std::string& base) const;
+
+  GraphDef* gd_;
+  const GraphDefIr& ir_;
+  const FusionPlan& plan_;
+  const TfOutputInfos& infos_;
+  const std::set<std::string>& preserve_;
+  std::string options_;
+  std::vector<std::string> names_;                 // per original GraphDef index
+  std::map<std::string, const NodeDef*> original_; // by name
+  std::map<int, std::vector<int>> positions_of_;   // original GraphDef index -> its IR nodes
+  std::map<std::string, std::string> rewired_;     // "name:k" of a replaced output -> "fused:i"
+  std::map<std::string, std::string> fused_into_;  // replaced node -> the fused node
+};
+
+Rewriter::Rewriter(const GraphDef& original, GraphDef* gd, const GraphDefIr& ir, const FusionPlan& plan,
+                   const TfOutputInfos& infos, const std::set<std::string>& preserve, const std::string& options)
+    : gd_(gd), ir_(ir), plan_(plan), infos_(infos), preserve_(preserve), options_(options) {
+  for (const NodeDef& d : original.node()) {
+    names_.push_back(d.name());
+    original_[d.name()] = &d;
+  }
+  for (size_t pos = 0; pos < ir.node_index.size(); ++pos) positions_of_[ir.node_index[pos]].push_back(pos);
+}
+
+// The TF nodes of the group, each wholly inside it (all its IR nodes).
+std::string Rewriter::members_of(const std::vector<int>& group, std::set<std::string>* members) const {
+  const std::set<int> in_group(group.begin(), group.end());
+  for (int pos : group) {
+    const int index = ir_.node_index[pos];
+    if (index < 0) return "the group holds the preserve node";
+    for (int other : positions_of_.at(index))
+      if (!in_group.count(other)) return "the group holds only part of node " + names_[index];
+    members->insert(names_[index]);
+  }
+  return "";
+}
+
+// The group's run-time inputs: tensors its nodes read that it does not
+// compute, less constants (the partition holds them).
+std::string Rewriter::inputs_of(const std::vector<int>& group, const std::set<int>& produced,
+                                std::vector<int>* in) const {
+  for (int pos : group)
+    for (int t : ir_.graph.nodes[pos].inputs) {
+      const Tensor& x = ir_.graph.tensors[t];
+      if (produced.count(t) || (x.is_constant && !x.data.empty())) continue;
+      if (std::find(in->begin(), in->end(), t) != in->end()) continue;
+      if (ir_.tensor_name[t].empty()) return "it reads a value inside another node's translation";
+      if (!x.is_f32()) return "it reads a tensor that is not float32";
+      in->push_back(t);
+    }
+  return in->empty() ? "it has no run-time input" : "";
+}
+
+// The group's outputs: what nodes outside read of its members (and the
+// first output of each preserved member).
+std::string Rewriter::outputs_of(const std::set<std::string>& members, const std::set<int>& produced,
+                                 std::vector<int>* out) const {
+  std::set<int> read;
+  auto need = [&](const std::string& canon) {
+    auto it = ir_.tensor_of.find(canon);
+    if (it == ir_.tensor_of.end() || !produced.count(it->second)) return "output " + canon + " is read outside";
+    read.insert(it->second);
+    return std::string();
+  };
+  for (const NodeDef& d : gd_->node()) {
+    if (members.count(d.name())) continue;
+    for (const std::string& input : d.input()) {
+      const std::string canon = canonical_tensor_name(input);
+      if (canon.empty() || !members.count(node_name_of(canon))) continue;
+      const std::string why = need(canon);
+      if (!why.empty()) return why;
+    }
+  }
+  for (const std::string& m : members) {
+    if (!preserve_.count(m)) continue;
+    auto info = infos_.find(m);
+    if (info != infos_.end() && info->second.size() > 1) return "preserved node " + m + " has several outputs";
+    const std::string why = need(m + ":0");
+    if (!why.empty()) return why;
+  }
+  out->assign(read.begin(), read.end());
+  return out->empty() ? "nothing outside reads it" : "";
+}
+
+// Whether a path leaves the group and comes back (it would after contraction).
+bool Rewriter::creates_cycle(const std::set<std::string>& members) const {
+  std::map<std::string, std::vector<std::string>> readers;
+  for (const NodeDef& d : gd_->node())
+    for (const std::string& input : d.input()) {
+      const std::string canon = canonical_tensor_name(input);
+      readers[canon.empty() ? input.substr(1) : node_name_of(canon)].push_back(d.name());
+    }
+  std::vector<std::string> todo;
+  std::set<std::string> seen;
+  for (const std::string& m : members)
+    for (const std::string& r : readers[m])
+      if (!members.count(r) && seen.insert(r).second) todo.push_back(r);
+  while (!todo.empty()) {
+    const std::string n = todo.back();
+    todo.pop_back();
+    for (const std::string& r : readers[n]) {
+      if (members.count(r)) return true;
+      if (seen.insert(r).second) todo.push_back(r);
+    }
+  }
+  return false;
+}
+
+std::string Rewriter::unique_name(const std::string& base) const {
+  std::set<std::string> taken;
+  for (const NodeDef& d : gd_->node()) taken.insert(d.name());
+  std::string name = base;
+  for (int i = 1; taken.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+// The members' control inputs from outside, as the fused node's.
+void Rewriter::control_inputs(const std::set<std::string>& members, NodeDef* fused) const {
+  std::set<std::string> added;
+  for (const NodeDef& d : gd_->node()) {
+    if (!members.count(d.name())) continue;
+    for (const std::string& input : d.input()) {
+      if (input[0] != '^' || members.count(input.substr(1))) continue;
+      if (added.insert(input).second) fused->add_input(input);
+    }
+  }
+}
+
+void Rewriter::output_shapes(const std::vector<int>& out, NodeDef* fused) const {
+  auto* list = (*fused->mutable_attr())["output_shapes"].mutable_list();
+  for (int t : out) {
+    const std::string& canon = ir_.tensor_name[t];
+    auto info = infos_.find(node_name_of(canon));
+    const int k = std::stoi(canon.substr(canon.rfind(':') + 1));
+    tensorflow::TensorShapeProto* shape = list->add_shape();
+    if (info == infos_.end() || k >= static_cast<int>(info->second.size()) || !info->second[k].rank_known) {
+      shape->set_unknown_rank(true);
+      continue;
+    }
+    for (int64_t d : info->second[k].dims) shape->add_dim()->set_size(d);
+  }
+}
+
+// The FdFusedPartition node for the group; "" or why it cannot be made.
+std::string Rewriter::fused_node(const std::vector<int>& group, const std::set<std::string>& members,
+                                 const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const {
+  std::vector<SliceWrite> writes;
+  const std::set<int> in_group(group.begin(), group.end());
+  for (const SliceWrite& w : plan_.slice_writes)
+    if (in_group.count(w.concat) && in_group.count(w.producer)) writes.push_back(w);
+  const std::string bytes = serialize_partition(ir_.graph, {group}, folds_within(plan_.folds, group), writes);
+  std::string error;
+  const std::optional<PartitionGraph> part = parse_partition(bytes, &error);
+  if (!part) return "the partition does not serialize: " + error;
+  std::map<int, int> renumbered;
+  for (size_t i = 0; i < part->tensor_origin.size(); ++i) renumbered[part->tensor_origin[i]] = static_cast<int>(i);
+  const NodeDef& first = *original_.at(names_[ir_.node_index[group[0]]]);
+  fused->set_name(unique_name(names_[ir_.node_index[group.back()]] + "/fd_fused"));
+  fused->set_op("FdFusedPartition");
+  fused->set_device(first.device());
+  auto& attrs = *fused->mutable_attr();
+  for (int t : in) {
+    auto it = rewired_.find(ir_.tensor_name[t]);
+    fused->add_input(it != rewired_.end() ? it->second : ir_.tensor_name[t]);
+    attrs["input_tensors"].mutable_list()->add_i(renumbered.at(t));
+  }
+  control_inputs(members, fused);
+  for (int t : out) attrs["output_tensors"].mutable_list()->add_i(renumbered.at(t));
+  attrs["N"].set_i(static_cast<int64_t>(in.size()));
+  attrs["M"].set_i(static_cast<int64_t>(out.size()));
+  attrs["partition"].set_s(bytes);
+  attrs["options"].set_s(options_);
+  output_shapes(out, fused);
+  return "";
+}
+
+// Removes the members, adds the fused node (and an Identity per preserved
+// member) and rewires every reader of a member to it.
+void Rewriter::replace(const std::set<std::string>& members, const NodeDef& fused, const std::vector<int>& out) {
+  std::map<std::string, std::string> to;  // "member:k" -> "fused:i"
+  for (size_t i = 0; i < out.size(); ++i) to[ir_.tensor_name[out[i]]] = fused.name() + ":" + std::to_string(i);
+  auto* nodes = gd_->mutable_node();
+  int kept = 0;
+  for (int r = 0; r < nodes->size(); ++r) {
+    if (members.count(nodes->Get(r).name())) continue;
+    if (kept != r) nodes->SwapElements(kept, r);
+    ++kept;
+  }
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+  for (NodeDef& d : *nodes)
+    for (std::string& input : *d.mutable_input()) {
+      if (input[0] == '^' && members.count(input.substr(1))) input = "^" + fused.name();
+      else if (auto it = to.find(canonical_tensor_name(input)); it != to.end()) input = it->second;
+    }
+  *gd_->add_node() = fused;
+  for (const std::string& m : members) {
+    fused_into_[m] = fused.name();
+    if (!preserve_.count(m)) continue;
+    NodeDef* id = gd_->add_node();
+    id->set_name(m);
+    id->set_op("Identity");
+    id->set_device(fused.device());
+    id->add_input(to.at(m + ":0"));
+    (*id->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  }
+  for (const auto& [from, into] : to) rewired_[from] = into;
+}
+
+std::string Rewriter::fuse(const std::vector<int>& group) {
+  std::set<std::string> members;
+  std::set<int> produced;
+  for (int pos : group)
+    for (int t : ir_.graph.nodes[pos].outputs) produced.insert(t);
+  std::vector<int> in, out;
+  std::string why = members_of(group, &members);
+  if (why.empty()) why = inputs_of(group, produced, &in);
+  if (why.empty()) why = outputs_of(members, produced, &out);
+  if (why.empty() && creates_cycle(members)) why = "a path leaves the group and comes back";
+  NodeDef fused;
+  if (why.empty()) why = fused_node(group, members, in, out, &fused);
+  if (why.empty()) replace(members, fused, out);
+  return why;
+}
+
+// ---- The pass.
+class FuseDelegatePass : public tensorflow::grappler::CustomGraphOptimizer {
+ public:
+  std::string name() const override { return "fusedelegate"; }
+  bool UsesFunctionLibrary() const override { return false; }
+  absl::Status Init(const tensorflow::RewriterConfig_CustomGraphOptimizer* config) override;
+  absl::Status Optimize(tensorflow::grappler::Cluster*, const GrapplerItem& item, GraphDef* out) override;
+
+ private:
+  std::string rewrite(const GrapplerItem& item, GraphDef* out) const;
+  Options opts_;
+  std::string options_;  // for the kernels
+};
+
+absl::Status FuseDelegatePass::Init(const tensorflow::RewriterConfig_CustomGraphOptimizer* config) {
+  std::vector<std::pair<std::string, std::string>> kv;
+  if (config)
+    for (const auto& [key, value] : config->parameter_map())
+      kv.emplace_back(key, value.value_case() == tensorflow::AttrValue::kI ? std::to_string(value.i()) : value.s());
+  const std::string error = parse_options(kv, &opts_);
+  if (!error.empty()) return absl::InvalidArgumentError(error);
+  options_ = join_options(kv);
+  return absl::OkStatus();
+}
+
+std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) const {
+  std::string error;
+  const TfOutputInfos infos = output_infos(item, &error);
+  if (!error.empty()) return error;
+  const std::unordered_set<std::string> keep = item.NodesToPreserve();
+  const std::set<std::string> preserve(keep.begin(), keep.end());
+  const GraphDefIr ir = graph_from_graphdef(item.graph, infos, preserve);
+  if (!ir.error.empty()) return ir.error;
+  PlannerOptions po;
+  po.families = opts_.families;
+  po.min_nodes_per_group = opts_.min_nodes_per_partition;
+  const FusionPlan plan = plan_fusion(ir.graph, po);
+  for (size_t pos = 0; pos < ir.graph.nodes.size(); ++pos) {
+    auto declined = ir.declined.find(static_cast<int>(pos));
+    if (plan.group_of[pos] < 0 && ir.node_index[pos] >= 0)
+      log(opts_, LogLevel::kVerbose, item.graph.node(ir.node_index[pos]).name() + " (" + ir.graph.nodes[pos].name +
+                                         ") left: " + (declined != ir.declined.end() ? declined->second : plan.reason[pos]));
+  }
+  Rewriter rewriter(item.graph, out, ir, plan, infos, preserve, options_);
+  int fused = 0;
+  for (const std::vector<int>& group : plan.groups) {
+    const std::string why = rewriter.fuse(group);
+    if (why.empty()) ++fused;
+    else log(opts_, LogLevel::kInfo, "a group of " + std::to_string(group.size()) + " nodes stays: " + why);
+  }
+  log(opts_, LogLevel::kInfo, item.id + ": " + std::to_string(fused) + " of " + std::to_string(plan.groups.size()) +
+                                  " fused groups placed, graph of " + std::to_string(item.graph.node_size()) + " nodes");
+  return "";
+}
+
+absl::Status FuseDelegatePass::Optimize(tensorflow::grappler::Cluster*, const GrapplerItem& item, GraphDef* out) {
+  *out = item.graph;
+  std::string why;
+  try {
+    why = rewrite(item, out);
+  } catch (const std::exception& e) {
+    why = std::string("internal error: ") + e.what();
+  }
+  if (!why.empty()) {
+    *out = item.graph;
+    std::fprintf(stderr, "fusedelegate: graph %s left as it was: %s\n", item.id.c_str(), why.c_str());
+  }
+  return absl::OkStatus();
+}
+
+REGISTER_GRAPH_OPTIMIZER_AS(FuseDelegatePass, "fusedelegate");
+
+}  // namespace
+}  // namespace fd
