@@ -140,7 +140,10 @@ class Translator {
 
   const tensorflow::GraphDef& gd_;
   const TfOutputInfos& infos_;
+  void mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& outputs);
+
   std::map<std::string, int> referenced_outputs_;  // node name -> 1 + the highest output index read
+  std::set<int> stable_;  // tensors weights may be read from at run time
   GraphDefIr ir_;
 };
 
@@ -152,8 +155,9 @@ int Translator::tensor(const std::string& canon) {
   auto info = infos_.find(node);
   const bool known = info != infos_.end() && k < static_cast<int>(info->second.size());
   ir_.graph.tensors.push_back(tensor_from_info(known ? &info->second[k] : nullptr));
-  ir_.tensor_name.push_back(canon);
   const int t = static_cast<int>(ir_.graph.tensors.size()) - 1;
+  ir_.tensor_name.resize(t + 1);  // tensors a translation added have no name
+  ir_.tensor_name[t] = canon;
   ir_.tensor_of[canon] = t;
   return t;
 }
@@ -197,8 +201,11 @@ void Translator::add_node(int index) {
   }
   std::vector<int> outputs;
   for (int k = 0; k < outputs_of(d); ++k) outputs.push_back(tensor(d.name() + ":" + std::to_string(k)));
+  mark_stable(d, outputs);
   std::vector<Node> nodes;
-  const std::string why = on_cpu(d) ? translate_tf_node(d, inputs, outputs, &ir_.graph, &nodes) : "not on the CPU";
+  const TfWeights weights{&stable_, &ir_.run_time_weights};
+  const std::string why =
+      on_cpu(d) ? translate_tf_node(d, inputs, outputs, weights, &ir_.graph, &nodes) : "not on the CPU";
   if (!why.empty()) {
     nodes.assign(1, Node{});
     nodes[0].inputs = inputs;
@@ -211,6 +218,18 @@ void Translator::add_node(int index) {
     ir_.node_index.push_back(index);
     ir_.graph.nodes.push_back(std::move(n));
   }
+}
+
+// Outputs of variables and arguments with a static float32 shape: values that
+// change rarely, if at all, so weights may be packed from them.
+void Translator::mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& outputs) {
+  if (d.op() != "ReadVariableOp" && d.op() != "_Arg" && d.op() != "Placeholder") return;
+  auto info = infos_.find(d.name());
+  if (info == infos_.end() || outputs.size() != 1 || info->second.size() != 1) return;
+  const TfOutputInfo& o = info->second[0];
+  bool all_known = o.rank_known && o.dtype == DType::kF32;
+  for (int64_t dim : o.dims) all_known = all_known && dim >= 0;
+  if (all_known) stable_.insert(outputs[0]);
 }
 
 // An opaque reader of every output of the preserved nodes.
@@ -245,6 +264,7 @@ GraphDefIr Translator::run(const std::set<std::string>& preserve) {
     }
   for (int i : order) add_node(i);
   add_preserve_node(preserve);
+  ir_.tensor_name.resize(ir_.graph.tensors.size());
   return std::move(ir_);
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "frontends/tf/weight_layouts.h"
 #include "ir/graph.h"
 
 namespace tensorflow {
@@ -35,6 +36,7 @@ struct GraphDefIr {
   std::map<std::string, int> tensor_of;  // "name:k" -> IR tensor (Identity outputs: their input's)
   std::vector<std::string> tensor_name;  // per IR tensor: "name:k" of the output that computes it ("" if new)
   std::map<int, std::string> declined;   // IR node position -> why the front end left it opaque
+  std::map<int, RunTimeWeight> run_time_weights;  // placeholder tensor -> its run-time source
   std::string error;                     // set when the graph cannot be translated at all
 };
 
@@ -42,7 +44,9 @@ struct GraphDefIr {
 // opaque node reading them is added last, so no fold hides them. Unknown
 // dimensions: an unknown batch (dim 0, rank >= 2) is planned as 1 and bound
 // again at run time; any other unknown dimension or rank makes the tensor's
-// shape dynamic (the planner leaves its readers).
+// shape dynamic (the planner leaves its readers). Weights read from a
+// ReadVariableOp, _Arg or Placeholder of static float32 shape become
+// run-time weights (tf_ops.h).
 GraphDefIr graph_from_graphdef(const tensorflow::GraphDef& gd, const TfOutputInfos& infos,
                                const std::set<std::string>& preserve);
 

@@ -179,26 +179,22 @@ std::string window_params(const NodeDef& d, const char* window_attr, ConvParams*
   return "";
 }
 
-// A constant filter in the IR's layout: HWIO -> OHWI, depthwise HWIM -> [1, H, W, I*M].
-int ir_filter(Graph* g, const Tensor& f, bool depthwise) {
-  const Shape& s = f.shape;  // [kh, kw, ic, oc or multiplier]
-  const float* w = f.f32_data();
-  std::vector<float> out(num_elements(s));
-  if (depthwise) {
-    std::memcpy(out.data(), w, out.size() * sizeof(float));
-    return add_constant(g, {1, s[0], s[1], s[2] * s[3]}, std::move(out));
-  }
-  const int64_t kh = s[0], kw = s[1], ic = s[2], oc = s[3];
-  for (int64_t o = 0; o < oc; ++o)
-    for (int64_t y = 0; y < kh; ++y)
-      for (int64_t x = 0; x < kw; ++x)
-        for (int64_t i = 0; i < ic; ++i) out[((o * kh + y) * kw + x) * ic + i] = w[((y * kw + x) * ic + i) * oc + o];
-  return add_constant(g, {oc, kh, kw, ic}, std::move(out));
+// Weights input t in the IR's layout: a new constant from a Const's values, or
+// a placeholder filled at run time from a stable tensor; -1 if neither.
+int ir_weights_of(Graph* g, int t, WeightLayout layout, bool depthwise, size_t rank, const TfWeights& w) {
+  const Tensor& x = g->tensors[t];
+  if (x.shape.size() != rank || x.has_dynamic_shape || !x.is_f32()) return -1;
+  const Shape shape = ir_weight_shape(x.shape, layout, depthwise);
+  if (const Tensor* c = constant_f32(*g, t)) return add_constant(g, shape, ir_weights(c->f32_data(), x.shape, layout));
+  if (!w.stable || !w.stable->count(t)) return -1;
+  const int placeholder = add_constant(g, shape, std::vector<float>(num_elements(shape), 0.f));
+  (*w.run_time)[placeholder] = RunTimeWeight{t, layout};
+  return placeholder;
 }
 
 // Conv2D, DepthwiseConv2dNative and their _Fused forms (filter, then the bias).
-std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
-                           std::vector<Node>* nodes) {
+std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                           const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
   const bool depthwise = d.op().find("Depthwise") != std::string::npos;
   const bool fused = d.op()[0] == '_';
   Node n;
@@ -207,26 +203,25 @@ std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const s
   std::string why = is_float(d) ? window_params(d, nullptr, &n.conv) : "not float32";
   if (!why.empty()) return why;
   if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
-  const Tensor* f = constant_f32(*g, in[1]);
-  if (!f || f->shape.size() != 4) return "filter is not a constant 4-D float32 tensor";
   EwOp after = EwOp::kCount;
   float alpha = 0.f;
   if (fused && !(why = fused_epilogue(d, &n, &after, &alpha)).empty()) return why;
-  n.inputs = {in[0], ir_filter(g, *f, depthwise)};
-  if (fused) n.inputs.push_back(in[2]);
+  const int f = ir_weights_of(g, in[1], depthwise ? WeightLayout::kAsIs : WeightLayout::kHwioToOhwi, depthwise, 4, w);
+  const int b = fused ? ir_weights_of(g, in[2], WeightLayout::kAsIs, false, 1, w) : 0;
+  if (f < 0 || b < 0) return "filter or bias is neither a constant nor a variable of static shape";
+  n.inputs = {in[0], f};
+  if (fused) n.inputs.push_back(b);
   emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
   return "";
 }
 
 // MatMul and _FusedMatMul: a FULLY_CONNECTED with weights [out, in].
-std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
-                             std::vector<Node>* nodes) {
+std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                             const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
   const bool fused = d.op()[0] == '_';
   if (!is_float(d)) return "not float32";
   if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
   if (attr_b(d, "transpose_a", false)) return "transpose_a";
-  const Tensor* b = constant_f32(*g, in[1]);
-  if (!b || b->shape.size() != 2) return "weights are not a constant 2-D float32 tensor";
   Node n;
   n.kind = OpKind::kAnchor;
   n.anchor = AnchorOp::kFullyConnected;
@@ -235,16 +230,12 @@ std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const
   float alpha = 0.f;
   std::string why;
   if (fused && !(why = fused_epilogue(d, &n, &after, &alpha)).empty()) return why;
-  int w = in[1];
-  if (!attr_b(d, "transpose_b", false)) {  // [in, out] -> [out, in]
-    const int64_t k = b->shape[0], m = b->shape[1];
-    std::vector<float> t(k * m);
-    for (int64_t i = 0; i < k; ++i)
-      for (int64_t j = 0; j < m; ++j) t[j * k + i] = b->f32_data()[i * m + j];
-    w = add_constant(g, {m, k}, std::move(t));
-  }
-  n.inputs = {in[0], w};
-  if (fused) n.inputs.push_back(in[2]);
+  const WeightLayout layout = attr_b(d, "transpose_b", false) ? WeightLayout::kAsIs : WeightLayout::kTranspose;
+  const int wt = ir_weights_of(g, in[1], layout, false, 2, w);
+  const int b = fused ? ir_weights_of(g, in[2], WeightLayout::kAsIs, false, 1, w) : 0;
+  if (wt < 0 || b < 0) return "weights or bias are neither a constant nor a variable of static shape";
+  n.inputs = {in[0], wt};
+  if (fused) n.inputs.push_back(b);
   emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
   return "";
 }
@@ -388,11 +379,11 @@ std::string translate_row_op(const NodeDef& d, const std::vector<int>& in, const
 }
 
 std::string translate_tf_anchor(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
-                                Graph* g, std::vector<Node>* nodes) {
+                                const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
   const std::string& op = d.op();
   if (op == "Conv2D" || op == "_FusedConv2D" || op == "DepthwiseConv2dNative" || op == "_FusedDepthwiseConv2dNative")
-    return translate_conv(d, in, out, g, nodes);
-  if (op == "MatMul" || op == "_FusedMatMul") return translate_matmul(d, in, out, g, nodes);
+    return translate_conv(d, in, out, w, g, nodes);
+  if (op == "MatMul" || op == "_FusedMatMul") return translate_matmul(d, in, out, w, g, nodes);
   if (op == "FusedBatchNormV3") return translate_batch_norm(d, in, out, g, nodes);
   if (op == "MaxPool" || op == "AvgPool") return translate_pool(d, in, out, nodes);
   if (op == "Mean") return translate_mean(d, in, out, g, nodes);
@@ -405,12 +396,12 @@ std::string translate_tf_anchor(const NodeDef& d, const std::vector<int>& in, co
 
 }  // namespace
 
-std::string translate_tf_node(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
-                              std::vector<Node>* nodes) {
+std::string translate_tf_node(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                              const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
   nodes->clear();
   std::string why;
   if (const EwEntry* e = find_elementwise(d.op())) why = translate_elementwise(d, *e, in, out, nodes);
-  else why = translate_tf_anchor(d, in, out, g, nodes);
+  else why = translate_tf_anchor(d, in, out, w, g, nodes);
   if (!why.empty()) nodes->clear();
   return why;
 }

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <set>
+
+#include "frontends/tf/weight_layouts.h"
 #include "ir/graph.h"
 
 namespace tensorflow {
@@ -20,7 +24,16 @@ namespace fd {
 // translation derives (filters in the IR's layouts, folded batch-norm vectors)
 // and intermediates are appended to g->tensors. Returns "" or why the node
 // stays opaque (then *nodes is left empty).
+//
+// Weights that are not Const values but one of `stable` (tensors read from a
+// variable or argument, of static shape) become placeholders the kernel fills
+// at run time: recorded in *run_time.
+struct TfWeights {
+  const std::set<int>* stable = nullptr;
+  std::map<int, RunTimeWeight>* run_time = nullptr;
+};
 std::string translate_tf_node(const tensorflow::NodeDef& def, const std::vector<int>& inputs,
-                              const std::vector<int>& outputs, Graph* g, std::vector<Node>* nodes);
+                              const std::vector<int>& outputs, const TfWeights& weights, Graph* g,
+                              std::vector<Node>* nodes);
 
 }  // namespace fd

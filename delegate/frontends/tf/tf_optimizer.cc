@@ -72,6 +72,8 @@ class Rewriter {
   bool creates_cycle(const std::set<std::string>& members) const;
   std::string fused_node(const std::vector<int>& group, const std::set<std::string>& members,
                          const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const;
+  std::string weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
+                            NodeDef* fused) const;
   void control_inputs(const std::set<std::string>& members, NodeDef* fused) const;
   void output_shapes(const std::vector<int>& out, NodeDef* fused) const;
   void replace(const std::set<std::string>& members, const NodeDef& fused, const std::vector<int>& out);
@@ -219,6 +221,29 @@ void Rewriter::output_shapes(const std::vector<int>& out, NodeDef* fused) const 
   }
 }
 
+// The run-time weights the group's anchors read, as the fused node's weight
+// inputs; "" or why they cannot be read.
+std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
+                                    NodeDef* fused) const {
+  std::set<int> seen;
+  auto& attrs = *fused->mutable_attr();
+  attrs["weight_tensors"].mutable_list();
+  attrs["weight_layouts"].mutable_list();
+  for (int pos : group)
+    for (int t : ir_.graph.nodes[pos].inputs) {
+      auto w = ir_.run_time_weights.find(t);
+      if (w == ir_.run_time_weights.end() || !seen.insert(t).second) continue;
+      const std::string& source = ir_.tensor_name[w->second.source];
+      if (source.empty()) return "weights read from a value inside another node's translation";
+      auto it = rewired_.find(source);
+      fused->add_input(it != rewired_.end() ? it->second : source);
+      attrs["weight_tensors"].mutable_list()->add_i(renumbered.at(t));
+      attrs["weight_layouts"].mutable_list()->add_i(static_cast<int>(w->second.layout));
+    }
+  attrs["W"].set_i(static_cast<int64_t>(seen.size()));
+  return "";
+}
+
 // The FdFusedPartition node for the group; "" or why it cannot be made.
 std::string Rewriter::fused_node(const std::vector<int>& group, const std::set<std::string>& members,
                                  const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const {
@@ -242,6 +267,8 @@ std::string Rewriter::fused_node(const std::vector<int>& group, const std::set<s
     fused->add_input(it != rewired_.end() ? it->second : ir_.tensor_name[t]);
     attrs["input_tensors"].mutable_list()->add_i(renumbered.at(t));
   }
+  const std::string why = weight_inputs(group, renumbered, fused);
+  if (!why.empty()) return why;
   control_inputs(members, fused);
   for (int t : out) attrs["output_tensors"].mutable_list()->add_i(renumbered.at(t));
   attrs["N"].set_i(static_cast<int64_t>(in.size()));

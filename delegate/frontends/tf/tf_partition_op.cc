@@ -3,6 +3,7 @@
 // the same Executor the TFLite delegate runs, and binds it to the op's inputs
 // and outputs; it binds again when the input shapes change.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "frontends/options.h"
 #include "frontends/tf/tf_options.h"
+#include "frontends/tf/weight_layouts.h"
 #include "ir/serialize.h"
 #include "ir/shape.h"
 #include "kernels/cpu.h"
@@ -33,13 +35,17 @@ using tensorflow::OpKernelContext;
 
 REGISTER_OP("FdFusedPartition")
     .Input("inputs: N * float")
+    .Input("weights: W * float")
     .Output("outputs: M * float")
     .Attr("N: int >= 1")
+    .Attr("W: int >= 0")
     .Attr("M: int >= 1")
     .Attr("partition: string")
     .Attr("input_tensors: list(int)")
     .Attr("output_tensors: list(int)")
     .Attr("output_shapes: list(shape)")
+    .Attr("weight_tensors: list(int) = []")
+    .Attr("weight_layouts: list(int) = []")
     .Attr("options: string = ''")
     .SetShapeFn([](tensorflow::shape_inference::InferenceContext* c) {
       std::vector<tensorflow::PartialTensorShape> shapes;
@@ -117,12 +123,18 @@ class FusedPartitionOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override;
 
  private:
+  std::string refresh_weights(OpKernelContext* ctx);
   bool bind(OpTensors& host, OpKernelContext* ctx);
 
   Options opts_;
-  std::shared_ptr<const Graph> graph_;
+  PartitionGraph part_;  // as parsed: run-time weights still placeholders
+  std::set<int> exported_;
+  std::shared_ptr<const Graph> graph_;  // part_.graph with the weights last seen
   std::unique_ptr<Executor> exec_;
   std::map<int, int> input_of_, output_of_;  // partition tensor -> op input / output index
+  std::vector<int64_t> weight_tensors_;
+  std::vector<WeightLayout> weight_layouts_;
+  std::vector<std::vector<float>> weight_values_;  // each weight input's values when last packed
   std::vector<Shape> output_shapes_;
   std::vector<Shape> bound_inputs_;  // the input shapes the executor is bound to
   bool bound_ = false;
@@ -140,32 +152,68 @@ bool valid_tensors(const Graph& g, const std::vector<int64_t>& ids, bool inputs)
 
 FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
   std::string bytes, options, error;
-  std::vector<int64_t> ins, outs;
+  std::vector<int64_t> ins, outs, layouts;
   OP_REQUIRES_OK(c, c->GetAttr("partition", &bytes));
   OP_REQUIRES_OK(c, c->GetAttr("input_tensors", &ins));
   OP_REQUIRES_OK(c, c->GetAttr("output_tensors", &outs));
+  OP_REQUIRES_OK(c, c->GetAttr("weight_tensors", &weight_tensors_));
+  OP_REQUIRES_OK(c, c->GetAttr("weight_layouts", &layouts));
   OP_REQUIRES_OK(c, c->GetAttr("options", &options));
   error = parse_options(split_options(options), &opts_);
   OP_REQUIRES(c, error.empty(), tensorflow::errors::InvalidArgument(error));
   std::optional<PartitionGraph> part = parse_partition(bytes, &error);
   OP_REQUIRES(c, part.has_value(), tensorflow::errors::InvalidArgument("FdFusedPartition: ", error));
-  OP_REQUIRES(c, valid_tensors(part->graph, ins, true) && valid_tensors(part->graph, outs, false) &&
-                     static_cast<int>(ins.size()) == c->num_inputs() &&
-                     static_cast<int>(outs.size()) == c->num_outputs(),
-              tensorflow::errors::InvalidArgument("FdFusedPartition: input_tensors / output_tensors do not fit"));
+  part_ = std::move(*part);
+  const Graph& g = part_.graph;
+  bool fits = valid_tensors(g, ins, true) && valid_tensors(g, outs, false) &&
+              valid_tensors(g, weight_tensors_, false) && layouts.size() == weight_tensors_.size() &&
+              ins.size() + weight_tensors_.size() == static_cast<size_t>(c->num_inputs()) &&
+              static_cast<int>(outs.size()) == c->num_outputs();
+  for (int64_t l : layouts) fits = fits && l >= 0 && l <= static_cast<int>(WeightLayout::kTranspose);
+  OP_REQUIRES(c, fits, tensorflow::errors::InvalidArgument("FdFusedPartition: tensor attributes do not fit"));
   for (size_t i = 0; i < ins.size(); ++i) input_of_[ins[i]] = static_cast<int>(i);
   for (size_t i = 0; i < outs.size(); ++i) output_of_[outs[i]] = static_cast<int>(i);
+  for (int64_t l : layouts) weight_layouts_.push_back(static_cast<WeightLayout>(l));
+  weight_values_.resize(weight_tensors_.size());
   output_shapes_.assign(outs.size(), Shape{});
-  graph_ = std::make_shared<const Graph>(std::move(part->graph));
-  std::set<int> exported(outs.begin(), outs.end());
-  exec_ = std::make_unique<Executor>(graph_, part->groups, part->folds, exported, *kernels_for(opts_.isa),
-                                     part->slice_writes);
+  exported_.insert(outs.begin(), outs.end());
+}
+
+// Builds the executor on the first run, and again when a run-time weight's
+// values changed (its weights are packed when it is built). "" or the error.
+std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
+  const int first = ctx->num_inputs() - static_cast<int>(weight_tensors_.size());
+  bool changed = !exec_;
+  for (size_t j = 0; j < weight_tensors_.size(); ++j) {
+    const tensorflow::Tensor& src = ctx->input(first + static_cast<int>(j));
+    const float* v = src.flat<float>().data();
+    std::vector<float>& seen = weight_values_[j];
+    if (seen.size() == static_cast<size_t>(src.NumElements()) && std::memcmp(seen.data(), v, seen.size() * 4) == 0)
+      continue;
+    seen.assign(v, v + src.NumElements());
+    changed = true;
+  }
+  if (!changed) return "";
+  Graph g = part_.graph;
+  for (size_t j = 0; j < weight_tensors_.size(); ++j) {
+    Tensor& t = g.tensors[weight_tensors_[j]];
+    const Shape src = shape_of(ctx->input(first + static_cast<int>(j)));
+    const Shape ir = ir_weight_shape(src, weight_layouts_[j]);
+    if (num_elements(ir) != num_elements(t.shape) || (weight_layouts_[j] != WeightLayout::kAsIs && ir != t.shape))
+      return "weights of shape " + to_string(src) + " where " + to_string(t.shape) + " was planned";
+    t.data = ConstantData::own(ir_weights(weight_values_[j].data(), src, weight_layouts_[j]));
+  }
+  graph_ = std::make_shared<const Graph>(std::move(g));
+  exec_ = std::make_unique<Executor>(graph_, part_.groups, part_.folds, exported_, *kernels_for(opts_.isa),
+                                     part_.slice_writes);
+  bound_ = false;
+  return "";
 }
 
 // Binds the executor to the current input shapes if they changed.
 bool FusedPartitionOp::bind(OpTensors& host, OpKernelContext* ctx) {
   std::vector<Shape> shapes;
-  for (int i = 0; i < ctx->num_inputs(); ++i) shapes.push_back(shape_of(ctx->input(i)));
+  for (int i = 0; i < static_cast<int>(input_of_.size()); ++i) shapes.push_back(shape_of(ctx->input(i)));
   if (bound_ && shapes == bound_inputs_) return true;
   bound_ = false;
   int threads = opts_.num_threads;
@@ -179,10 +227,12 @@ bool FusedPartitionOp::bind(OpTensors& host, OpKernelContext* ctx) {
 
 void FusedPartitionOp::Compute(OpKernelContext* ctx) {
   std::lock_guard<std::mutex> lock(mu_);
-  OpTensors host(*graph_, input_of_, output_of_, &output_shapes_, ctx);
   for (int i = 0; i < ctx->num_inputs(); ++i)
     OP_REQUIRES(ctx, num_elements(shape_of(ctx->input(i))) > 0,
                 tensorflow::errors::InvalidArgument("FdFusedPartition: empty input ", i));
+  const std::string error = refresh_weights(ctx);
+  OP_REQUIRES(ctx, error.empty(), tensorflow::errors::InvalidArgument("FdFusedPartition: ", error));
+  OpTensors host(*graph_, input_of_, output_of_, &output_shapes_, ctx);
   OP_REQUIRES(ctx, bind(host, ctx),
               tensorflow::errors::InvalidArgument("FdFusedPartition: cannot bind: ", host.last_error()));
   host.outputs().assign(ctx->num_outputs(), nullptr);
