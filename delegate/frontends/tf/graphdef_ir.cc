@@ -140,7 +140,7 @@ class Translator {
 
   const tensorflow::GraphDef& gd_;
   const TfOutputInfos& infos_;
-  void mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& outputs);
+  void mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& inputs, const std::vector<int>& outputs);
 
   std::map<std::string, int> referenced_outputs_;  // node name -> 1 + the highest output index read
   std::set<int> stable_;  // tensors weights may be read from at run time
@@ -201,7 +201,7 @@ void Translator::add_node(int index) {
   }
   std::vector<int> outputs;
   for (int k = 0; k < outputs_of(d); ++k) outputs.push_back(tensor(d.name() + ":" + std::to_string(k)));
-  mark_stable(d, outputs);
+  mark_stable(d, inputs, outputs);
   std::vector<Node> nodes;
   const TfWeights weights{&stable_, &ir_.run_time_weights};
   const std::string why =
@@ -222,8 +222,12 @@ void Translator::add_node(int index) {
 
 // Outputs of variables and arguments with a static float32 shape: values that
 // change rarely, if at all, so weights may be packed from them.
-void Translator::mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& outputs) {
-  if (d.op() != "ReadVariableOp" && d.op() != "_Arg" && d.op() != "Placeholder") return;
+// So are views of them (a bias reshaped for broadcasting, then squeezed).
+void Translator::mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& inputs,
+                             const std::vector<int>& outputs) {
+  const bool source = d.op() == "ReadVariableOp" || d.op() == "_Arg" || d.op() == "Placeholder";
+  const bool view = d.op() == "Reshape" || d.op() == "Squeeze" || d.op() == "ExpandDims";
+  if (!source && !(view && !inputs.empty() && stable_.count(inputs[0]))) return;
   auto info = infos_.find(d.name());
   if (info == infos_.end() || outputs.size() != 1 || info->second.size() != 1) return;
   const TfOutputInfo& o = info->second[0];

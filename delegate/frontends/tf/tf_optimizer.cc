@@ -36,7 +36,7 @@ std::string node_name_of(const std::string& canon) { return canon.substr(0, cano
 // What static shape inference knows of every node's outputs.
 TfOutputInfos output_infos(const GrapplerItem& item, std::string* error) {
   tensorflow::grappler::GraphProperties props(item);
-  const absl::Status s = props.InferStatically(false, false, false, false);
+  const absl::Status s = props.InferStatically(/*assume_valid_feeds=*/true, false, false, false);
   if (!s.ok()) {
     *error = "shape inference failed: " + std::string(s.message());
     return {};
@@ -235,6 +235,9 @@ std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::ma
       if (w == ir_.run_time_weights.end() || !seen.insert(t).second) continue;
       const std::string& source = ir_.tensor_name[w->second.source];
       if (source.empty()) return "weights read from a value inside another node's translation";
+      for (int member : group)
+        for (int t2 : ir_.graph.nodes[member].outputs)
+          if (t2 == w->second.source) return "weights computed inside the group";
       auto it = rewired_.find(source);
       fused->add_input(it != rewired_.end() ? it->second : source);
       attrs["weight_tensors"].mutable_list()->add_i(renumbered.at(t));

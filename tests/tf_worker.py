@@ -1,0 +1,178 @@
+"""Runs the TF front end's scenarios in one process (TensorFlow imported once)
+and prints one JSON object: per scenario, what the test module checks.
+
+Each scenario compares the pass's outputs with TensorFlow's own execution of
+the same model (eager ops, or a Session without the pass) and records which
+ops the optimized graphs hold. Usage: tf_worker.py [scenario ...]
+"""
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.eager import context  # noqa: E402
+
+import fusedelegate.tf as fdt  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+def max_rel(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
+
+
+def optimized_ops(fn, *args):
+    """fn(*args) and the op types of the graphs TF ran, after Grappler."""
+    ctx = context.context()
+    ctx.enable_graph_collection()
+    try:
+        out = fn(*args)
+        meta = ctx.export_run_metadata()
+    finally:
+        ctx.disable_graph_collection()
+    ops = [n.op for g in meta.function_graphs for n in g.post_optimization_graph.node]
+    return out, ops
+
+
+def block_net():
+    """A small Keras block net: conv + bias + ReLU6, depthwise, an elementwise
+    chain (swish), a residual add, a 1x1 conv, pooling and a dense head."""
+    k = tf.keras
+    x = k.Input((12, 12, 8))
+    y = k.layers.Conv2D(16, 3, padding="same")(x)
+    y = k.layers.ReLU(6.0)(y)
+    z = k.layers.DepthwiseConv2D(3, padding="same")(y)
+    z = k.layers.Activation("swish")(z)
+    z = k.layers.Add()([z, y])
+    z = k.layers.Conv2D(16, 1, activation="tanh")(z)
+    z = k.layers.GlobalAveragePooling2D()(z)
+    z = k.layers.Dense(10)(z)
+    return k.Model(x, z)
+
+
+def scenario_keras_block():
+    model = block_net()
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 12, 12, 8], tf.float32)])
+    result = {}
+    with fdt.enabled(num_threads=1):
+        for batch in (2, 5):
+            x = RNG.standard_normal((batch, 12, 12, 8)).astype(np.float32)
+            got, ops = optimized_ops(fn, x)
+            result[f"batch{batch}"] = {"max_rel": max_rel(got, model(x)), "fused_ops": ops.count("FdFusedPartition"),
+                                       "shape": list(got.shape)}
+    return result
+
+
+def scenario_variable_update():
+    """Weights read from a variable: a new value must be packed again."""
+    w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 8, 8, 4], tf.float32)])
+    def f(x):
+        y = tf.nn.relu6(tf.nn.conv2d(x, w, 1, "SAME"))
+        return tf.sigmoid(y) * y + 1.0
+
+    x = RNG.standard_normal((1, 8, 8, 4)).astype(np.float32)
+    with fdt.enabled():
+        first, ops = optimized_ops(f, x)
+        first_want = f.python_function(x)
+        w.assign(w * -0.5)
+        second = f(x)
+    return {"fused_ops": ops.count("FdFusedPartition"), "first_max_rel": max_rel(first, first_want),
+            "second_max_rel": max_rel(second, f.python_function(x)),
+            "changed": bool(np.any(np.abs(first.numpy() - second.numpy()) > 1e-3))}
+
+
+def scenario_gradients():
+    """A training step's gradients through a fused forward pass."""
+    w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32) * 0.3)
+
+    def step(x):
+        with tf.GradientTape() as tape:
+            y = tf.nn.relu6(tf.nn.conv2d(x, w, 1, "SAME"))
+            loss = tf.reduce_sum(tf.tanh(y * 0.5 + 0.1) * y)
+        return loss, tape.gradient(loss, w)
+
+    fn = tf.function(step, input_signature=[tf.TensorSpec([None, 8, 8, 4], tf.float32)])
+    x = RNG.standard_normal((2, 8, 8, 4)).astype(np.float32)
+    with fdt.enabled():
+        (loss, grad), ops = optimized_ops(fn, x)
+    ref_loss, ref_grad = step(tf.constant(x))
+    return {"fused_ops": ops.count("FdFusedPartition"), "loss_max_rel": max_rel(loss, ref_loss),
+            "grad_max_rel": max_rel(grad, ref_grad)}
+
+
+def scenario_nothing_to_fuse():
+    @tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32)])
+    def f(x):
+        return tf.reduce_max(tf.cumsum(x, axis=1), axis=1)
+
+    x = RNG.standard_normal((3, 6)).astype(np.float32)
+    with fdt.enabled():
+        got, ops = optimized_ops(f, x)
+    return {"fused_ops": ops.count("FdFusedPartition"), "equal": bool(np.array_equal(got, f.python_function(x)))}
+
+
+def frozen_graph():
+    """A TF1 graph with Const weights: conv + bias + ReLU, a second conv, a residual chain."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 10, 10, 4], name="x")
+        w1 = tf.constant(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32) * 0.3)
+        b1 = tf.constant(RNG.standard_normal(8).astype(np.float32))
+        w2 = tf.constant(RNG.standard_normal((1, 1, 8, 8)).astype(np.float32) * 0.3)
+        y = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w1, 1, "SAME"), b1))
+        z = tf.nn.conv2d(y, w2, 1, "SAME")
+        out = tf.identity(tf.nn.relu6(z * 0.5 + y) - 1.0, name="out")
+    return g, x, out
+
+
+def scenario_session():
+    g, x, out = frozen_graph()
+    feed = RNG.standard_normal((3, 10, 10, 4)).astype(np.float32)
+    with tf.compat.v1.Session(graph=g) as sess:
+        want = sess.run(out, {x: feed})
+    run_options = tf.compat.v1.RunOptions(output_partition_graphs=True)
+    meta = tf.compat.v1.RunMetadata()
+    with tf.compat.v1.Session(graph=g, config=fdt.session_config(num_threads=1, log=os.environ.get("FD_TF_LOG", "quiet"))) as sess:
+        got = sess.run(out, {x: feed}, options=run_options, run_metadata=meta)
+    ops = [n.op for pg in meta.partition_graphs for n in pg.node]
+    return {"fused_ops": ops.count("FdFusedPartition"), "max_rel": max_rel(got, want)}
+
+
+def scenario_version_mismatch(tmp):
+    """A library whose recorded TF version differs must be refused, naming both."""
+    real = fdt.library_path()
+    data = open(real, "rb").read()
+    marker = b"fusedelegate-tf-built-against=" + tf.__version__.encode()
+    fake = os.path.join(tmp, "libfusedelegate_tf.so")
+    with open(fake, "wb") as f:
+        f.write(data.replace(marker, b"fusedelegate-tf-built-against=" + b"9" * len(tf.__version__)))
+    os.environ["FUSEDELEGATE_TF_LIBRARY"] = fake
+    try:
+        fdt.enable()
+        return {"raised": None}
+    except fdt.TensorFlowVersionError as e:
+        return {"raised": str(e)}
+    finally:
+        del os.environ["FUSEDELEGATE_TF_LIBRARY"]
+
+
+def main():
+    names = sys.argv[2:] or ["version_mismatch", "keras_block", "variable_update", "gradients", "nothing_to_fuse",
+                             "session"]
+    results = {}
+    for name in names:
+        fn = globals()[f"scenario_{name}"]
+        try:
+            results[name] = fn(sys.argv[1]) if name == "version_mismatch" else fn()
+        except Exception as e:  # reported per scenario; the test says which
+            results[name] = {"error": f"{type(e).__name__}: {e}"}
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
