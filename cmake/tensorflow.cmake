@@ -29,6 +29,9 @@ print(tf.__version__)
 print("|".join(tf.sysconfig.get_compile_flags()))
 print("|".join(tf.sysconfig.get_link_flags()))
 ]=])
+if(CMAKE_CROSSCOMPILING)
+  set(FD_TF_QUERY_PYTHON "")  # the wheel's libraries are the host's
+endif()
 if(FD_TF_QUERY_PYTHON)
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=PYTHONNOUSERSITE TF_CPP_MIN_LOG_LEVEL=3
