@@ -39,7 +39,8 @@ def scenario(results, name):
 
 def test_keras_block_net_fuses_and_matches_tf(results):
     r = scenario(results, "keras_block")
-    assert r["batch2"]["fused_ops"] >= 3, r  # the optimized graph holds fused ops
+    assert r["batch2"]["fused_ops"] >= 1, r  # the optimized graph holds fused ops
+    assert r["batch2"]["tf_compute_left"] == [], r  # and every conv, activation and the head ran in them
     assert r["batch2"]["max_rel"] <= MAX_REL, r
 
 

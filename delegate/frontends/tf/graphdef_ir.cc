@@ -197,6 +197,7 @@ void Translator::add_node(int index) {
   }
   if (d.op() == "Identity" && !control && inputs.size() == 1 && !ir_.tensor_of.count(d.name() + ":0")) {
     ir_.tensor_of[d.name() + ":0"] = inputs[0];
+    ir_.aliases.insert(d.name());
     return;
   }
   std::vector<int> outputs;

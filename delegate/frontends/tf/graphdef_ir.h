@@ -37,6 +37,7 @@ struct GraphDefIr {
   std::vector<std::string> tensor_name;  // per IR tensor: "name:k" of the output that computes it ("" if new)
   std::map<int, std::string> declined;   // IR node position -> why the front end left it opaque
   std::map<int, RunTimeWeight> run_time_weights;  // placeholder tensor -> its run-time source
+  std::set<std::string> aliases;         // Identity nodes whose output is their input's tensor
   std::string error;                     // set when the graph cannot be translated at all
 };
 

@@ -62,7 +62,8 @@ class Rewriter {
  public:
   Rewriter(const GraphDef& original, GraphDef* gd, const GraphDefIr& ir, const FusionPlan& plan,
            const TfOutputInfos& infos, const std::set<std::string>& preserve, const std::string& options);
-  std::string fuse(const std::vector<int>& group);  // "" or why the group stays
+  // Replaces the groups (of plan_.groups) by one fused node: "" or why they stay.
+  std::string fuse(const std::vector<std::vector<int>>& groups);
 
  private:
   std::string members_of(const std::vector<int>& group, std::set<std::string>* members) const;
@@ -70,7 +71,8 @@ class Rewriter {
   std::string outputs_of(const std::set<std::string>& members, const std::set<int>& produced,
                          std::vector<int>* out) const;
   bool creates_cycle(const std::set<std::string>& members) const;
-  std::string fused_node(const std::vector<int>& group, const std::set<std::string>& members,
+  void absorb_identities(std::set<std::string>* members) const;
+  std::string fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
                          const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const;
   std::string weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
                             NodeDef* fused) const;
@@ -248,13 +250,20 @@ std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::ma
 }
 
 // The FdFusedPartition node for the group; "" or why it cannot be made.
-std::string Rewriter::fused_node(const std::vector<int>& group, const std::set<std::string>& members,
+std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
                                  const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const {
+  std::vector<int> group;  // every node, in execution order
+  std::vector<Fold> folds;
+  for (const std::vector<int>& g : groups) {
+    group.insert(group.end(), g.begin(), g.end());
+    for (const Fold& f : folds_within(plan_.folds, g)) folds.push_back(f);
+  }
+  std::sort(group.begin(), group.end());
   std::vector<SliceWrite> writes;
   const std::set<int> in_group(group.begin(), group.end());
   for (const SliceWrite& w : plan_.slice_writes)
     if (in_group.count(w.concat) && in_group.count(w.producer)) writes.push_back(w);
-  const std::string bytes = serialize_partition(ir_.graph, {group}, folds_within(plan_.folds, group), writes);
+  const std::string bytes = serialize_partition(ir_.graph, groups, folds, writes);
   std::string error;
   const std::optional<PartitionGraph> part = parse_partition(bytes, &error);
   if (!part) return "the partition does not serialize: " + error;
@@ -314,20 +323,132 @@ void Rewriter::replace(const std::set<std::string>& members, const NodeDef& fuse
   for (const auto& [from, into] : to) rewired_[from] = into;
 }
 
-std::string Rewriter::fuse(const std::vector<int>& group) {
+// Identity nodes the translation saw through (their output is their input's
+// tensor) that read a member and are read only by members: inside the group
+// too, else the fused node would read through them from itself.
+void Rewriter::absorb_identities(std::set<std::string>* members) const {
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::map<std::string, bool> only_members;  // alias -> read by members only (so far)
+    for (const NodeDef& d : gd_->node())
+      for (const std::string& input : d.input()) {
+        const std::string from = input[0] == '^' ? input.substr(1) : node_name_of(canonical_tensor_name(input));
+        if (!ir_.aliases.count(from) || members->count(from)) continue;
+        auto it = only_members.emplace(from, true).first;
+        it->second = it->second && members->count(d.name());
+      }
+    for (const auto& [alias, inside] : only_members) {
+      const NodeDef* d = original_.at(alias);
+      if (!inside || preserve_.count(alias) || !members->count(node_name_of(canonical_tensor_name(d->input(0)))))
+        continue;
+      grew = members->insert(alias).second || grew;
+    }
+  }
+}
+
+std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
+  std::vector<int> group;
+  for (const std::vector<int>& g : groups) group.insert(group.end(), g.begin(), g.end());
   std::set<std::string> members;
   std::set<int> produced;
   for (int pos : group)
     for (int t : ir_.graph.nodes[pos].outputs) produced.insert(t);
   std::vector<int> in, out;
   std::string why = members_of(group, &members);
+  if (why.empty()) absorb_identities(&members);
   if (why.empty()) why = inputs_of(group, produced, &in);
   if (why.empty()) why = outputs_of(members, produced, &out);
   if (why.empty() && creates_cycle(members)) why = "a path leaves the group and comes back";
   NodeDef fused;
-  if (why.empty()) why = fused_node(group, members, in, out, &fused);
+  if (why.empty()) why = fused_node(groups, members, in, out, &fused);
   if (why.empty()) replace(members, fused, out);
   return why;
+}
+
+// ---- Partitions: groups that run in one fused node (one Executor).
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& g, const FusionPlan& plan);
+  // Lists of indices into plan.groups: a group joins the first partition it
+  // exchanges a tensor with if their union stays convex (no path leaves it and
+  // comes back); else it starts one.
+  std::vector<std::vector<int>> run() const;
+
+ private:
+  bool connected(const std::set<int>& nodes, int group) const;
+  bool convex(const std::set<int>& nodes) const;
+
+  const Graph& g_;
+  const FusionPlan& plan_;
+  std::map<int, std::vector<int>> readers_;  // tensor -> reading positions
+};
+
+Partitioner::Partitioner(const Graph& g, const FusionPlan& plan) : g_(g), plan_(plan) {
+  for (size_t pos = 0; pos < g.nodes.size(); ++pos)
+    for (int t : g.nodes[pos].inputs) readers_[t].push_back(static_cast<int>(pos));
+}
+
+bool Partitioner::connected(const std::set<int>& nodes, int group) const {
+  std::set<int> produced_here, produced_there;
+  for (int pos : nodes) produced_here.insert(g_.nodes[pos].outputs.begin(), g_.nodes[pos].outputs.end());
+  for (int pos : plan_.groups[group]) {
+    for (int t : g_.nodes[pos].inputs)
+      if (produced_here.count(t)) return true;
+    produced_there.insert(g_.nodes[pos].outputs.begin(), g_.nodes[pos].outputs.end());
+  }
+  for (int pos : nodes)
+    for (int t : g_.nodes[pos].inputs)
+      if (produced_there.count(t)) return true;
+  return false;
+}
+
+bool Partitioner::convex(const std::set<int>& nodes) const {
+  const int last = *nodes.rbegin();  // nodes are in execution order: none after it leads back
+  std::vector<int> todo;
+  std::set<int> seen;
+  auto visit_readers = [&](int pos) {
+    for (int t : g_.nodes[pos].outputs) {
+      auto it = readers_.find(t);
+      if (it == readers_.end()) continue;
+      for (int r : it->second)
+        if (!nodes.count(r) && r < last && seen.insert(r).second) todo.push_back(r);
+    }
+  };
+  for (int pos : nodes) visit_readers(pos);
+  while (!todo.empty()) {
+    const int pos = todo.back();
+    todo.pop_back();
+    for (int t : g_.nodes[pos].outputs) {
+      auto it = readers_.find(t);
+      if (it == readers_.end()) continue;
+      for (int r : it->second)
+        if (nodes.count(r)) return false;
+    }
+    visit_readers(pos);
+  }
+  return true;
+}
+
+std::vector<std::vector<int>> Partitioner::run() const {
+  std::vector<std::vector<int>> parts;
+  std::vector<std::set<int>> nodes;
+  for (size_t k = 0; k < plan_.groups.size(); ++k) {
+    bool placed = false;
+    for (size_t p = 0; p < parts.size() && !placed; ++p) {
+      if (!connected(nodes[p], static_cast<int>(k))) continue;
+      std::set<int> merged = nodes[p];
+      merged.insert(plan_.groups[k].begin(), plan_.groups[k].end());
+      if (!convex(merged)) continue;
+      parts[p].push_back(static_cast<int>(k));
+      nodes[p] = std::move(merged);
+      placed = true;
+    }
+    if (placed) continue;
+    parts.push_back({static_cast<int>(k)});
+    nodes.emplace_back(plan_.groups[k].begin(), plan_.groups[k].end());
+  }
+  return parts;
 }
 
 // ---- The pass.
@@ -374,13 +495,25 @@ std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) c
                                          ") left: " + (declined != ir.declined.end() ? declined->second : plan.reason[pos]));
   }
   Rewriter rewriter(item.graph, out, ir, plan, infos, preserve, options_);
-  int fused = 0;
-  for (const std::vector<int>& group : plan.groups) {
-    const std::string why = rewriter.fuse(group);
-    if (why.empty()) ++fused;
-    else log(opts_, LogLevel::kInfo, "a group of " + std::to_string(group.size()) + " nodes stays: " + why);
+  int placed = 0, nodes = 0;
+  for (const std::vector<int>& part : Partitioner(ir.graph, plan).run()) {
+    std::vector<std::vector<int>> groups;
+    for (int k : part) groups.push_back(plan.groups[k]);
+    std::string why = rewriter.fuse(groups);
+    if (!why.empty() && groups.size() > 1) {  // one fused node per group, then
+      log(opts_, LogLevel::kVerbose, "a partition of " + std::to_string(groups.size()) + " groups splits: " + why);
+      for (const std::vector<int>& group : groups) {
+        why = rewriter.fuse({group});
+        if (!why.empty()) log(opts_, LogLevel::kInfo, "a group of " + std::to_string(group.size()) + " nodes stays: " + why);
+        else ++placed;
+      }
+      continue;
+    }
+    if (!why.empty()) log(opts_, LogLevel::kInfo, "a group of " + std::to_string(groups[0].size()) + " nodes stays: " + why);
+    else ++placed;
+    ++nodes;
   }
-  log(opts_, LogLevel::kInfo, item.id + ": " + std::to_string(fused) + " of " + std::to_string(plan.groups.size()) +
+  log(opts_, LogLevel::kInfo, item.id + ": " + std::to_string(placed) + " of " + std::to_string(plan.groups.size()) +
                                   " fused groups placed, graph of " + std::to_string(item.graph.node_size()) + " nodes");
   return "";
 }
