@@ -44,6 +44,20 @@ def test_keras_block_net_fuses_and_matches_tf(results):
     assert r["batch2"]["max_rel"] <= MAX_REL, r
 
 
+def test_translated_ops_fuse_and_match_tf(results):
+    r = scenario(results, "op_coverage")
+    assert r["fused_ops"] >= 1, r
+    claimed = {"Conv2D", "_FusedConv2D", "Elu", "LeakyRelu", "FusedBatchNormV3", "MaxPool", "AvgPool", "MatMul",
+               "_FusedMatMul", "Softmax", "Pad", "Transpose", "BatchMatMulV2", "ConcatV2", "Sigmoid", "Tanh"}
+    assert not claimed & set(r["tf_compute_left"]), r
+    assert r["max_rel"] <= MAX_REL, r
+
+
+def test_corrupt_partition_is_a_clear_error(results):
+    r = scenario(results, "bad_partition")
+    assert r["raised"] and "FdFusedPartition" in r["raised"], r
+
+
 def test_unknown_batch_binds_again(results):
     r = scenario(results, "keras_block")
     assert r["batch5"]["shape"] == [5, 10]

@@ -72,6 +72,42 @@ def scenario_keras_block():
     return result
 
 
+def const(*shape, scale=0.3):
+    return tf.constant(RNG.standard_normal(shape).astype(np.float32) * scale)
+
+
+def scenario_op_coverage():
+    """Const weights through every translated op family: pad into a strided
+    conv, ELU, depthwise with multiplier 2, LeakyReLU, inference batch norm,
+    pools, spatial mean, dense layers (both weight layouts), softmax; and a
+    transformer-style branch: transpose, batch matmul, concat, last-axis mean."""
+    w1, b1, dw = const(3, 3, 4, 8), const(8), const(3, 3, 8, 2)
+    bn = [const(16) + 1.0, const(16), const(16), tf.abs(const(16)) + 0.5]
+    fc1, fc2, q = const(16, 12), const(6, 12), const(6, 6)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 10, 10, 4], tf.float32)])
+    def f(x):
+        y = tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]])
+        y = tf.nn.elu(tf.nn.bias_add(tf.nn.conv2d(y, w1, 2, "VALID"), b1))
+        y = tf.nn.leaky_relu(tf.nn.depthwise_conv2d(y, dw, [1, 1, 1, 1], "SAME"), 0.1)
+        y, _, _ = tf.compat.v1.nn.fused_batch_norm(y, *bn, is_training=False)
+        y = tf.nn.avg_pool2d(tf.nn.max_pool2d(y, 2, 2, "SAME"), 3, 1, "SAME")
+        v = tf.reduce_mean(tf.nn.relu(y), axis=[1, 2])
+        h = tf.nn.relu(tf.matmul(v, fc1) + 0.5)
+        logits = tf.nn.softmax(tf.matmul(h, fc2, transpose_b=True) * 2.0 - 1.0)
+        t = tf.reshape(y, [-1, 9, 16])
+        a = tf.matmul(tf.transpose(t, [0, 2, 1]), t) * 0.1
+        a = tf.concat([tf.nn.sigmoid(a), tf.tanh(a) * a], axis=2)
+        return logits, tf.reduce_mean(a * a + 1.0, axis=-1), tf.matmul(logits, q)
+
+    x = RNG.standard_normal((3, 10, 10, 4)).astype(np.float32)
+    with fdt.enabled(log=os.environ.get("FD_TF_LOG", "quiet")):
+        got, ops = optimized_ops(f, x)
+    want = f.python_function(tf.constant(x))
+    return {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+            "max_rel": max(max_rel(g, w) for g, w in zip(got, want))}
+
+
 def scenario_variable_update():
     """Weights read from a variable: a new value must be packed again."""
     w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32))
@@ -149,6 +185,17 @@ def scenario_session():
     return {"fused_ops": ops.count("FdFusedPartition"), "max_rel": max_rel(got, want)}
 
 
+def scenario_bad_partition():
+    """The op given a corrupt partition string: a clear error, not a crash."""
+    ops = fdt.load_library()
+    try:
+        ops.fd_fused_partition(inputs=[tf.ones([1, 4])], weights=[], M=1, partition=b"FDPART\0\0garbage",
+                               input_tensors=[0], output_tensors=[1], output_shapes=[[1, 4]])
+        return {"raised": None}
+    except tf.errors.InvalidArgumentError as e:
+        return {"raised": e.message}
+
+
 def scenario_version_mismatch(tmp):
     """A library whose recorded TF version differs must be refused, naming both."""
     real = fdt.library_path()
@@ -168,8 +215,8 @@ def scenario_version_mismatch(tmp):
 
 
 def main():
-    names = sys.argv[2:] or ["version_mismatch", "keras_block", "variable_update", "gradients", "nothing_to_fuse",
-                             "session"]
+    names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
+                             "nothing_to_fuse", "session", "bad_partition"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

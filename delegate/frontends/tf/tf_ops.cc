@@ -240,6 +240,23 @@ std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const
   return "";
 }
 
+// The same from run-time vectors (variables): s = scale * rsqrt(var + eps),
+// shift = offset - mean * s, y = x * s + shift, as elementwise IR nodes.
+std::string batch_norm_at_run_time(const std::vector<int>& in, int out, float eps, Graph* g,
+                                   std::vector<Node>* nodes) {
+  const int e = add_constant(g, {1}, {eps});
+  const int var_eps = add_intermediate(g, in[4]), inv = add_intermediate(g, in[4]), s = add_intermediate(g, in[4]);
+  const int mean_s = add_intermediate(g, in[4]), shift = add_intermediate(g, in[4]), xs = add_intermediate(g, out);
+  nodes->push_back(elementwise(EwOp::Add, {in[4], e}, var_eps));
+  nodes->push_back(elementwise(EwOp::Rsqrt, {var_eps}, inv));
+  nodes->push_back(elementwise(EwOp::Mul, {in[1], inv}, s));
+  nodes->push_back(elementwise(EwOp::Mul, {in[3], s}, mean_s));
+  nodes->push_back(elementwise(EwOp::Sub, {in[2], mean_s}, shift));
+  nodes->push_back(elementwise(EwOp::Mul, {in[0], s}, xs));
+  nodes->push_back(elementwise(EwOp::Add, {xs, shift}, out));
+  return "";
+}
+
 // FusedBatchNormV3 in inference: y = x * s + (offset - mean * s), s = scale / sqrt(var + eps),
 // as a MUL and an ADD by constant vectors (its other outputs are not computed).
 std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
@@ -249,11 +266,16 @@ std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, c
   if (!is_nhwc(d)) return "data_format is not NHWC";
   if (in.size() != 5 || out.empty()) return "unexpected inputs or outputs";
   const Tensor* p[4];
-  for (int i = 0; i < 4; ++i)
-    if (!(p[i] = constant_f32(*g, in[i + 1])) || p[i]->shape.size() != 1 || p[i]->shape != p[0]->shape)
-      return "scale, offset, mean and variance are not constant vectors";
-  const int64_t c = p[0]->shape[0];
+  bool constant = true;
+  for (int i = 0; i < 4; ++i) {
+    const Tensor& v = g->tensors[in[i + 1]];
+    if (!v.is_f32() || v.has_dynamic_shape || v.shape.size() != 1 || v.shape != g->tensors[in[1]].shape)
+      return "scale, offset, mean and variance are not float32 vectors of one static shape";
+    constant = constant && (p[i] = constant_f32(*g, in[i + 1]));
+  }
   const float eps = attr_f(d, "epsilon", 1e-3f);
+  if (!constant) return batch_norm_at_run_time(in, out[0], eps, g, nodes);
+  const int64_t c = p[0]->shape[0];
   std::vector<float> scale(c), shift(c);
   for (int64_t i = 0; i < c; ++i) {
     scale[i] = p[0]->f32_data()[i] / std::sqrt(p[3]->f32_data()[i] + eps);

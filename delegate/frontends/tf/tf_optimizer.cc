@@ -49,7 +49,7 @@ TfOutputInfos output_infos(const GrapplerItem& item, std::string* error) {
       TfOutputInfo info;
       info.dtype = dtype_from_tf(p.dtype());
       info.rank_known = !p.shape().unknown_rank();
-      for (const auto& dim : p.shape().dim()) info.dims.push_back(dim.size());
+      for (const auto& dim : p.shape().dim()) info.dims.push_back(dim.size() < 0 ? -1 : dim.size());  // -2, -3...: symbolic
       outs.push_back(info);
     }
   }
