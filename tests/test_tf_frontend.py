@@ -58,6 +58,17 @@ def test_corrupt_partition_is_a_clear_error(results):
     assert r["raised"] and "FdFusedPartition" in r["raised"], r
 
 
+def test_saved_model_with_two_threads(results):
+    r = scenario(results, "saved_model")
+    assert r["fused_ops"] >= 1 and r["tf_compute_left"] == [], r
+    assert r["max_rel"] <= MAX_REL, r
+
+
+def test_concurrent_calls(results):
+    r = scenario(results, "concurrent_calls")
+    assert r["runs"] == 4 and r["max_rel"] <= MAX_REL, r
+
+
 def test_unknown_batch_binds_again(results):
     r = scenario(results, "keras_block")
     assert r["batch5"]["shape"] == [5, 10]

@@ -108,6 +108,50 @@ def scenario_op_coverage():
             "max_rel": max(max_rel(g, w) for g, w in zip(got, want))}
 
 
+def scenario_saved_model(tmp):
+    """The issue's use: a SavedModel loaded and called, with two threads in the fused ops."""
+    model = block_net()
+
+    class Module(tf.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 12, 12, 8], tf.float32)])
+        def __call__(self, x):
+            return self.m(x)
+
+    path = os.path.join(tmp, "saved_block_net")
+    tf.saved_model.save(Module(model), path)
+    loaded = tf.saved_model.load(path)
+    x = RNG.standard_normal((3, 12, 12, 8)).astype(np.float32)
+    with fdt.enabled(num_threads=2):
+        got, ops = optimized_ops(loaded, x)
+    return {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+            "max_rel": max_rel(got, model(x))}
+
+
+def scenario_concurrent_calls():
+    """One fused function called from four threads at once (each enables the pass)."""
+    import threading
+
+    model = block_net()
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 12, 12, 8], tf.float32)])
+    inputs = [RNG.standard_normal((2, 12, 12, 8)).astype(np.float32) for _ in range(4)]
+    worst = []
+
+    def run(x):
+        with fdt.enabled():
+            worst.append(max(max_rel(fn(x), model(x)) for _ in range(10)))
+
+    threads = [threading.Thread(target=run, args=(x,)) for x in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"runs": len(worst), "max_rel": max(worst)}
+
+
 def scenario_variable_update():
     """Weights read from a variable: a new value must be packed again."""
     w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32))
@@ -216,12 +260,12 @@ def scenario_version_mismatch(tmp):
 
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
-                             "nothing_to_fuse", "session", "bad_partition"]
+                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]
         try:
-            results[name] = fn(sys.argv[1]) if name == "version_mismatch" else fn()
+            results[name] = fn(sys.argv[1]) if name in ("version_mismatch", "saved_model") else fn()
         except Exception as e:  # reported per scenario; the test says which
             results[name] = {"error": f"{type(e).__name__}: {e}"}
     print(json.dumps(results))

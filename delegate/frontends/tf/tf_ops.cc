@@ -341,6 +341,24 @@ std::string translate_view(const NodeDef& d, const std::vector<int>& in, const s
   return "";
 }
 
+// Squeeze and ExpandDims: a RESHAPE to the output's shape, a batch it keeps
+// inferred (so a new batch binds again).
+std::string translate_squeeze(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                              std::vector<Node>* nodes) {
+  if (!is_float(d) || in.empty() || out.size() != 1) return "not a float32 " + d.op();
+  const Tensor &x = g->tensors[in[0]], &y = g->tensors[out[0]];
+  if (x.has_dynamic_shape || y.has_dynamic_shape) return "shape known only at run time";
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = AnchorOp::kReshape;
+  n.dims = y.shape;
+  if (x.shape.size() > 1 && n.dims.size() > 1 && x.shape[0] == n.dims[0]) n.dims[0] = -1;
+  n.inputs = {in[0]};
+  n.outputs = out;
+  nodes->push_back(std::move(n));
+  return "";
+}
+
 std::string translate_pad(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
                           std::vector<Node>* nodes) {
   if (!is_float(d) || in.size() < 2 || in.size() > 3 || out.size() != 1) return "not a float32 pad";
@@ -410,6 +428,7 @@ std::string translate_tf_anchor(const NodeDef& d, const std::vector<int>& in, co
   if (op == "MaxPool" || op == "AvgPool") return translate_pool(d, in, out, nodes);
   if (op == "Mean") return translate_mean(d, in, out, g, nodes);
   if (op == "Reshape" || op == "Transpose") return translate_view(d, in, out, g, nodes);
+  if (op == "Squeeze" || op == "ExpandDims") return translate_squeeze(d, in, out, g, nodes);
   if (op == "Pad" || op == "PadV2" || op == "MirrorPad") return translate_pad(d, in, out, g, nodes);
   if (op == "ConcatV2") return translate_concat(d, in, out, g, nodes);
   if (op == "Softmax" || op == "BatchMatMulV2" || op == "BatchMatMulV3") return translate_row_op(d, in, out, nodes);
