@@ -122,6 +122,19 @@ std::string translate_elementwise(const NodeDef& d, const EwEntry& e, const std:
   return "";
 }
 
+// AddN: a chain of ADDs.
+std::string translate_add_n(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
+                            std::vector<Node>* nodes) {
+  if (!is_float(d) || in.size() < 2 || out.size() != 1) return "not a float32 AddN of two or more";
+  int sum = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    const int next = i + 1 == in.size() ? out[0] : add_intermediate(g, out[0]);
+    nodes->push_back(elementwise(EwOp::Add, {sum, in[i]}, next));
+    sum = next;
+  }
+  return "";
+}
+
 // ---- Weighted anchors: convolutions and matmuls, with the remapper's fused forms.
 
 // fused_ops of _FusedConv2D / _FusedMatMul: BiasAdd, then an activation the
@@ -425,6 +438,7 @@ std::string translate_tf_anchor(const NodeDef& d, const std::vector<int>& in, co
     return translate_conv(d, in, out, w, g, nodes);
   if (op == "MatMul" || op == "_FusedMatMul") return translate_matmul(d, in, out, w, g, nodes);
   if (op == "FusedBatchNormV3") return translate_batch_norm(d, in, out, g, nodes);
+  if (op == "AddN") return translate_add_n(d, in, out, g, nodes);
   if (op == "MaxPool" || op == "AvgPool") return translate_pool(d, in, out, nodes);
   if (op == "Mean") return translate_mean(d, in, out, g, nodes);
   if (op == "Reshape" || op == "Transpose") return translate_view(d, in, out, g, nodes);

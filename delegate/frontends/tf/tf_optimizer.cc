@@ -92,6 +92,7 @@ class Rewriter {
   std::map<int, std::vector<int>> positions_of_;   // original GraphDef index -> its IR nodes
   std::map<std::string, std::string> rewired_;     // "name:k" of a replaced output -> "fused:i"
   std::map<std::string, std::string> fused_into_;  // replaced node -> the fused node
+  Graph serial_;  // the IR as serialized: run-time weights carry no values (the kernel fills them)
 };
 
 Rewriter::Rewriter(const GraphDef& original, GraphDef* gd, const GraphDefIr& ir, const FusionPlan& plan,
@@ -102,6 +103,11 @@ Rewriter::Rewriter(const GraphDef& original, GraphDef* gd, const GraphDefIr& ir,
     original_[d.name()] = &d;
   }
   for (size_t pos = 0; pos < ir.node_index.size(); ++pos) positions_of_[ir.node_index[pos]].push_back(pos);
+  serial_ = ir.graph;
+  for (const auto& [t, source] : ir.run_time_weights) {
+    serial_.tensors[t].is_constant = false;
+    serial_.tensors[t].data = ConstantData();
+  }
 }
 
 // The TF nodes of the group, each wholly inside it (all its IR nodes).
@@ -263,7 +269,7 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, co
   const std::set<int> in_group(group.begin(), group.end());
   for (const SliceWrite& w : plan_.slice_writes)
     if (in_group.count(w.concat) && in_group.count(w.producer)) writes.push_back(w);
-  const std::string bytes = serialize_partition(ir_.graph, groups, folds, writes);
+  const std::string bytes = serialize_partition(serial_, groups, folds, writes);
   std::string error;
   const std::optional<PartitionGraph> part = parse_partition(bytes, &error);
   if (!part) return "the partition does not serialize: " + error;
@@ -370,13 +376,12 @@ std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
 class Partitioner {
  public:
   Partitioner(const Graph& g, const FusionPlan& plan);
-  // Lists of indices into plan.groups: a group joins the first partition it
-  // exchanges a tensor with if their union stays convex (no path leaves it and
-  // comes back); else it starts one.
+  // Lists of indices into plan.groups: partitions that exchange a tensor merge
+  // while their union stays convex (no path leaves it and comes back).
   std::vector<std::vector<int>> run() const;
 
  private:
-  bool connected(const std::set<int>& nodes, int group) const;
+  bool connected(const std::set<int>& a, const std::set<int>& b) const;
   bool convex(const std::set<int>& nodes) const;
 
   const Graph& g_;
@@ -389,18 +394,17 @@ Partitioner::Partitioner(const Graph& g, const FusionPlan& plan) : g_(g), plan_(
     for (int t : g.nodes[pos].inputs) readers_[t].push_back(static_cast<int>(pos));
 }
 
-bool Partitioner::connected(const std::set<int>& nodes, int group) const {
-  std::set<int> produced_here, produced_there;
-  for (int pos : nodes) produced_here.insert(g_.nodes[pos].outputs.begin(), g_.nodes[pos].outputs.end());
-  for (int pos : plan_.groups[group]) {
-    for (int t : g_.nodes[pos].inputs)
-      if (produced_here.count(t)) return true;
-    produced_there.insert(g_.nodes[pos].outputs.begin(), g_.nodes[pos].outputs.end());
-  }
-  for (int pos : nodes)
-    for (int t : g_.nodes[pos].inputs)
-      if (produced_there.count(t)) return true;
-  return false;
+// Whether one set of nodes reads a tensor the other computes.
+bool Partitioner::connected(const std::set<int>& a, const std::set<int>& b) const {
+  auto reads_from = [&](const std::set<int>& readers, const std::set<int>& producers) {
+    std::set<int> produced;
+    for (int pos : producers) produced.insert(g_.nodes[pos].outputs.begin(), g_.nodes[pos].outputs.end());
+    for (int pos : readers)
+      for (int t : g_.nodes[pos].inputs)
+        if (produced.count(t)) return true;
+    return false;
+  };
+  return reads_from(a, b) || reads_from(b, a);
 }
 
 bool Partitioner::convex(const std::set<int>& nodes) const {
@@ -434,19 +438,24 @@ std::vector<std::vector<int>> Partitioner::run() const {
   std::vector<std::vector<int>> parts;
   std::vector<std::set<int>> nodes;
   for (size_t k = 0; k < plan_.groups.size(); ++k) {
-    bool placed = false;
-    for (size_t p = 0; p < parts.size() && !placed; ++p) {
-      if (!connected(nodes[p], static_cast<int>(k))) continue;
-      std::set<int> merged = nodes[p];
-      merged.insert(plan_.groups[k].begin(), plan_.groups[k].end());
-      if (!convex(merged)) continue;
-      parts[p].push_back(static_cast<int>(k));
-      nodes[p] = std::move(merged);
-      placed = true;
-    }
-    if (placed) continue;
     parts.push_back({static_cast<int>(k)});
     nodes.emplace_back(plan_.groups[k].begin(), plan_.groups[k].end());
+  }
+  for (bool merged_any = true; merged_any;) {  // groups are not in data order: merge until nothing joins
+    merged_any = false;
+    for (size_t p = 0; p < parts.size(); ++p)
+      for (size_t q = p + 1; q < parts.size(); ++q) {
+        if (!connected(nodes[p], nodes[q])) continue;
+        std::set<int> merged = nodes[p];
+        merged.insert(nodes[q].begin(), nodes[q].end());
+        if (!convex(merged)) continue;
+        parts[p].insert(parts[p].end(), parts[q].begin(), parts[q].end());
+        nodes[p] = std::move(merged);
+        parts.erase(parts.begin() + q);
+        nodes.erase(nodes.begin() + q);
+        merged_any = true;
+        --q;
+      }
   }
   return parts;
 }
@@ -495,7 +504,7 @@ std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) c
                                          ") left: " + (declined != ir.declined.end() ? declined->second : plan.reason[pos]));
   }
   Rewriter rewriter(item.graph, out, ir, plan, infos, preserve, options_);
-  int placed = 0, nodes = 0;
+  int placed = 0, ops = 0;
   for (const std::vector<int>& part : Partitioner(ir.graph, plan).run()) {
     std::vector<std::vector<int>> groups;
     for (int k : part) groups.push_back(plan.groups[k]);
@@ -505,16 +514,16 @@ std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) c
       for (const std::vector<int>& group : groups) {
         why = rewriter.fuse({group});
         if (!why.empty()) log(opts_, LogLevel::kInfo, "a group of " + std::to_string(group.size()) + " nodes stays: " + why);
-        else ++placed;
+        else ++placed, ++ops;
       }
       continue;
     }
     if (!why.empty()) log(opts_, LogLevel::kInfo, "a group of " + std::to_string(groups[0].size()) + " nodes stays: " + why);
-    else ++placed;
-    ++nodes;
+    else placed += static_cast<int>(groups.size()), ++ops;
   }
   log(opts_, LogLevel::kInfo, item.id + ": " + std::to_string(placed) + " of " + std::to_string(plan.groups.size()) +
-                                  " fused groups placed, graph of " + std::to_string(item.graph.node_size()) + " nodes");
+                                  " fused groups placed in " + std::to_string(ops) + " fused ops, graph of " +
+                                  std::to_string(item.graph.node_size()) + " nodes");
   return "";
 }
 

@@ -141,11 +141,11 @@ class FusedPartitionOp : public OpKernel {
   std::mutex mu_;  // one Compute at a time: the executor's buffers are shared
 };
 
-// Every index names a float32 tensor of the partition, inputs not constant.
-bool valid_tensors(const Graph& g, const std::vector<int64_t>& ids, bool inputs) {
+// Every index names a float32 tensor of the partition that is not a constant
+// (inputs, outputs; run-time weights too: their values come with each run).
+bool valid_tensors(const Graph& g, const std::vector<int64_t>& ids) {
   for (int64_t t : ids)
-    if (t < 0 || t >= static_cast<int64_t>(g.tensors.size()) || !g.tensors[t].is_f32() ||
-        (inputs && g.tensors[t].is_constant))
+    if (t < 0 || t >= static_cast<int64_t>(g.tensors.size()) || !g.tensors[t].is_f32() || g.tensors[t].is_constant)
       return false;
   return true;
 }
@@ -165,8 +165,8 @@ FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
   OP_REQUIRES(c, part.has_value(), tensorflow::errors::InvalidArgument("FdFusedPartition: ", error));
   part_ = std::move(*part);
   const Graph& g = part_.graph;
-  bool fits = valid_tensors(g, ins, true) && valid_tensors(g, outs, false) &&
-              valid_tensors(g, weight_tensors_, false) && layouts.size() == weight_tensors_.size() &&
+  bool fits = valid_tensors(g, ins) && valid_tensors(g, outs) && valid_tensors(g, weight_tensors_) &&
+              layouts.size() == weight_tensors_.size() &&
               ins.size() + weight_tensors_.size() == static_cast<size_t>(c->num_inputs()) &&
               static_cast<int>(outs.size()) == c->num_outputs();
   for (int64_t l : layouts) fits = fits && l >= 0 && l <= static_cast<int>(WeightLayout::kTranspose);
@@ -201,6 +201,7 @@ std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
     const Shape ir = ir_weight_shape(src, weight_layouts_[j]);
     if (num_elements(ir) != num_elements(t.shape) || (weight_layouts_[j] != WeightLayout::kAsIs && ir != t.shape))
       return "weights of shape " + to_string(src) + " where " + to_string(t.shape) + " was planned";
+    t.is_constant = true;
     t.data = ConstantData::own(ir_weights(weight_values_[j].data(), src, weight_layouts_[j]));
   }
   graph_ = std::make_shared<const Graph>(std::move(g));
