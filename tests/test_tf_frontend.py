@@ -95,7 +95,7 @@ def test_nothing_to_fuse_is_unchanged(results):
 
 def test_tf1_frozen_graph_in_session(results):
     r = scenario(results, "session")
-    assert r["fused_ops"] >= 1, r
+    assert r["fused_ops"] >= 1 and r["tf_compute_left"] == [], r
     assert r["max_rel"] <= MAX_REL, r
 
 

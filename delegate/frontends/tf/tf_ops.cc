@@ -137,16 +137,21 @@ std::string translate_add_n(const NodeDef& d, const std::vector<int>& in, const 
 
 // ---- Weighted anchors: convolutions and matmuls, with the remapper's fused forms.
 
-// fused_ops of _FusedConv2D / _FusedMatMul: BiasAdd, then an activation the
-// anchor takes (Relu, Relu6) or one the IR runs after it (*after).
-std::string fused_epilogue(const NodeDef& d, Node* anchor, EwOp* after, float* alpha) {
+// fused_ops of _FusedConv2D / _FusedMatMul: BiasAdd (or, for convolutions,
+// FusedBatchNorm), then an activation the anchor takes (Relu, Relu6 after a
+// BiasAdd) or one the IR runs after it (*after).
+std::string fused_epilogue(const NodeDef& d, bool batch_norm_ok, Node* anchor, EwOp* after, float* alpha) {
   const std::vector<std::string> ops = attr_strings(d, "fused_ops");
   *after = EwOp::kCount;
   *alpha = attr_f(d, "leakyrelu_alpha", 0.2f);
-  if (ops.empty() || ops[0] != "BiasAdd" || ops.size() > 2) return "fused_ops other than BiasAdd[, activation]";
+  const bool bn = batch_norm_ok && !ops.empty() && ops[0] == "FusedBatchNorm";
+  if (ops.empty() || (ops[0] != "BiasAdd" && !bn) || ops.size() > 2)
+    return "fused_ops other than BiasAdd or FusedBatchNorm, then an activation";
   if (ops.size() == 1) return "";
   const std::string& a = ops[1];
-  if (a == "Relu") anchor->act = Activation::kRelu;
+  if (a == "Relu" && bn) *after = EwOp::Relu;
+  else if (a == "Relu6" && bn) *after = EwOp::Relu6;
+  else if (a == "Relu") anchor->act = Activation::kRelu;
   else if (a == "Relu6") anchor->act = Activation::kRelu6;
   else if (a == "Elu") *after = EwOp::Elu;
   else if (a == "LeakyRelu") *after = EwOp::LeakyRelu;
@@ -205,55 +210,7 @@ int ir_weights_of(Graph* g, int t, WeightLayout layout, bool depthwise, size_t r
   return placeholder;
 }
 
-// Conv2D, DepthwiseConv2dNative and their _Fused forms (filter, then the bias).
-std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
-                           const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
-  const bool depthwise = d.op().find("Depthwise") != std::string::npos;
-  const bool fused = d.op()[0] == '_';
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = depthwise ? AnchorOp::kDepthwiseConv2D : AnchorOp::kConv2D;
-  std::string why = is_float(d) ? window_params(d, nullptr, &n.conv) : "not float32";
-  if (!why.empty()) return why;
-  if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
-  EwOp after = EwOp::kCount;
-  float alpha = 0.f;
-  if (fused && !(why = fused_epilogue(d, &n, &after, &alpha)).empty()) return why;
-  const int f = ir_weights_of(g, in[1], depthwise ? WeightLayout::kAsIs : WeightLayout::kHwioToOhwi, depthwise, 4, w);
-  const int b = fused ? ir_weights_of(g, in[2], WeightLayout::kAsIs, false, 1, w) : 0;
-  if (f < 0 || b < 0) return "filter or bias is neither a constant nor a variable of static shape";
-  n.inputs = {in[0], f};
-  if (fused) n.inputs.push_back(b);
-  emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
-  return "";
-}
-
-// MatMul and _FusedMatMul: a FULLY_CONNECTED with weights [out, in].
-std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
-                             const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
-  const bool fused = d.op()[0] == '_';
-  if (!is_float(d)) return "not float32";
-  if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
-  if (attr_b(d, "transpose_a", false)) return "transpose_a";
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = AnchorOp::kFullyConnected;
-  n.keep_num_dims = true;
-  EwOp after = EwOp::kCount;
-  float alpha = 0.f;
-  std::string why;
-  if (fused && !(why = fused_epilogue(d, &n, &after, &alpha)).empty()) return why;
-  const WeightLayout layout = attr_b(d, "transpose_b", false) ? WeightLayout::kAsIs : WeightLayout::kTranspose;
-  const int wt = ir_weights_of(g, in[1], layout, false, 2, w);
-  const int b = fused ? ir_weights_of(g, in[2], WeightLayout::kAsIs, false, 1, w) : 0;
-  if (wt < 0 || b < 0) return "weights or bias are neither a constant nor a variable of static shape";
-  n.inputs = {in[0], wt};
-  if (fused) n.inputs.push_back(b);
-  emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
-  return "";
-}
-
-// The same from run-time vectors (variables): s = scale * rsqrt(var + eps),
+// A batch norm from run-time vectors (variables): s = scale * rsqrt(var + eps),
 // shift = offset - mean * s, y = x * s + shift, as elementwise IR nodes.
 std::string batch_norm_at_run_time(const std::vector<int>& in, int out, float eps, Graph* g,
                                    std::vector<Node>* nodes) {
@@ -270,14 +227,10 @@ std::string batch_norm_at_run_time(const std::vector<int>& in, int out, float ep
   return "";
 }
 
-// FusedBatchNormV3 in inference: y = x * s + (offset - mean * s), s = scale / sqrt(var + eps),
-// as a MUL and an ADD by constant vectors (its other outputs are not computed).
-std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
-                                 Graph* g, std::vector<Node>* nodes) {
-  if (!is_float(d) || !is_float(d, "U")) return "not float32";
-  if (attr_b(d, "is_training", true)) return "is_training";
-  if (!is_nhwc(d)) return "data_format is not NHWC";
-  if (in.size() != 5 || out.empty()) return "unexpected inputs or outputs";
+// An inference batch norm of x by vectors in = {x, scale, offset, mean, variance}:
+// y = x * s + (offset - mean * s), s = scale / sqrt(var + eps), a MUL and an ADD
+// by vectors computed here from constants, else at run time.
+std::string emit_batch_norm(const std::vector<int>& in, int out, float eps, Graph* g, std::vector<Node>* nodes) {
   const Tensor* p[4];
   bool constant = true;
   for (int i = 0; i < 4; ++i) {
@@ -286,8 +239,7 @@ std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, c
       return "scale, offset, mean and variance are not float32 vectors of one static shape";
     constant = constant && (p[i] = constant_f32(*g, in[i + 1]));
   }
-  const float eps = attr_f(d, "epsilon", 1e-3f);
-  if (!constant) return batch_norm_at_run_time(in, out[0], eps, g, nodes);
+  if (!constant) return batch_norm_at_run_time(in, out, eps, g, nodes);
   const int64_t c = p[0]->shape[0];
   std::vector<float> scale(c), shift(c);
   for (int64_t i = 0; i < c; ++i) {
@@ -295,9 +247,78 @@ std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, c
     shift[i] = p[1]->f32_data()[i] - p[2]->f32_data()[i] * scale[i];
   }
   const int s = add_constant(g, {c}, std::move(scale)), b = add_constant(g, {c}, std::move(shift));
-  const int mid = add_intermediate(g, out[0]);
+  const int mid = add_intermediate(g, out);
   nodes->push_back(elementwise(EwOp::Mul, {in[0], s}, mid));
-  nodes->push_back(elementwise(EwOp::Add, {mid, b}, out[0]));
+  nodes->push_back(elementwise(EwOp::Add, {mid, b}, out));
+  return "";
+}
+
+// FusedBatchNormV3 in inference (its other outputs are not computed).
+std::string translate_batch_norm(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                                 Graph* g, std::vector<Node>* nodes) {
+  if (!is_float(d) || !is_float(d, "U")) return "not float32";
+  if (attr_b(d, "is_training", true)) return "is_training";
+  if (!is_nhwc(d)) return "data_format is not NHWC";
+  if (in.size() != 5 || out.empty()) return "unexpected inputs or outputs";
+  return emit_batch_norm(in, out[0], attr_f(d, "epsilon", 1e-3f), g, nodes);
+}
+
+// Conv2D, DepthwiseConv2dNative and their _Fused forms (filter, then the bias,
+// or scale, offset, mean and variance of a FusedBatchNorm run after it).
+std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                           const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
+  const bool depthwise = d.op().find("Depthwise") != std::string::npos;
+  const bool fused = d.op()[0] == '_';
+  const std::vector<std::string> ops = fused ? attr_strings(d, "fused_ops") : std::vector<std::string>{};
+  const bool bn = !ops.empty() && ops[0] == "FusedBatchNorm";
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = depthwise ? AnchorOp::kDepthwiseConv2D : AnchorOp::kConv2D;
+  std::string why = is_float(d) ? window_params(d, nullptr, &n.conv) : "not float32";
+  if (!why.empty()) return why;
+  if (in.size() != (!fused ? 2u : bn ? 6u : 3u) || out.size() != 1) return "unexpected inputs or outputs";
+  EwOp after = EwOp::kCount;
+  float alpha = 0.f;
+  if (fused && !(why = fused_epilogue(d, true, &n, &after, &alpha)).empty()) return why;
+  const int f = ir_weights_of(g, in[1], depthwise ? WeightLayout::kAsIs : WeightLayout::kHwioToOhwi, depthwise, 4, w);
+  const int b = fused && !bn ? ir_weights_of(g, in[2], WeightLayout::kAsIs, false, 1, w) : 0;
+  if (f < 0 || b < 0) return "filter or bias is neither a constant nor a variable of static shape";
+  n.inputs = {in[0], f};
+  if (fused && !bn) n.inputs.push_back(b);
+  if (!bn) {
+    emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
+    return "";
+  }
+  const int conv = add_intermediate(g, out[0]), normed = after == EwOp::kCount ? out[0] : add_intermediate(g, out[0]);
+  n.outputs = {conv};
+  nodes->push_back(std::move(n));
+  why = emit_batch_norm({conv, in[2], in[3], in[4], in[5]}, normed, attr_f(d, "epsilon", 1e-3f), g, nodes);
+  if (why.empty() && after != EwOp::kCount) nodes->push_back(elementwise(after, {normed}, out[0], alpha));
+  return why;
+}
+
+// MatMul and _FusedMatMul: a FULLY_CONNECTED with weights [out, in].
+std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
+                             const TfWeights& w, Graph* g, std::vector<Node>* nodes) {
+  const bool fused = d.op()[0] == '_';
+  if (!is_float(d)) return "not float32";
+  if (in.size() != (fused ? 3u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
+  if (attr_b(d, "transpose_a", false)) return "transpose_a";
+  Node n;
+  n.kind = OpKind::kAnchor;
+  n.anchor = AnchorOp::kFullyConnected;
+  n.keep_num_dims = true;
+  EwOp after = EwOp::kCount;
+  float alpha = 0.f;
+  std::string why;
+  if (fused && !(why = fused_epilogue(d, false, &n, &after, &alpha)).empty()) return why;
+  const WeightLayout layout = attr_b(d, "transpose_b", false) ? WeightLayout::kAsIs : WeightLayout::kTranspose;
+  const int wt = ir_weights_of(g, in[1], layout, false, 2, w);
+  const int b = fused ? ir_weights_of(g, in[2], WeightLayout::kAsIs, false, 1, w) : 0;
+  if (wt < 0 || b < 0) return "weights or bias are neither a constant nor a variable of static shape";
+  n.inputs = {in[0], wt};
+  if (fused) n.inputs.push_back(b);
+  emit_anchor(std::move(n), out[0], after, alpha, g, nodes);
   return "";
 }
 
