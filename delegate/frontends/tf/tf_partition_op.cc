@@ -123,6 +123,7 @@ class FusedPartitionOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override;
 
  private:
+  bool weight_changed(OpKernelContext* ctx, int first, size_t j);
   std::string refresh_weights(OpKernelContext* ctx);
   bool bind(OpTensors& host, OpKernelContext* ctx);
 
@@ -134,7 +135,9 @@ class FusedPartitionOp : public OpKernel {
   std::map<int, int> input_of_, output_of_;  // partition tensor -> op input / output index
   std::vector<int64_t> weight_tensors_;
   std::vector<WeightLayout> weight_layouts_;
-  std::vector<std::vector<float>> weight_values_;  // each weight input's values when last packed
+  // Each weight input as last packed. Holding it makes TF copy a variable on its
+  // next write (copy-on-write while shared), so the same buffer means the same values.
+  std::vector<tensorflow::Tensor> weight_held_;
   std::vector<Shape> output_shapes_;
   std::vector<Shape> bound_inputs_;  // the input shapes the executor is bound to
   bool bound_ = false;
@@ -174,9 +177,21 @@ FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
   for (size_t i = 0; i < ins.size(); ++i) input_of_[ins[i]] = static_cast<int>(i);
   for (size_t i = 0; i < outs.size(); ++i) output_of_[outs[i]] = static_cast<int>(i);
   for (int64_t l : layouts) weight_layouts_.push_back(static_cast<WeightLayout>(l));
-  weight_values_.resize(weight_tensors_.size());
+  weight_held_.resize(weight_tensors_.size());
   output_shapes_.assign(outs.size(), Shape{});
   exported_.insert(outs.begin(), outs.end());
+}
+
+// Whether weight input j has other values than when last packed: another
+// buffer with other bytes (the same buffer holds the same values, see weight_held_).
+bool FusedPartitionOp::weight_changed(OpKernelContext* ctx, int first, size_t j) {
+  const tensorflow::Tensor& src = ctx->input(first + static_cast<int>(j));
+  tensorflow::Tensor& held = weight_held_[j];
+  if (held.IsInitialized() && held.shape() == src.shape() && held.SharesBufferWith(src)) return false;
+  const bool same = held.IsInitialized() && held.shape() == src.shape() &&
+                    std::memcmp(held.flat<float>().data(), src.flat<float>().data(), src.NumElements() * 4) == 0;
+  held = src;
+  return !same;
 }
 
 // Builds the executor on the first run, and again when a run-time weight's
@@ -184,15 +199,7 @@ FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
 std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
   const int first = ctx->num_inputs() - static_cast<int>(weight_tensors_.size());
   bool changed = !exec_;
-  for (size_t j = 0; j < weight_tensors_.size(); ++j) {
-    const tensorflow::Tensor& src = ctx->input(first + static_cast<int>(j));
-    const float* v = src.flat<float>().data();
-    std::vector<float>& seen = weight_values_[j];
-    if (seen.size() == static_cast<size_t>(src.NumElements()) && std::memcmp(seen.data(), v, seen.size() * 4) == 0)
-      continue;
-    seen.assign(v, v + src.NumElements());
-    changed = true;
-  }
+  for (size_t j = 0; j < weight_tensors_.size(); ++j) changed = weight_changed(ctx, first, j) || changed;
   if (!changed) return "";
   Graph g = part_.graph;
   for (size_t j = 0; j < weight_tensors_.size(); ++j) {
@@ -202,7 +209,7 @@ std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
     if (num_elements(ir) != num_elements(t.shape) || (weight_layouts_[j] != WeightLayout::kAsIs && ir != t.shape))
       return "weights of shape " + to_string(src) + " where " + to_string(t.shape) + " was planned";
     t.is_constant = true;
-    t.data = ConstantData::own(ir_weights(weight_values_[j].data(), src, weight_layouts_[j]));
+    t.data = ConstantData::own(ir_weights(weight_held_[j].flat<float>().data(), src, weight_layouts_[j]));
   }
   graph_ = std::make_shared<const Graph>(std::move(g));
   exec_ = std::make_unique<Executor>(graph_, part_.groups, part_.folds, exported_, *kernels_for(opts_.isa),
