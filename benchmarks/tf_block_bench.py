@@ -1,10 +1,12 @@
-"""Paired latency of a Keras block net as a tf.function: TensorFlow's default
-graph optimizations vs the same with the fusedelegate Grappler pass.
+"""Paired latency of a Keras model as a tf.function (the test block net, a
+larger block net, or a Keras application with random weights): TensorFlow's
+default graph optimizations vs the same with the fusedelegate Grappler pass.
 
 Rounds alternate the two (each round: `calls` calls of one, then of the
 other); prints per configuration the median per-call time and the median of
 the per-round ratios (with-pass / default). Usage:
-    tf_block_bench.py [--size test|medium] [--rounds 15] [--calls 50] [--threads 1]
+    tf_block_bench.py [--size test|medium|mobilenet_v2|efficientnet_b0|resnet50]
+                      [--rounds 15] [--calls 50] [--threads 1]
 """
 import argparse
 import os
@@ -21,7 +23,16 @@ import fusedelegate.tf as fdt  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from tf_worker import block_net  # noqa: E402
 
-SIZES = {"test": (2, 12, 8), "medium": (1, 56, 32)}  # batch, height/width, channels
+SIZES = {"test": (2, 12, 8), "medium": (1, 56, 32),  # batch, height/width, channels
+         "mobilenet_v2": (1, 96, 3), "efficientnet_b0": (1, 96, 3), "resnet50": (1, 64, 3)}
+
+
+def application(name, hw):
+    apps = tf.keras.applications
+    kw = dict(input_shape=(hw, hw, 3), weights=None, classifier_activation=None)
+    if name == "mobilenet_v2":
+        return apps.MobileNetV2(alpha=0.35, **kw)
+    return apps.EfficientNetB0(**kw) if name == "efficientnet_b0" else apps.ResNet50(**kw)
 
 
 def medium_net(hw, c):
@@ -55,7 +66,8 @@ def main():
     tf.config.threading.set_intra_op_parallelism_threads(a.threads)
     tf.config.threading.set_inter_op_parallelism_threads(1)
     batch, hw, c = SIZES[a.size]
-    model = block_net() if a.size == "test" else medium_net(hw, c)
+    model = (block_net() if a.size == "test" else medium_net(hw, c) if a.size == "medium"
+             else application(a.size, hw))
     fn = tf.function(model, input_signature=[tf.TensorSpec([None, hw, hw, c], tf.float32)])
     x = tf.constant(np.random.default_rng(0).standard_normal((batch, hw, hw, c)).astype(np.float32))
     want = fn(x).numpy()

@@ -93,6 +93,12 @@ def test_nothing_to_fuse_is_unchanged(results):
     assert r["fused_ops"] == 0 and r["equal"], r
 
 
+def test_disable(results):
+    r = scenario(results, "disable")
+    assert r["was_enabled"] and not r["is_enabled"], r
+    assert r["fused_on"] >= 1 and r["fused_off"] == 0 and r["max_rel"] <= MAX_REL, r
+
+
 def test_tf1_frozen_graph_in_session(results):
     r = scenario(results, "session")
     assert r["fused_ops"] >= 1 and r["tf_compute_left"] == [], r

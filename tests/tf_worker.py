@@ -194,6 +194,20 @@ def scenario_gradients():
             "grad_max_rel": max_rel(grad, ref_grad)}
 
 
+def scenario_disable():
+    """enable() then disable(): calls after it run TF's graph, unfused."""
+    model = block_net()
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 12, 12, 8], tf.float32)])
+    x = RNG.standard_normal((2, 12, 12, 8)).astype(np.float32)
+    fdt.enable()
+    was_enabled = fdt.is_enabled()
+    _, ops_on = optimized_ops(fn, x)
+    fdt.disable()
+    got, ops_off = optimized_ops(tf.function(model.__call__), x)
+    return {"was_enabled": was_enabled, "is_enabled": fdt.is_enabled(), "fused_on": ops_on.count("FdFusedPartition"),
+            "fused_off": ops_off.count("FdFusedPartition"), "max_rel": max_rel(got, model(x))}
+
+
 def scenario_nothing_to_fuse():
     @tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32)])
     def f(x):
@@ -267,7 +281,7 @@ def scenario_version_mismatch(tmp):
 
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
-                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls"]
+                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]
