@@ -53,6 +53,14 @@ def test_translated_ops_fuse_and_match_tf(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
+def test_transformer_block_with_computed_reshapes(results):
+    r = scenario(results, "transformer_block")
+    assert r["fused_ops"] >= 1, r
+    claimed = {"MatMul", "_FusedMatMul", "BatchMatMulV2", "Softmax", "Tanh", "Rsqrt", "Mean"}
+    assert not claimed & set(r["tf_compute_left"]), r
+    assert r["max_rel"] <= MAX_REL, r
+
+
 def test_corrupt_partition_is_a_clear_error(results):
     r = scenario(results, "bad_partition")
     assert r["raised"] and "FdFusedPartition" in r["raised"], r

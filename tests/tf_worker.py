@@ -152,6 +152,29 @@ def scenario_concurrent_calls():
     return {"runs": len(worst), "max_rel": max(worst)}
 
 
+def scenario_transformer_block():
+    """Dense layers on [batch, 16, 32] (a Tensordot: reshapes to shapes computed
+    at run time), tanh-GELU, attention with batch matmuls and softmax, a
+    residual add and a layer norm; unknown batch."""
+    k = tf.keras
+    dq, dk, dv, d2 = (k.layers.Dense(32) for _ in range(4))
+    d1 = k.layers.Dense(64, activation=lambda t: k.activations.gelu(t, approximate=True))
+    norm = k.layers.LayerNormalization()
+
+    def model(x):
+        att = tf.nn.softmax(tf.matmul(dq(x), dk(x), transpose_b=True) * 0.125)
+        y = norm(x + tf.matmul(att, dv(x)))
+        return y + d2(d1(y))
+
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 16, 32], tf.float32)])
+    x = RNG.standard_normal((2, 16, 32)).astype(np.float32)
+    want = model(x)  # eager: TF's own kernels (and the layers' variables made)
+    with fdt.enabled():
+        got, ops = optimized_ops(fn, x)
+    return {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+            "max_rel": max_rel(got, want)}
+
+
 def scenario_variable_update():
     """Weights read from a variable: a new value (assign, assign_add) must be packed again."""
     w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32))
@@ -281,7 +304,7 @@ def scenario_version_mismatch(tmp):
 
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
-                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable"]
+                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable", "transformer_block"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

@@ -116,6 +116,10 @@ Tensor tensor_from_info(const TfOutputInfo* info) {
     return t;
   }
   t.dtype = info->dtype;
+  if (!info->planned.empty() && info->planned.size() == info->dims.size()) {
+    t.shape = info->planned;
+    return t;
+  }
   t.shape = info->dims;
   for (size_t i = 0; i < t.shape.size(); ++i) {
     if (t.shape[i] >= 0) continue;

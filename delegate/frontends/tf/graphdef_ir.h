@@ -25,7 +25,10 @@ namespace fd {
 struct TfOutputInfo {
   DType dtype = DType::kOther;
   bool rank_known = false;
-  Shape dims;  // -1 where unknown
+  Shape dims;     // -1 where unknown
+  // The shape at batch 1, where inference at batch 1 and 2 knows it whole and
+  // only dim 0 differs (shapes computed from the batch too); else empty.
+  Shape planned;
 };
 // Per node name: its outputs in order.
 using TfOutputInfos = std::map<std::string, std::vector<TfOutputInfo>>;
@@ -43,9 +46,10 @@ struct GraphDefIr {
 
 // `preserve`: nodes whose outputs must exist after the rewrite (fetches): an
 // opaque node reading them is added last, so no fold hides them. Unknown
-// dimensions: an unknown batch (dim 0, rank >= 2) is planned as 1 and bound
-// again at run time; any other unknown dimension or rank makes the tensor's
-// shape dynamic (the planner leaves its readers). Weights read from a
+// dimensions: an unknown batch is planned as 1 (TfOutputInfo::planned, else
+// an unknown dim 0 of rank >= 2 made 1) and bound again at run time; any other
+// unknown dimension or rank makes the tensor's shape dynamic (the planner
+// leaves its readers). Weights read from a
 // ReadVariableOp, _Arg or Placeholder of static float32 shape become
 // run-time weights (tf_ops.h).
 GraphDefIr graph_from_graphdef(const tensorflow::GraphDef& gd, const TfOutputInfos& infos,

@@ -362,13 +362,24 @@ std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const s
 
 // ---- Views: Reshape, Transpose, ConcatV2, Pad / PadV2 / MirrorPad; and
 // Softmax, BatchMatMul.
+// A RESHAPE to a shape computed at run time (a Tensordot's) whose output only
+// the batch leaves open: the output's shape, the batch inferred.
+bool computed_reshape(const Graph& g, AnchorOp op, int out, std::vector<int64_t>* dims) {
+  const Tensor& y = g.tensors[out];
+  if (op != AnchorOp::kReshape || y.has_dynamic_shape || y.shape.empty()) return false;
+  *dims = y.shape;
+  (*dims)[0] = -1;
+  return true;
+}
+
 std::string translate_view(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
                            std::vector<Node>* nodes) {
   if (!is_float(d) || in.size() != 2 || out.size() != 1) return "not a float32 " + d.op();
   Node n;
   n.kind = OpKind::kAnchor;
   n.anchor = d.op() == "Reshape" ? AnchorOp::kReshape : AnchorOp::kTranspose;
-  if (!constant_ints(*g, in[1], &n.dims)) return "shape or permutation is not constant";
+  if (!constant_ints(*g, in[1], &n.dims) && !computed_reshape(*g, n.anchor, out[0], &n.dims))
+    return "shape or permutation is not constant";
   n.inputs = {in[0]};
   n.outputs = out;
   nodes->push_back(std::move(n));

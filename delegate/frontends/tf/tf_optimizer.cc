@@ -31,9 +31,10 @@ void log(const Options& o, LogLevel level, const std::string& message) {
 }
 
 // What static shape inference knows of every node's outputs.
-TfOutputInfos output_infos(const GrapplerItem& item, std::string* error) {
+// `aggressive`: also evaluate shapes computed from shapes (Shape, Pack, ...).
+TfOutputInfos output_infos(const GrapplerItem& item, std::string* error, bool aggressive = false) {
   tensorflow::grappler::GraphProperties props(item);
-  const absl::Status s = props.InferStatically(/*assume_valid_feeds=*/true, false, false, false);
+  const absl::Status s = props.InferStatically(/*assume_valid_feeds=*/true, aggressive, aggressive, false);
   if (!s.ok()) {
     *error = "shape inference failed: " + std::string(s.message());
     return {};
@@ -54,6 +55,57 @@ TfOutputInfos output_infos(const GrapplerItem& item, std::string* error) {
 }
 
 // ---- The pass.
+// The item with its inputs' unknown batch made `batch` (_Arg and Placeholder
+// of rank >= 2 whose other dimensions are known); false if there is none.
+bool with_batch(const GrapplerItem& item, const TfOutputInfos& infos, int64_t batch, GrapplerItem* out) {
+  *out = item;
+  bool any = false;
+  for (NodeDef& d : *out->graph.mutable_node()) {
+    auto it = infos.find(d.name());
+    if ((d.op() != "_Arg" && d.op() != "Placeholder") || it == infos.end() || it->second.size() != 1) continue;
+    const TfOutputInfo& o = it->second[0];
+    if (!o.rank_known || o.dims.size() < 2 || o.dims[0] != -1 ||
+        std::count(o.dims.begin(), o.dims.end(), -1) != 1)
+      continue;
+    tensorflow::TensorShapeProto shape;
+    for (size_t i = 0; i < o.dims.size(); ++i) shape.add_dim()->set_size(i == 0 ? batch : o.dims[i]);
+    auto& attrs = *d.mutable_attr();
+    attrs["_output_shapes"].mutable_list()->clear_shape();
+    *attrs["_output_shapes"].mutable_list()->add_shape() = shape;
+    if (d.op() == "Placeholder") *attrs["shape"].mutable_shape() = shape;
+    any = true;
+  }
+  return any;
+}
+
+// Every output's shapes inferred at batch `batch` (shapes computed from
+// shapes evaluated too); empty if there is no batch to set or inference fails.
+TfOutputInfos infos_at_batch(const GrapplerItem& item, const TfOutputInfos& infos, int64_t batch) {
+  GrapplerItem at;
+  std::string error;
+  if (!with_batch(item, infos, batch, &at)) return {};
+  TfOutputInfos out = output_infos(at, &error, /*aggressive=*/true);
+  return error.empty() ? out : TfOutputInfos{};
+}
+
+// Sets TfOutputInfo::planned: the shape at batch 1 where inference at batch 1
+// and at batch 2 knows it whole and the two differ at most in dim 0 (so only
+// the batch is open: a Tensordot's computed reshapes, say).
+void add_planned_shapes(const GrapplerItem& item, TfOutputInfos* infos) {
+  const TfOutputInfos one = infos_at_batch(item, *infos, 1), two = infos_at_batch(item, *infos, 2);
+  auto whole = [](const TfOutputInfo& o) { return o.rank_known && std::count(o.dims.begin(), o.dims.end(), -1) == 0; };
+  for (auto& [name, outs] : *infos) {
+    auto a = one.find(name), b = two.find(name);
+    if (a == one.end() || b == two.end() || a->second.size() != outs.size() || b->second.size() != outs.size())
+      continue;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const Shape &s1 = a->second[k].dims, &s2 = b->second[k].dims;
+      if (!whole(a->second[k]) || !whole(b->second[k]) || s1.size() != s2.size() || s1.empty()) continue;
+      if (std::equal(s1.begin() + 1, s1.end(), s2.begin() + 1)) outs[k].planned = s1;
+    }
+  }
+}
+
 class FuseDelegatePass : public tensorflow::grappler::CustomGraphOptimizer {
  public:
   std::string name() const override { return "fusedelegate"; }
@@ -80,8 +132,9 @@ absl::Status FuseDelegatePass::Init(const tensorflow::RewriterConfig_CustomGraph
 
 std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) const {
   std::string error;
-  const TfOutputInfos infos = output_infos(item, &error);
+  TfOutputInfos infos = output_infos(item, &error);
   if (!error.empty()) return error;
+  add_planned_shapes(item, &infos);
   const std::unordered_set<std::string> keep = item.NodesToPreserve();
   const std::set<std::string> preserve(keep.begin(), keep.end());
   const GraphDefIr ir = graph_from_graphdef(item.graph, infos, preserve);

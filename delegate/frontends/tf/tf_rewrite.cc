@@ -184,8 +184,14 @@ std::string Rewriter::outputs_of(const std::set<std::string>& members, const std
   return out->empty() ? "nothing outside reads it" : "";
 }
 
-// Whether a path leaves the group and comes back (it would after contraction).
-bool Rewriter::creates_cycle(const std::set<std::string>& members) const {
+// Whether a path leads from the members, through nodes outside, to a node the
+// fused node reads (data or control): a cycle once they are one node. Edges
+// into members the fused node does not keep (a computed reshape's shape) do
+// not count.
+bool Rewriter::creates_cycle(const std::set<std::string>& members, const NodeDef& fused) const {
+  std::set<std::string> entries;
+  for (const std::string& input : fused.input())
+    entries.insert(input[0] == '^' ? input.substr(1) : node_name_of(canonical_tensor_name(input)));
   std::map<std::string, std::vector<std::string>> readers;
   for (const NodeDef& d : gd_->node())
     for (const std::string& input : d.input()) {
@@ -200,10 +206,9 @@ bool Rewriter::creates_cycle(const std::set<std::string>& members) const {
   while (!todo.empty()) {
     const std::string n = todo.back();
     todo.pop_back();
-    for (const std::string& r : readers[n]) {
-      if (members.count(r)) return true;
-      if (seen.insert(r).second) todo.push_back(r);
-    }
+    if (entries.count(n)) return true;
+    for (const std::string& r : readers[n])
+      if (!members.count(r) && seen.insert(r).second) todo.push_back(r);
   }
   return false;
 }
@@ -343,25 +348,27 @@ void Rewriter::replace(const std::set<std::string>& members, const NodeDef& fuse
   for (const auto& [from, into] : to) rewired_[from] = into;
 }
 
-// Identity nodes the translation saw through (their output is their input's
-// tensor) that read a member and are read only by members: inside the group
-// too, else the fused node would read through them from itself.
+// Nodes of no computation that only members read (data or control): Identity
+// nodes the translation saw through, reading a member, and Const nodes (their
+// values are in the partition; their control inputs, e.g. from constant
+// folding, would else lead from the fused node back to it). They go with it.
 void Rewriter::absorb_identities(std::set<std::string>* members) const {
   for (bool grew = true; grew;) {
     grew = false;
-    std::map<std::string, bool> only_members;  // alias -> read by members only (so far)
+    std::map<std::string, bool> only_members;  // candidate -> read by members only (so far)
     for (const NodeDef& d : gd_->node())
       for (const std::string& input : d.input()) {
         const std::string from = input[0] == '^' ? input.substr(1) : node_name_of(canonical_tensor_name(input));
-        if (!ir_.aliases.count(from) || members->count(from)) continue;
+        auto orig = original_.find(from);
+        if (orig == original_.end() || members->count(from)) continue;
+        if (!ir_.aliases.count(from) && orig->second->op() != "Const") continue;
         auto it = only_members.emplace(from, true).first;
         it->second = it->second && members->count(d.name());
       }
-    for (const auto& [alias, inside] : only_members) {
-      const NodeDef* d = original_.at(alias);
-      if (!inside || preserve_.count(alias) || !members->count(node_name_of(canonical_tensor_name(d->input(0)))))
-        continue;
-      grew = members->insert(alias).second || grew;
+    for (const auto& [name, inside] : only_members) {
+      const NodeDef* d = original_.at(name);
+      const bool reads_member = d->op() == "Const" || members->count(node_name_of(canonical_tensor_name(d->input(0))));
+      if (inside && reads_member && !preserve_.count(name)) grew = members->insert(name).second || grew;
     }
   }
 }
@@ -378,9 +385,9 @@ std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
   if (why.empty()) absorb_identities(&members);
   if (why.empty()) why = inputs_of(group, produced, &in);
   if (why.empty()) why = outputs_of(members, produced, &out);
-  if (why.empty() && creates_cycle(members)) why = "a path leaves the group and comes back";
   NodeDef fused;
   if (why.empty()) why = fused_node(groups, members, in, out, &fused);
+  if (why.empty() && creates_cycle(members, fused)) why = "a path leads from the group back into it";
   if (why.empty()) replace(members, fused, out);
   return why;
 }

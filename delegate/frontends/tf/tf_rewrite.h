@@ -34,7 +34,7 @@ class Rewriter {
   std::string inputs_of(const std::vector<int>& group, const std::set<int>& produced, std::vector<int>* in) const;
   std::string outputs_of(const std::set<std::string>& members, const std::set<int>& produced,
                          std::vector<int>* out) const;
-  bool creates_cycle(const std::set<std::string>& members) const;
+  bool creates_cycle(const std::set<std::string>& members, const tensorflow::NodeDef& fused) const;
   void absorb_identities(std::set<std::string>* members) const;
   std::string fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
                          const std::vector<int>& in, const std::vector<int>& out, tensorflow::NodeDef* fused) const;
