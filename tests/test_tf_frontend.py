@@ -61,6 +61,13 @@ def test_transformer_block_with_computed_reshapes(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
+@pytest.mark.parametrize("form", ["erfc", "erf"])
+def test_exact_gelu_is_one_fused_op(results, form):
+    r = scenario(results, "gelu_forms")[form]
+    assert r["fused_ops"] == 1 and r["tf_compute_left"] == [], r
+    assert r["max_rel"] <= MAX_REL, r
+
+
 def test_corrupt_partition_is_a_clear_error(results):
     r = scenario(results, "bad_partition")
     assert r["raised"] and "FdFusedPartition" in r["raised"], r

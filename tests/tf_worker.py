@@ -39,7 +39,7 @@ def optimized_ops(fn, *args):
 
 # Ops of an optimized graph that compute nothing themselves (or only views).
 PLUMBING = {"_Arg", "_Retval", "ReadVariableOp", "Const", "Identity", "Reshape", "Squeeze", "NoOp",
-            "FdFusedPartition", "Placeholder"}
+            "FdFusedPartition", "Placeholder", "_EagerConst"}
 
 
 def block_net():
@@ -175,6 +175,28 @@ def scenario_transformer_block():
             "max_rel": max_rel(got, want)}
 
 
+def scenario_gelu_forms():
+    """Exact GELU as tf.nn.gelu writes it (erfc) and as BERT does (erf), each
+    between two other elementwise ops: one fused GELU, no Erf / Erfc left."""
+    result = {}
+    for form in ("erfc", "erf"):
+        @tf.function(input_signature=[tf.TensorSpec([None, 24], tf.float32)])
+        def f(x):
+            x = x * 3.0 + 1.0
+            if form == "erfc":
+                g = tf.nn.gelu(x, approximate=False)
+            else:
+                g = 0.5 * x * (1.0 + tf.math.erf(x / tf.sqrt(2.0)))
+            return g - 2.0
+
+        x = RNG.standard_normal((2, 24)).astype(np.float32)
+        with fdt.enabled():
+            got, ops = optimized_ops(f, x)
+        result[form] = {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+                        "max_rel": max_rel(got, f.python_function(x))}
+    return result
+
+
 def scenario_variable_update():
     """Weights read from a variable: a new value (assign, assign_add) must be packed again."""
     w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32))
@@ -304,7 +326,7 @@ def scenario_version_mismatch(tmp):
 
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
-                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable", "transformer_block"]
+                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable", "transformer_block", "gelu_forms"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

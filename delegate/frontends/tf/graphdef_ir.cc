@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "frontends/tf/tf_ops.h"
+#include "frontends/tf/tf_patterns.h"
 #include "ir/shape.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/node_def.pb.h"
@@ -138,6 +139,7 @@ class Translator {
   int tensor(const std::string& canon);
   void add_const(const tensorflow::NodeDef& d);
   void add_node(int index);
+  bool add_pattern(int index);
   void add_preserve_node(const std::set<std::string>& preserve);
   int outputs_of(const tensorflow::NodeDef& d) const;
   bool on_cpu(const tensorflow::NodeDef& d) const;
@@ -148,6 +150,8 @@ class Translator {
 
   std::map<std::string, int> referenced_outputs_;  // node name -> 1 + the highest output index read
   std::set<int> stable_;  // tensors weights may be read from at run time
+  std::map<int, TfPattern> patterns_;  // by root GraphDef index
+  std::set<int> absorbed_;             // nodes inside a pattern, not its root
   GraphDefIr ir_;
 };
 
@@ -190,9 +194,29 @@ void Translator::add_const(const tensorflow::NodeDef& d) {
   x.is_constant = constant_values(p, &x);
 }
 
+// The root of a pattern (tf_patterns.h) on the CPU: its one IR node.
+bool Translator::add_pattern(int index) {
+  auto p = patterns_.find(index);
+  const tensorflow::NodeDef& d = gd_.node(index);
+  if (p == patterns_.end() || !on_cpu(d)) return false;
+  Node n;
+  n.id = index;
+  n.name = std::string(ew_name(p->second.op));
+  n.kind = OpKind::kElementwise;
+  n.ew = p->second.op;
+  n.inputs = {tensor(canonical_tensor_name(p->second.input))};
+  for (int k = 0; k < outputs_of(d); ++k) n.outputs.push_back(tensor(d.name() + ":" + std::to_string(k)));
+  if (n.outputs.size() != 1) return false;
+  ir_.absorbed[index] = p->second.absorbed;
+  ir_.node_index.push_back(index);
+  ir_.graph.nodes.push_back(std::move(n));
+  return true;
+}
+
 void Translator::add_node(int index) {
   const tensorflow::NodeDef& d = gd_.node(index);
   if (d.op() == "Const") return add_const(d);
+  if (add_pattern(index)) return;
   std::vector<int> inputs;
   bool control = false;
   for (const std::string& in : d.input()) {
@@ -271,7 +295,11 @@ GraphDefIr Translator::run(const std::set<std::string>& preserve) {
       int& n = referenced_outputs_[node_of(canon)];
       n = std::max(n, output_index(canon) + 1);
     }
-  for (int i : order) add_node(i);
+  patterns_ = find_tf_patterns(gd_);
+  for (const auto& [root, p] : patterns_)
+    if (on_cpu(gd_.node(root))) absorbed_.insert(p.absorbed.begin(), p.absorbed.end());
+  for (int i : order)
+    if (!absorbed_.count(i)) add_node(i);
   add_preserve_node(preserve);
   ir_.tensor_name.resize(ir_.graph.tensors.size());
   return std::move(ir_);

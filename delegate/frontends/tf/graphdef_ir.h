@@ -41,6 +41,7 @@ struct GraphDefIr {
   std::map<int, std::string> declined;   // IR node position -> why the front end left it opaque
   std::map<int, RunTimeWeight> run_time_weights;  // placeholder tensor -> its run-time source
   std::set<std::string> aliases;         // Identity nodes whose output is their input's tensor
+  std::map<int, std::vector<int>> absorbed;  // GraphDef index -> nodes its IR node computes too (tf_patterns.h)
   std::string error;                     // set when the graph cannot be translated at all
 };
 

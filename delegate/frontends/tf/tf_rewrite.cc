@@ -133,6 +133,8 @@ std::string Rewriter::members_of(const std::vector<int>& group, std::set<std::st
     for (int other : positions_of_.at(index))
       if (!in_group.count(other)) return "the group holds only part of node " + names_[index];
     members->insert(names_[index]);
+    if (auto a = ir_.absorbed.find(index); a != ir_.absorbed.end())
+      for (int inside : a->second) members->insert(names_[inside]);
   }
   return "";
 }
