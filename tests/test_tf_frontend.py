@@ -87,6 +87,7 @@ def test_concurrent_calls(results):
 def test_unknown_batch_binds_again(results):
     r = scenario(results, "keras_block")
     assert r["batch5"]["shape"] == [5, 10]
+    assert r["batch0"]["shape"] == r["batch0"]["tf_shape"], r  # an empty batch: what TF gives
     assert r["batch5"]["max_rel"] <= MAX_REL, r
 
 

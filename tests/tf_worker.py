@@ -69,6 +69,8 @@ def scenario_keras_block():
             result[f"batch{batch}"] = {"max_rel": max_rel(got, model(x)), "fused_ops": ops.count("FdFusedPartition"),
                                        "shape": list(got.shape),
                                        "tf_compute_left": sorted(set(ops) - PLUMBING)}
+        empty = np.zeros((0, 12, 12, 8), np.float32)
+        result["batch0"] = {"shape": list(fn(empty).shape), "tf_shape": list(model(empty).shape)}
     return result
 
 

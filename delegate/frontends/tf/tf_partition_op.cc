@@ -124,6 +124,7 @@ class FusedPartitionOp : public OpKernel {
 
  private:
   bool weight_changed(OpKernelContext* ctx, int first, size_t j);
+  void empty_batch(OpKernelContext* ctx);
   std::string refresh_weights(OpKernelContext* ctx);
   bool bind(OpTensors& host, OpKernelContext* ctx);
 
@@ -139,6 +140,7 @@ class FusedPartitionOp : public OpKernel {
   // next write (copy-on-write while shared), so the same buffer means the same values.
   std::vector<tensorflow::Tensor> weight_held_;
   std::vector<Shape> output_shapes_;
+  std::vector<tensorflow::PartialTensorShape> planned_outputs_;  // the output_shapes attribute
   std::vector<Shape> bound_inputs_;  // the input shapes the executor is bound to
   bool bound_ = false;
   std::mutex mu_;  // one Compute at a time: the executor's buffers are shared
@@ -162,6 +164,7 @@ FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
   OP_REQUIRES_OK(c, c->GetAttr("weight_tensors", &weight_tensors_));
   OP_REQUIRES_OK(c, c->GetAttr("weight_layouts", &layouts));
   OP_REQUIRES_OK(c, c->GetAttr("options", &options));
+  OP_REQUIRES_OK(c, c->GetAttr("output_shapes", &planned_outputs_));
   error = parse_options(split_options(options), &opts_);
   OP_REQUIRES(c, error.empty(), tensorflow::errors::InvalidArgument(error));
   std::optional<PartitionGraph> part = parse_partition(bytes, &error);
@@ -171,7 +174,7 @@ FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
   bool fits = valid_tensors(g, ins) && valid_tensors(g, outs) && valid_tensors(g, weight_tensors_) &&
               layouts.size() == weight_tensors_.size() &&
               ins.size() + weight_tensors_.size() == static_cast<size_t>(c->num_inputs()) &&
-              static_cast<int>(outs.size()) == c->num_outputs();
+              static_cast<int>(outs.size()) == c->num_outputs() && planned_outputs_.size() == outs.size();
   for (int64_t l : layouts) fits = fits && l >= 0 && l <= static_cast<int>(WeightLayout::kTranspose);
   OP_REQUIRES(c, fits, tensorflow::errors::InvalidArgument("FdFusedPartition: tensor attributes do not fit"));
   for (size_t i = 0; i < ins.size(); ++i) input_of_[ins[i]] = static_cast<int>(i);
@@ -218,6 +221,24 @@ std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
   return "";
 }
 
+// An empty input (batch 0): outputs of the planned shapes with an empty
+// batch, where only the batch is open; else an error.
+void FusedPartitionOp::empty_batch(OpKernelContext* ctx) {
+  for (int o = 0; o < ctx->num_outputs(); ++o) {
+    const tensorflow::PartialTensorShape& planned = planned_outputs_[o];
+    tensorflow::TensorShape shape;
+    for (int d = 0; d < planned.dims(); ++d) {
+      const int64_t size = planned.dim_size(d) < 0 && d == 0 ? 0 : planned.dim_size(d);
+      OP_REQUIRES(ctx, !planned.unknown_rank() && size >= 0,
+                  tensorflow::errors::InvalidArgument("FdFusedPartition: an empty input where output ", o,
+                                                      " has a shape known only at run time"));
+      shape.AddDim(size);
+    }
+    tensorflow::Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(o, shape, &out));
+  }
+}
+
 // Binds the executor to the current input shapes if they changed.
 bool FusedPartitionOp::bind(OpTensors& host, OpKernelContext* ctx) {
   std::vector<Shape> shapes;
@@ -235,9 +256,8 @@ bool FusedPartitionOp::bind(OpTensors& host, OpKernelContext* ctx) {
 
 void FusedPartitionOp::Compute(OpKernelContext* ctx) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (int i = 0; i < ctx->num_inputs(); ++i)
-    OP_REQUIRES(ctx, num_elements(shape_of(ctx->input(i))) > 0,
-                tensorflow::errors::InvalidArgument("FdFusedPartition: empty input ", i));
+  for (int i = 0; i < static_cast<int>(input_of_.size()); ++i)
+    if (num_elements(shape_of(ctx->input(i))) == 0) return empty_batch(ctx);
   const std::string error = refresh_weights(ctx);
   OP_REQUIRES(ctx, error.empty(), tensorflow::errors::InvalidArgument("FdFusedPartition: ", error));
   OpTensors host(*graph_, input_of_, output_of_, &output_shapes_, ctx);
