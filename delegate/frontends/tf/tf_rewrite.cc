@@ -338,7 +338,6 @@ void Rewriter::replace(const std::set<std::string>& members, const NodeDef& fuse
     }
   *gd_->add_node() = fused;
   for (const std::string& m : members) {
-    fused_into_[m] = fused.name();
     if (!preserve_.count(m)) continue;
     NodeDef* id = gd_->add_node();
     id->set_name(m);

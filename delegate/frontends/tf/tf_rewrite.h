@@ -55,7 +55,6 @@ class Rewriter {
   std::map<std::string, const tensorflow::NodeDef*> original_; // by name
   std::map<int, std::vector<int>> positions_of_;   // original tensorflow::GraphDef index -> its IR nodes
   std::map<std::string, std::string> rewired_;     // "name:k" of a replaced output -> "fused:i"
-  std::map<std::string, std::string> fused_into_;  // replaced node -> the fused node
   Graph serial_;  // the IR as serialized: run-time weights carry no values (the kernel fills them)
 };
 
