@@ -64,5 +64,6 @@ endif()
 if(FD_TF_FOUND)
   message(STATUS "fusedelegate: TensorFlow ${FD_TF_VERSION} found through ${FD_TF_QUERY_PYTHON}: building libfusedelegate_tf.so")
 else()
-  message(STATUS "fusedelegate: no Python here imports tensorflow (${FD_TF_QUERY_PYTHON}): not building libfusedelegate_tf.so")
+  message(STATUS "fusedelegate: no Python here imports tensorflow (${FD_TF_QUERY_PYTHON}), or cross-compiling: "
+                 "not building libfusedelegate_tf.so")
 endif()
