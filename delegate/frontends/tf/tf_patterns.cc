@@ -1,0 +1,166 @@
+#include "frontends/tf/tf_patterns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "frontends/tf/graphdef_ir.h"
+#include "tensorflow/core/framework/graph.pb.h"
+#include "tensorflow/core/framework/node_def.pb.h"
+#include "tensorflow/core/framework/tensor.pb.h"
+
+namespace fd {
+namespace {
+
+using tensorflow::NodeDef;
+
+constexpr float kInvSqrt2 = 0.70710678f;
+
+std::string node_name(const std::string& input) {
+  const std::string canon = canonical_tensor_name(input[0] == '^' ? input.substr(1) : input);
+  return canon.substr(0, canon.rfind(':'));
+}
+
+class Matcher {
+ public:
+  explicit Matcher(const tensorflow::GraphDef& gd);
+  // The root (GraphDef index) of an exact GELU around Erf / Erfc node
+  // `erf_index`, or -1; *p describes it.
+  int gelu(int erf_index, TfPattern* p) const;
+
+ private:
+  const NodeDef* producer(const std::string& input) const;
+  int index_of(const NodeDef* n) const { return n ? index_.at(n->name()) : -1; }
+  bool scalar(const std::string& input, float* v) const;
+  bool by_scalar(const NodeDef* n, const char* op, float c, std::string* other) const;
+  const NodeDef* only_reader(const NodeDef* n) const;
+  bool erf_argument(const NodeDef& e, std::string* x, std::vector<int>* absorbed) const;
+  const NodeDef* times_half_times_x(const NodeDef* q, const std::string& x, std::vector<int>* absorbed) const;
+
+  const tensorflow::GraphDef& gd_;
+  std::map<std::string, int> index_;
+  std::map<std::string, std::vector<int>> readers_;  // node -> nodes reading it (data or control)
+};
+
+Matcher::Matcher(const tensorflow::GraphDef& gd) : gd_(gd) {
+  for (int i = 0; i < gd.node_size(); ++i) index_[gd.node(i).name()] = i;
+  for (int i = 0; i < gd.node_size(); ++i)
+    for (const std::string& in : gd.node(i).input()) readers_[node_name(in)].push_back(i);
+}
+
+const NodeDef* Matcher::producer(const std::string& input) const {
+  if (input.empty() || input[0] == '^') return nullptr;
+  auto it = index_.find(node_name(input));
+  return it == index_.end() ? nullptr : &gd_.node(it->second);
+}
+
+// A float32 Const of one element.
+bool Matcher::scalar(const std::string& input, float* v) const {
+  const NodeDef* c = producer(input);
+  if (!c || c->op() != "Const" || !c->attr().count("value")) return false;
+  const tensorflow::TensorProto& t = c->attr().at("value").tensor();
+  int64_t count = 1;
+  for (const auto& d : t.tensor_shape().dim()) count *= d.size();
+  if (t.dtype() != tensorflow::DT_FLOAT || count != 1) return false;
+  if (t.float_val_size() == 1) *v = t.float_val(0);
+  else if (t.tensor_content().size() == 4) std::memcpy(v, t.tensor_content().data(), 4);
+  else return false;
+  return true;
+}
+
+// n is `op` (float32) of a scalar constant c (either side; RealDiv: the
+// divisor) and *other.
+bool Matcher::by_scalar(const NodeDef* n, const char* op, float c, std::string* other) const {
+  if (!n || n->op() != op || n->input_size() != 2) return false;
+  auto t = n->attr().find("T");
+  if (t != n->attr().end() && t->second.type() != tensorflow::DT_FLOAT) return false;
+  const bool ordered = std::strcmp(op, "RealDiv") == 0;
+  for (int side = ordered ? 1 : 0; side < 2; ++side) {
+    float v;
+    if (scalar(n->input(side), &v) && std::fabs(v - c) <= 1e-6f * std::fabs(c)) {
+      *other = n->input(1 - side);
+      return true;
+    }
+  }
+  return false;
+}
+
+// The one node reading n, or null.
+const NodeDef* Matcher::only_reader(const NodeDef* n) const {
+  auto it = n ? readers_.find(n->name()) : readers_.end();
+  if (it == readers_.end() || it->second.size() != 1) return nullptr;
+  return &gd_.node(it->second[0]);
+}
+
+// Erfc(-x / sqrt(2)) or Erf(x / sqrt(2)): x, and the nodes computing the argument.
+bool Matcher::erf_argument(const NodeDef& e, std::string* x, std::vector<int>* absorbed) const {
+  const NodeDef* arg = producer(e.input(0));
+  if (!arg || only_reader(arg) != &e) return false;
+  absorbed->push_back(index_of(arg));
+  if (e.op() == "Erf") return by_scalar(arg, "Mul", kInvSqrt2, x) || by_scalar(arg, "RealDiv", 1.f / kInvSqrt2, x);
+  if (by_scalar(arg, "Mul", -kInvSqrt2, x)) return true;
+  std::string neg_out;
+  const NodeDef* neg = by_scalar(arg, "Mul", kInvSqrt2, &neg_out) ? producer(neg_out) : nullptr;
+  if (!neg || neg->op() != "Neg" || only_reader(neg) != arg) return false;
+  absorbed->push_back(index_of(neg));
+  *x = neg->input(0);
+  return true;
+}
+
+bool same_tensor(const std::string& a, const std::string& b) {
+  return canonical_tensor_name(a) == canonical_tensor_name(b);
+}
+
+// q * 0.5 * x, either (q * 0.5) * x or q * (x * 0.5): the root, or null.
+const NodeDef* Matcher::times_half_times_x(const NodeDef* q, const std::string& x, std::vector<int>* absorbed) const {
+  const NodeDef* r = only_reader(q);
+  std::string other;
+  if (by_scalar(r, "Mul", 0.5f, &other)) {  // (q * 0.5) * x
+    const NodeDef* root = only_reader(r);
+    if (!root || root->op() != "Mul" || root->input_size() != 2) return nullptr;
+    absorbed->push_back(index_of(r));
+    const bool fits = (producer(root->input(0)) == r && same_tensor(root->input(1), x)) ||
+                      (producer(root->input(1)) == r && same_tensor(root->input(0), x));
+    return fits ? root : nullptr;
+  }
+  if (!r || r->op() != "Mul" || r->input_size() != 2) return nullptr;  // q * (x * 0.5)
+  const NodeDef* half_x = producer(r->input(0)) == q ? producer(r->input(1)) : producer(r->input(0));
+  if (!by_scalar(half_x, "Mul", 0.5f, &other) || !same_tensor(other, x) || only_reader(half_x) != r) return nullptr;
+  absorbed->push_back(index_of(half_x));
+  return r;
+}
+
+int Matcher::gelu(int erf_index, TfPattern* p) const {
+  const NodeDef& e = gd_.node(erf_index);
+  std::string x, other;
+  p->absorbed = {erf_index};
+  if (!erf_argument(e, &x, &p->absorbed)) return -1;
+  const NodeDef* q = &e;
+  if (e.op() == "Erf") {  // 1 + erf(...)
+    q = only_reader(&e);
+    if (!by_scalar(q, "AddV2", 1.f, &other) && !by_scalar(q, "Add", 1.f, &other)) return -1;
+    p->absorbed.push_back(index_of(q));
+  }
+  const NodeDef* root = times_half_times_x(q, x, &p->absorbed);
+  auto t = root ? root->attr().find("T") : e.attr().end();
+  if (!root || (t != root->attr().end() && t->second.type() != tensorflow::DT_FLOAT)) return -1;
+  p->op = EwOp::Gelu;
+  p->input = x;
+  return index_of(root);
+}
+
+}  // namespace
+
+std::map<int, TfPattern> find_tf_patterns(const tensorflow::GraphDef& gd) {
+  std::map<int, TfPattern> found;
+  Matcher m(gd);
+  for (int i = 0; i < gd.node_size(); ++i) {
+    if (gd.node(i).op() != "Erf" && gd.node(i).op() != "Erfc") continue;
+    TfPattern p;
+    const int root = m.gelu(i, &p);
+    if (root >= 0) found[root] = p;
+  }
+  return found;
+}
+
+}  // namespace fd

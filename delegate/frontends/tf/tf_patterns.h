@@ -1,0 +1,29 @@
+// Subgraphs of TF ops the translation reads as one IR op: GELU in the forms
+// TensorFlow and Keras write it with erfc or erf (its tanh form is a chain of
+// ops the IR has).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/op_types.h"
+
+namespace tensorflow {
+class GraphDef;
+}
+
+namespace fd {
+
+struct TfPattern {
+  EwOp op = EwOp::kCount;     // what the root node's output is, of `input`
+  std::string input;          // the root's one IR input (a GraphDef input string)
+  std::vector<int> absorbed;  // GraphDef indices of the other nodes: inside it, read by nothing else
+};
+
+// Per root node (GraphDef index). Exact GELU, 0.5 * x * erfc(-x / sqrt(2)) or
+// 0.5 * x * (1 + erf(x / sqrt(2))), as Grappler leaves it (MULs by constant
+// scalars, in either operand order).
+std::map<int, TfPattern> find_tf_patterns(const tensorflow::GraphDef& gd);
+
+}  // namespace fd

@@ -1,0 +1,154 @@
+"""fusedelegate for full TensorFlow: a Grappler pass that replaces fusible
+subgraphs with fused ops running on the same runtime as the TFLite delegate.
+
+    import fusedelegate.tf as fdt
+    fdt.enable(num_threads=1)          # or: with fdt.enabled(num_threads=1): ...
+    model = tf.saved_model.load(path)  # or a Keras model, or any tf.function
+    y = model(x)                       # fusible subgraphs now run as fused ops
+
+enable() turns the pass on for tf.function calls made from this thread (TF's
+function-call options are per thread); for tf.compat.v1.Session use
+session_config(). Options are those of fusedelegate.load(): num_threads,
+isa, fusions, min_nodes_per_partition, log. The pass only rewrites graphs
+(eager ops run as they are) and leaves any graph it cannot handle unchanged,
+logging why (log="info" or "verbose" for more).
+"""
+import contextlib
+import os
+import re
+from pathlib import Path
+
+from . import _loader
+
+OPTIMIZER_NAME = "fusedelegate"
+_LIBRARY_NAME = "libfusedelegate_tf.so"
+_VERSION_MARKER = re.compile(rb"fusedelegate-tf-built-against=([0-9A-Za-z.+\-]+)")
+_loaded = {}  # path -> the op module; one copy per process (a second registration aborts TF)
+
+
+class TensorFlowVersionError(RuntimeError):
+    """libfusedelegate_tf.so was built against another TensorFlow than the one installed."""
+
+
+def library_path():
+    """Path of libfusedelegate_tf.so: FUSEDELEGATE_TF_LIBRARY, else beside libfusedelegate.so."""
+    override = os.environ.get("FUSEDELEGATE_TF_LIBRARY")
+    if override:
+        return str(Path(override).resolve())
+    return str(Path(_loader.library_path()).parent / _LIBRARY_NAME)
+
+
+def built_against(path=None):
+    """The TensorFlow version the library was compiled against (read from the file)."""
+    match = _VERSION_MARKER.search(Path(path or library_path()).read_bytes())
+    return match.group(1).decode() if match else None
+
+
+def load_library():
+    """Loads the op library once (checking its TensorFlow version); returns its op module."""
+    import tensorflow as tf
+
+    path = library_path()
+    if path in _loaded:
+        return _loaded[path]
+    if _loaded:
+        raise _loader.LibraryError(f"fusedelegate: {next(iter(_loaded))} is already loaded; cannot also load {path}")
+    if not os.path.exists(path):
+        raise _loader.LibraryError(
+            f"fusedelegate TensorFlow library not found: {path}. It is built when the package is built "
+            "where tensorflow imports: reinstall with `pip install '.[tf]'` (or `pip install .` with "
+            "tensorflow installed).")
+    version = built_against(path)
+    if version != tf.__version__:
+        raise TensorFlowVersionError(
+            f"{path} was built against TensorFlow {version}, but TensorFlow {tf.__version__} is installed; "
+            "rebuild it against this TensorFlow: `pip install --force-reinstall --no-deps .` in the source tree.")
+    _loaded[path] = tf.load_op_library(path)
+    return _loaded[path]
+
+
+def _add_optimizer(config, options):
+    """Adds the pass (with `options`) to a ConfigProto's rewriter options, in place."""
+    rewrite = config.graph_options.rewrite_options
+    kept = [o for o in rewrite.custom_optimizers if o.name != OPTIMIZER_NAME]
+    del rewrite.custom_optimizers[:]
+    rewrite.custom_optimizers.extend(kept)
+    ours = rewrite.custom_optimizers.add()
+    ours.name = OPTIMIZER_NAME
+    for key, value in options.items():
+        ours.parameter_map[key].s = value.encode()
+    rewrite.min_graph_nodes = -1  # Grappler skips graphs under 4 nodes otherwise
+    return config
+
+
+def _checked_options(options):
+    """Options as strings, validated by the native library (the one authority)."""
+    _loader.Delegate(options)
+    return {str(k): _loader._option_text(v) for k, v in options.items()}
+
+
+def session_config(config=None, **options):
+    """A tf.compat.v1.ConfigProto (a copy of `config`, if given) running the pass."""
+    import tensorflow as tf
+
+    load_library()
+    checked = _checked_options(options)
+    out = tf.compat.v1.ConfigProto()
+    if config is not None:
+        out.CopyFrom(config)
+    return _add_optimizer(out, checked)
+
+
+def _call_options():
+    from tensorflow.python.eager import context
+
+    return context.context().function_call_options
+
+
+def _set_function_config(config):
+    from tensorflow.python.eager import context
+
+    ctx = context.context()
+    call_options = ctx.function_call_options
+    call_options.config_proto_serialized = config
+    ctx.function_call_options = call_options
+
+
+def _function_config():
+    import tensorflow as tf
+
+    config = tf.compat.v1.ConfigProto()
+    config.ParseFromString(_call_options().config_proto_serialized)
+    return config
+
+
+def enable(**options):
+    """Runs the pass on tf.function graphs called from this thread from now on."""
+    load_library()
+    _set_function_config(_add_optimizer(_function_config(), _checked_options(options)))
+
+
+def disable():
+    """Stops running the pass on this thread's tf.function calls."""
+    config = _function_config()
+    rewrite = config.graph_options.rewrite_options
+    kept = [o for o in rewrite.custom_optimizers if o.name != OPTIMIZER_NAME]
+    del rewrite.custom_optimizers[:]
+    rewrite.custom_optimizers.extend(kept)
+    _set_function_config(config)
+
+
+def is_enabled():
+    """Whether this thread's tf.function calls run the pass."""
+    return any(o.name == OPTIMIZER_NAME for o in _function_config().graph_options.rewrite_options.custom_optimizers)
+
+
+@contextlib.contextmanager
+def enabled(**options):
+    """Runs the pass on tf.function calls inside the block, then restores the previous settings."""
+    previous = _function_config()
+    enable(**options)
+    try:
+        yield
+    finally:
+        _set_function_config(previous)
