@@ -113,7 +113,9 @@ def describe(tf, model, entry, index):
         "input_ranges": entry["input_ranges"][:len(inputs)],  # one range for all: any may be dropped
         "input_dtypes": [np.dtype(d["dtype"]).name for d in inputs],
         "shape_signatures": [d["shape_signature"].tolist() for d in inputs],
-        "resize_batches": list(models.RESIZE_BATCHES) if entry["dynamic_batch"] else [],
+        # TFLite's hybrid kernels (int8 weights) fail at batch 0 where the float twin runs it.
+        "resize_batches": [b for b in models.RESIZE_BATCHES if b or not entry["weights"].endswith("int8")]
+                          if entry["dynamic_batch"] else [],
         "bytes": len(model),
     })
     return entry

@@ -194,7 +194,7 @@ def partner(g, v):
     """A second operand for v: a live value the two broadcast with (an earlier one, an
     input, v itself), or a constant of a broadcast shape, a scalar now and then."""
     live = [w for w in g.values if (s := broadcast(v.shape, w.shape)) is not None and size(s) <= MAX_ELEMENTS]
-    if g.chance(0.45):
+    if g.chance(0.45) and live:
         return g.pick(live)
     if g.chance(0.15):
         return Value(g.tf.constant(np.float32(g.rng.uniform(-2.0, 2.0))), "scalar", 2.0, True)
@@ -400,13 +400,17 @@ def softmax(g, v):
     return g.new(t, 1.0, f"softmax({v.name},beta={beta:g})", v)
 
 
-def row_mean(g, v):
-    """MEAN over the last axis, keeping it (a per-row broadcast operand) or not."""
+def row_reduce(g, v):
+    """MEAN, SUM, REDUCE_MAX or REDUCE_MIN over the last axis, keeping it (a per-row broadcast
+    operand) or not."""
     if v.rank < 2:
         return None
     keep = v.rank == 2 or g.chance(0.7)
-    t = g.tf.reduce_mean(v.t, axis=-1, keepdims=keep)
-    return g.new(t, v.bound, f"mean_last({v.name},keepdims={keep})", v)
+    kind = g.pick(("mean", "mean", "sum", "max", "min"))
+    op = {"mean": g.tf.reduce_mean, "sum": g.tf.reduce_sum, "max": g.tf.reduce_max, "min": g.tf.reduce_min}[kind]
+    t = op(v.t, axis=-1, keepdims=keep)
+    bound = v.bound * (v.shape[-1] if kind == "sum" else 1.0)
+    return g.new(t, bound, f"{kind}_last({v.name},keepdims={keep})", v)
 
 
 def layer_norm(g, v):
@@ -504,7 +508,7 @@ def tame(g, v):
 # Drawing a step (weights: how often each is drawn).
 
 STEPS = ((unary, 8), (binary, 10), (prelu, 1), (conv, 6), (transpose_conv, 1), (pool, 2), (spatial_mean, 1),
-         (resize, 1), (dense, 3), (batch_matmul, 2), (softmax, 1), (row_mean, 1), (layer_norm, 1), (reshape, 2),
+         (resize, 1), (dense, 3), (batch_matmul, 2), (softmax, 1), (row_reduce, 2), (layer_norm, 1), (reshape, 2),
          (transpose, 1), (concat, 2), (attention, 1), (pad, 1))
 STEP_WEIGHTS = np.array([w for _, w in STEPS], float) / sum(w for _, w in STEPS)
 

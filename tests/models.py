@@ -48,9 +48,10 @@ RESIZE_OPS = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")  # their size is an 
 TRANSPOSE_CONV_OPS = ("TRANSPOSE_CONV",)
 ANCHOR_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D") + RESIZE_OPS + TRANSPOSE_CONV_OPS
 PAD_OPS = ("PAD", "PADV2", "MIRROR_PAD")
-# Row ops (family transformer): BATCH_MATMUL of two run-time values, SOFTMAX, MEAN
-# over the last axis only (LayerNorm), RESHAPE to a constant shape, TRANSPOSE.
-ROW_OPS = ("BATCH_MATMUL", "SOFTMAX", "MEAN", "RESHAPE", "TRANSPOSE")
+# Row ops (family transformer): BATCH_MATMUL of two run-time values, SOFTMAX, MEAN,
+# SUM, REDUCE_MAX and REDUCE_MIN over the last axis only (LayerNorm, a softmax's max),
+# RESHAPE to a constant shape, TRANSPOSE.
+ROW_OPS = ("BATCH_MATMUL", "SOFTMAX", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "RESHAPE", "TRANSPOSE")
 # Ops whose math the delegate approximates (polynomials, not libm).
 APPROX_OPS = ("EXP", "LOG", "TANH", "LOGISTIC", "GELU", "ELU", "POW")
 
@@ -942,6 +943,11 @@ def transformer_specs():
     def transpose_last(tf, x):
         return tf.abs(tf.transpose(x, [0, 2, 1])) * 2.0
 
+    def row_reductions(tf, x):  # each reduces the last axis: a per-row operand, or a value of its own
+        centred = x - tf.reduce_max(x, axis=-1, keepdims=True)
+        spread = tf.reduce_max(x, axis=-1) - tf.reduce_min(x, axis=-1)
+        return centred / (tf.reduce_sum(tf.abs(x), axis=-1, keepdims=True) + 1.0), spread * 0.5
+
     return [
         Spec("attention", attention, [[1, 16, 32]], 5, 1, claimed_all=27, partitions_all=11,
              emits=("BATCH_MATMUL", "SOFTMAX", "RESHAPE", "TRANSPOSE", "MEAN"),
@@ -968,6 +974,10 @@ def transformer_specs():
              emits=("EXPAND_DIMS",),
              about="batch None: TANH, MUL, ADD, then the squeeze (the converter makes it a RESHAPE, after the "
                    "elementwise ops: alone, beside a claimed anchor); EXPAND_DIMS (a RESHAPE) with a MUL; resized"),
+        Spec("row_reductions", row_reductions, [[2, 5, 37]], 0, 0, claimed_all=10, partitions_all=2,
+             emits=("REDUCE_MAX", "REDUCE_MIN", "SUM"),
+             about="REDUCE_MAX, SUM and REDUCE_MIN over the last axis (rows of 37: past every vector width, with "
+                   "a tail), kept as per-row operands (x - max, over the sum of |x|) or not (max - min)"),
         Spec("transpose_last", transpose_last, [[2, 6, 9]], 0, 0, claimed_all=3, partitions_all=1,
              emits=("TRANSPOSE",),
              about="TRANSPOSE that moves the last axis (a strided gather), ABS, MUL"),

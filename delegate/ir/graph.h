@@ -53,6 +53,7 @@ struct Node {
   bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
   bool align_corners = false, half_pixel_centers = false;  // the resizes, as TFLite's options
   int axis = 0;  // kConcatenation: the axis joined along, in [0, rank)
+  Reduce reduce = Reduce::kMean;  // kRowReduce: how a row becomes one value
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the
   // input only; kConcatenation: every part, in order). kPad: the input only.

@@ -63,7 +63,7 @@ enum class AnchorOp : uint8_t {
   kPad,              // a PAD whose output must be stored (else it is folded): copies rows
   kBatchMatMul,      // [..., m, k] x [..., k, n] (adj_x / adj_y: transposed), both run-time values
   kSoftmax,          // softmax of each row (the last axis), scaled by beta
-  kRowMean,          // MEAN over the last axis: rows of one value
+  kRowReduce,        // MEAN, SUM, MAX or MIN (Node::reduce) over the last axis: rows of one value
   kReshape,          // the same floats under another shape: copies rows
   kTranspose,        // a permutation of the axes: gathers rows
   kConcatenation,    // its inputs side by side along `axis` (variadic); a group of its own
@@ -77,5 +77,8 @@ enum class AnchorOp : uint8_t {
 enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kUnsupported };
 
 enum class PadMode : uint8_t { kConstant, kReflect, kSymmetric };
+
+// How kRowReduce makes a row one value.
+enum class Reduce : uint8_t { kMean, kSum, kMax, kMin };
 
 }  // namespace fd

@@ -44,7 +44,7 @@ bool known(AnchorOp v) {
   switch (v) {
     case AnchorOp::kFullyConnected: case AnchorOp::kConv2D: case AnchorOp::kDepthwiseConv2D:
     case AnchorOp::kMaxPool2D: case AnchorOp::kAveragePool2D: case AnchorOp::kMean: case AnchorOp::kPad:
-    case AnchorOp::kBatchMatMul: case AnchorOp::kSoftmax: case AnchorOp::kRowMean: case AnchorOp::kReshape:
+    case AnchorOp::kBatchMatMul: case AnchorOp::kSoftmax: case AnchorOp::kRowReduce: case AnchorOp::kReshape:
     case AnchorOp::kTranspose: case AnchorOp::kConcatenation: case AnchorOp::kResizeBilinear:
     case AnchorOp::kResizeNearest: case AnchorOp::kTransposeConv: return true;
   }
@@ -60,6 +60,12 @@ bool known(Activation v) {
 bool known(PadMode v) {
   switch (v) {
     case PadMode::kConstant: case PadMode::kReflect: case PadMode::kSymmetric: return true;
+  }
+  return false;
+}
+bool known(Reduce v) {
+  switch (v) {
+    case Reduce::kMean: case Reduce::kSum: case Reduce::kMax: case Reduce::kMin: return true;
   }
   return false;
 }
@@ -262,7 +268,7 @@ void read_conv(Reader& r, ConvParams& c) {
 // `tensor`: original tensor index -> new one.
 void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, axis, inputs, outputs] = n;
+               align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -280,6 +286,7 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   w.flag(align_corners);
   w.flag(half_pixel_centers);
   w.i32(axis);
+  w.enumeration(reduce);
   for (const std::vector<int>* list : {&inputs, &outputs}) {
     std::vector<int> renumbered;
     for (int t : *list) renumbered.push_back(tensor.at(t));
@@ -289,7 +296,7 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
 
 void read_node(Reader& r, Node& n) {
   auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
-         align_corners, half_pixel_centers, axis, inputs, outputs] = n;
+         align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = n;
   id = r.i32();
   name = r.str();
   kind = r.enumeration<OpKind>("op kind");
@@ -307,6 +314,7 @@ void read_node(Reader& r, Node& n) {
   align_corners = r.flag();
   half_pixel_centers = r.flag();
   axis = r.i32();
+  reduce = r.enumeration<Reduce>("reduction");
   inputs = r.ints();
   outputs = r.ints();
 }

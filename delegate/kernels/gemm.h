@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace fd {
 
@@ -91,16 +92,18 @@ struct DwKernel {
 };
 
 // Row kernels over `rows` contiguous rows of n floats (the last axis):
-// softmax (out[i] = exp(beta (x[i] - max x)) / sum, in place allowed) and the
-// mean of each row (one float per row). Lanes are summed in a different order
-// per ISA, so results agree to rounding, not bit for bit.
+// softmax (out[i] = exp(beta (x[i] - max x)) / sum, in place allowed) and
+// reductions of each row to one float: its mean, sum, max or min. Lanes are
+// summed in a different order per ISA, so sums agree to rounding, not bit for
+// bit (max and min exactly).
 using SoftmaxRowsKernel = void (*)(int rows, int n, const float* in, float* out, float beta);
-using MeanRowsKernel = void (*)(int rows, int n, const float* in, float* out);
+using ReduceRowsKernel = void (*)(int rows, int n, const float* in, float* out);
+enum class RowReduction : uint8_t { kMean, kSum, kMax, kMin, kCount };
 
 struct RowKernel {
   const char* name;  // e.g. f32_rows_avx512
   SoftmaxRowsKernel softmax;
-  MeanRowsKernel mean;
+  ReduceRowsKernel reduce[static_cast<int>(RowReduction::kCount)];  // by RowReduction
 };
 
 // Winograd F(2x2, 3x3) transforms of a 3x3 stride-1 convolution

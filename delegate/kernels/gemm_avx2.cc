@@ -28,7 +28,7 @@ const DwKernel& dw_kernel_avx2() {
 }
 
 const RowKernel& row_kernel_avx2() {
-  static const RowKernel kernel{"f32_rows_avx2", &simd::softmax_rows<simd::F32x8>, &simd::mean_rows<simd::F32x8>};
+  static const RowKernel kernel = simd::row_kernel<simd::F32x8>("f32_rows_avx2");
   return kernel;
 }
 

@@ -48,7 +48,7 @@ const DwKernel& dw_kernel_avx512() {
 }
 
 const RowKernel& row_kernel_avx512() {
-  static const RowKernel kernel{"f32_rows_avx512", &simd::softmax_rows<simd::F32x16>, &simd::mean_rows<simd::F32x16>};
+  static const RowKernel kernel = simd::row_kernel<simd::F32x16>("f32_rows_avx512");
   return kernel;
 }
 

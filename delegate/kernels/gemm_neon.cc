@@ -29,7 +29,7 @@ const DwKernel& dw_kernel_neon() {
 }
 
 const RowKernel& row_kernel_neon() {
-  static const RowKernel kernel{"f32_rows_neon", &simd::softmax_rows<simd::F32x4>, &simd::mean_rows<simd::F32x4>};
+  static const RowKernel kernel = simd::row_kernel<simd::F32x4>("f32_rows_neon");
   return kernel;
 }
 

@@ -25,7 +25,7 @@ const DwKernel& dw_kernel_scalar() {
 }
 
 const RowKernel& row_kernel_scalar() {
-  static const RowKernel kernel{"f32_rows_scalar", &simd::softmax_rows<simd::F32x1>, &simd::mean_rows<simd::F32x1>};
+  static const RowKernel kernel = simd::row_kernel<simd::F32x1>("f32_rows_scalar");
   return kernel;
 }
 

@@ -1,5 +1,5 @@
-// Softmax and mean over rows (the last axis), written once over the vector API
-// and instantiated per ISA. Include only from a gemm_<isa>.cc.
+// Softmax and reductions over rows (the last axis), written once over the
+// vector API and instantiated per ISA. Include only from a gemm_<isa>.cc.
 #pragma once
 
 #include <cmath>
@@ -58,21 +58,42 @@ void softmax_rows(int rows, int n, const float* in, float* out, float beta) {
   }
 }
 
-// Two accumulators, then the lanes; the sum is divided by n (as TFLite's MEAN).
-template <class V>
-void mean_rows(int rows, int n, const float* in, float* out) {
+// A reduction's step, on vectors and on single floats.
+inline float max(float a, float b) { return a > b ? a : b; }
+inline float min(float a, float b) { return a < b ? a : b; }
+template <RowReduction R, class T> inline T combine(T a, T b) {
+  if constexpr (R == RowReduction::kMax) return max(a, b);
+  else if constexpr (R == RowReduction::kMin) return min(a, b);
+  else return a + b;
+}
+
+// Each row to one value: two accumulators, then the lanes (summed from 0 for
+// a sum), then the tail; a mean divides the sum by n (as TFLite's MEAN).
+template <class V, RowReduction R>
+void reduce_rows(int rows, int n, const float* in, float* out) {
+  constexpr bool sums = R == RowReduction::kMean || R == RowReduction::kSum;
   for (int r = 0; r < rows; ++r, in += n) {
-    V a0 = V::splat(0.f), a1 = V::splat(0.f);
+    V a0 = V::splat(sums ? 0.f : in[0]), a1 = a0;
     int i = 0;
     for (; i + 2 * V::W <= n; i += 2 * V::W) {
-      a0 = a0 + V::load(in + i);
-      a1 = a1 + V::load(in + i + V::W);
+      a0 = combine<R>(a0, V::load(in + i));
+      a1 = combine<R>(a1, V::load(in + i + V::W));
     }
-    for (; i + V::W <= n; i += V::W) a0 = a0 + V::load(in + i);
-    float sum = lanes_sum(a0 + a1);
-    for (; i < n; ++i) sum += in[i];
-    out[r] = sum / static_cast<float>(n);
+    for (; i + V::W <= n; i += V::W) a0 = combine<R>(a0, V::load(in + i));
+    float l[V::W];
+    combine<R>(a0, a1).store(l);
+    float v = sums ? 0.f : l[0];
+    for (int j = 0; j < V::W; ++j) v = combine<R>(v, l[j]);
+    for (; i < n; ++i) v = combine<R>(v, in[i]);
+    out[r] = R == RowReduction::kMean ? v / static_cast<float>(n) : v;
   }
+}
+
+// The row kernel table of one ISA.
+template <class V> RowKernel row_kernel(const char* name) {
+  return {name, &softmax_rows<V>,
+          {&reduce_rows<V, RowReduction::kMean>, &reduce_rows<V, RowReduction::kSum>,
+           &reduce_rows<V, RowReduction::kMax>, &reduce_rows<V, RowReduction::kMin>}};
 }
 
 }  // namespace fd::simd

@@ -36,7 +36,7 @@ std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj
   return out;
 }
 
-std::optional<Shape> row_mean_shape(const Shape& input, bool keep_dims) {
+std::optional<Shape> row_reduce_shape(const Shape& input, bool keep_dims) {
   if (input.empty()) return std::nullopt;
   Shape out = input;
   if (keep_dims) out.back() = 1;

@@ -19,7 +19,7 @@ std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj
 
 // MEAN over the last axis: that axis becomes 1 (keep_dims) or goes; nothing
 // for a rank-0 input.
-std::optional<Shape> row_mean_shape(const Shape& input, bool keep_dims);
+std::optional<Shape> row_reduce_shape(const Shape& input, bool keep_dims);
 
 // RESHAPE to `dims`, one of which may be -1 (inferred); nothing if the element
 // counts differ.

@@ -91,7 +91,7 @@ std::string row_op_legality(const Graph& g, const Node& node) {
       expect = batch_matmul_shape(in, g.tensors[node.inputs[1]].shape, node.adj_x, node.adj_y);
       break;
     case AnchorOp::kSoftmax: expect = in; break;
-    case AnchorOp::kRowMean: expect = row_mean_shape(in, node.keep_num_dims); break;
+    case AnchorOp::kRowReduce: expect = row_reduce_shape(in, node.keep_num_dims); break;
     case AnchorOp::kReshape:
       if (g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // takes_run_time_shapes: fits when bound
       expect = reshape_shape(in, node.dims);

@@ -26,7 +26,7 @@ constexpr AnchorOpRow kAnchorOps[] = {
     {AnchorOp::kPad, &kPadAnchor},
     {AnchorOp::kBatchMatMul, &kBatchMatMulAnchor},
     {AnchorOp::kSoftmax, &kSoftmaxAnchor},
-    {AnchorOp::kRowMean, &kRowMeanAnchor},
+    {AnchorOp::kRowReduce, &kRowReduceAnchor},
     {AnchorOp::kReshape, &kReshapeAnchor},
     {AnchorOp::kTranspose, &kTransposeAnchor},
     {AnchorOp::kConcatenation, &kConcatenationAnchor},

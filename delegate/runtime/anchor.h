@@ -33,7 +33,7 @@ struct AnchorStep {
   AnchorOp op = AnchorOp::kFullyConnected;
   const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D, BATCH_MATMUL
   const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools, MEAN
-  const RowKernel* rows = nullptr;   // SOFTMAX, last-axis MEAN
+  const RowKernel* rows = nullptr;   // SOFTMAX, row reductions
   std::shared_ptr<const PackedWeights> weights;  // FULLY_CONNECTED and the convolutions
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
@@ -50,6 +50,7 @@ struct AnchorStep {
   int64_t pad_front = 0, pad_back = 0;  // kPad: channels added before and after (the PAD's value)
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
   float beta = 1.f;                     // SOFTMAX
+  Reduce reduce = Reduce::kMean;        // kRowReduce
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
   std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation; resizes: {h, w}
   bool align_corners = false, half_pixel_centers = false;  // the resizes

@@ -133,7 +133,7 @@ class GraphBuilder {
              bool adj_x = false, bool adj_y = false, float beta = 1.f, bool keep_dims = true) {
     Node node;
     node.name = op == AnchorOp::kBatchMatMul ? "BATCH_MATMUL" : op == AnchorOp::kSoftmax ? "SOFTMAX"
-                : op == AnchorOp::kRowMean   ? "MEAN" : op == AnchorOp::kReshape ? "RESHAPE" : "TRANSPOSE";
+                : op == AnchorOp::kRowReduce   ? "MEAN" : op == AnchorOp::kReshape ? "RESHAPE" : "TRANSPOSE";
     node.kind = OpKind::kAnchor;
     node.anchor = op;
     node.inputs = std::move(inputs);

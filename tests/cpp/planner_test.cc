@@ -470,7 +470,7 @@ TEST(Planner, AttentionRunsAsRowOpsWithTheirEpilogues) {
   const int o = b.row_op(AnchorOp::kBatchMatMul, {p, v}, {1, 2, 8, 4});
   const int t = b.row_op(AnchorOp::kTranspose, {o}, {1, 8, 2, 4}, {0, 2, 1, 3});
   const int r = b.row_op(AnchorOp::kReshape, {t}, {8, 8}, {8, -1});
-  b.row_op(AnchorOp::kRowMean, {r}, {8, 1});
+  b.row_op(AnchorOp::kRowReduce, {r}, {8, 1});
   FusionPlan plan = plan_fusion(b.g, only(kFamilyElementwise));
   EXPECT_TRUE(plan.groups.empty());
   EXPECT_NE(plan.reason[0].find("'transformer' is disabled"), std::string::npos) << plan.reason[0];
@@ -494,8 +494,8 @@ TEST(Planner, LayerNormIsOneGroupWithItsPrologue) {
   GraphBuilder b;
   const Shape s = {1, 6, 8}, row = {1, 6, 1};
   const int x = b.ew(EwOp::Add, {b.tensor(s), b.tensor(s)}, s);
-  const int mean = b.row_op(AnchorOp::kRowMean, {x}, row);
-  const int var = b.row_op(AnchorOp::kRowMean, {b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
+  const int mean = b.row_op(AnchorOp::kRowReduce, {x}, row);
+  const int var = b.row_op(AnchorOp::kRowReduce, {b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
   const int r = b.ew(EwOp::Rsqrt, {b.ew(EwOp::Add, {var, b.tensor({})}, row)}, row);
   const int scale = b.ew(EwOp::Mul, {r, b.tensor({8})}, s);
   const int shift = b.ew(EwOp::Mul, {b.ew(EwOp::Neg, {mean}, row), scale}, s);
@@ -508,7 +508,7 @@ TEST(Planner, LayerNormIsOneGroupWithItsPrologue) {
   // A row value reading a per-row tensor from outside cannot run per row: it stays out.
   GraphBuilder c;
   const int y = c.ew(EwOp::Exp, {c.tensor(s)}, s);
-  const int m = c.row_op(AnchorOp::kRowMean, {y}, row);
+  const int m = c.row_op(AnchorOp::kRowReduce, {y}, row);
   c.ew(EwOp::Add, {m, c.tensor(row)}, row);
   p = plan_fusion(c.g, all);
   ASSERT_EQ(p.groups.size(), 2u);

@@ -239,11 +239,16 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
         for (int64_t j = 0; j < last; ++j) y[i * last + j] = static_cast<float>(std::exp(n.param * (x[i * last + j] - mx)) / sum);
       }
       break;
-    case AnchorOp::kRowMean:
+    case AnchorOp::kRowReduce:
       for (int64_t i = 0; i < rows; ++i) {
-        double sum = 0;
-        for (int64_t j = 0; j < last; ++j) sum += x[i * last + j];
-        y[i] = static_cast<float>(sum / last);
+        double sum = 0, mx = -INFINITY, mn = INFINITY;
+        for (int64_t j = 0; j < last; ++j) {
+          sum += x[i * last + j];
+          mx = std::max<double>(mx, x[i * last + j]);
+          mn = std::min<double>(mn, x[i * last + j]);
+        }
+        const double v[] = {sum / last, sum, mx, mn};  // by Reduce
+        y[i] = static_cast<float>(v[static_cast<int>(n.reduce)]);
       }
       break;
     case AnchorOp::kReshape: y = x; break;
@@ -952,7 +957,7 @@ TEST(Program, BatchMatMulOfEveryLayoutOnEveryIsa) {
       }
 }
 
-TEST(Program, SoftmaxAndRowMeanOnEveryIsa) {
+TEST(Program, SoftmaxAndRowReductionsOnEveryIsa) {
   for (int64_t n : {1, 7, 16, 45, 128}) {  // below, at and past every vector width
     for (float beta : {1.f, 0.125f}) {
       Case c;
@@ -961,11 +966,14 @@ TEST(Program, SoftmaxAndRowMeanOnEveryIsa) {
       ThreadPool pool(2);
       c.check({c.b.ew(EwOp::Mul, {y, c.input({n})}, s)}, &pool, 1e-5);
     }
-    for (bool keep : {true, false}) {
-      Case c;
-      const Shape out = keep ? Shape{3, 5, 1} : Shape{3, 5};
-      const int m = c.b.row_op(AnchorOp::kRowMean, {c.input({3, 5, n})}, out, {}, false, false, 1.f, keep);
-      c.check({c.b.ew(EwOp::Add, {m, c.input({})}, out)}, nullptr, 1e-5);
+    for (Reduce r : {Reduce::kMean, Reduce::kSum, Reduce::kMax, Reduce::kMin}) {
+      for (bool keep : {true, false}) {
+        Case c;
+        const Shape out = keep ? Shape{3, 5, 1} : Shape{3, 5};
+        const int m = c.b.row_op(AnchorOp::kRowReduce, {c.input({3, 5, n})}, out, {}, false, false, 1.f, keep);
+        c.b.g.nodes.back().reduce = r;
+        c.check({c.b.ew(EwOp::Add, {m, c.input({})}, out)}, nullptr, 1e-5);
+      }
     }
   }
 }
@@ -978,8 +986,8 @@ TEST(Program, LayerNormIsOnePassOverRows) {
     Case c;
     const Shape s = {3, 5, n}, row = {3, 5, 1};
     const int x = c.b.ew(EwOp::Add, {c.input(s), c.input({n})}, s);
-    const int mean = c.b.row_op(AnchorOp::kRowMean, {x}, row);
-    const int var = c.b.row_op(AnchorOp::kRowMean, {c.b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
+    const int mean = c.b.row_op(AnchorOp::kRowReduce, {x}, row);
+    const int var = c.b.row_op(AnchorOp::kRowReduce, {c.b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
     const int r = c.b.ew(EwOp::Rsqrt, {c.b.ew(EwOp::Add, {var, c.input({}, 1e-3f, 2e-3f)}, row)}, row);
     const int scale = c.b.ew(EwOp::Mul, {r, c.input({n})}, s);
     const int shift = c.b.ew(EwOp::Mul, {c.b.ew(EwOp::Neg, {mean}, row), scale}, s);

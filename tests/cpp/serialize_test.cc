@@ -72,7 +72,7 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, axis, inputs, outputs] = a;
+               align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(name, b.name);
   EXPECT_EQ(kind, b.kind);
@@ -90,6 +90,7 @@ void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   EXPECT_EQ(align_corners, b.align_corners);
   EXPECT_EQ(half_pixel_centers, b.half_pixel_centers);
   EXPECT_EQ(axis, b.axis);
+  EXPECT_EQ(reduce, b.reduce);
   std::vector<int> in, out;
   for (int t : b.inputs) in.push_back(tensor.at(t));
   for (int t : b.outputs) out.push_back(tensor.at(t));
@@ -168,6 +169,7 @@ Graph every_field_graph() {
   n.adj_x = n.adj_y = true;
   n.align_corners = n.half_pixel_centers = true;
   n.axis = -3;
+  n.reduce = Reduce::kMin;
   n.inputs = {0, 1, 2};
   n.outputs = {3};
   Node m = n;
@@ -327,6 +329,10 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
   g = every_field_graph();
   g.tensors[1].dtype = static_cast<DType>(static_cast<int>(DType::kOther) + 1);
   EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: dtype"), std::string::npos);
+  g = every_field_graph();
+  g.nodes[0].reduce = static_cast<Reduce>(static_cast<int>(Reduce::kMin) + 1);
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: reduction 4 out of range"),
+            std::string::npos);
 }
 
 // ---- Executors from the original graph and from the parsed partition.

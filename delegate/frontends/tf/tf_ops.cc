@@ -337,7 +337,7 @@ std::string translate_pool(const NodeDef& d, const std::vector<int>& in, const s
   return "";
 }
 
-// MEAN over H and W of NHWC (kMean) or over the last axis (kRowMean).
+// MEAN over H and W of NHWC (kMean) or over the last axis (kRowReduce).
 std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
                            std::vector<Node>* nodes) {
   std::vector<int64_t> axes;
@@ -352,7 +352,7 @@ std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const s
   n.kind = OpKind::kAnchor;
   n.keep_num_dims = attr_b(d, "keep_dims", false);
   if (rank == 4 && axes == std::vector<int64_t>{1, 2}) n.anchor = AnchorOp::kMean;
-  else if (axes == std::vector<int64_t>{rank - 1}) n.anchor = AnchorOp::kRowMean;
+  else if (axes == std::vector<int64_t>{rank - 1}) n.anchor = AnchorOp::kRowReduce;
   else return "axes other than H and W, or the last";
   n.inputs = {in[0]};
   n.outputs = out;

@@ -214,14 +214,15 @@ bool mean_axes(TfLiteContext* ctx, const Node& n, std::vector<int64_t>* axes) {
          constant_ints(ctx, n.inputs[1], axes);
 }
 
-// MEAN over the last axis only (a constant axis rank - 1, or -1): a row mean.
-bool last_axis_mean(TfLiteContext* ctx, Node* n) {
+// MEAN, SUM, REDUCE_MAX or REDUCE_MIN over the last axis only (a constant
+// axis rank - 1, or -1): a row reduction.
+bool last_axis_reduce(TfLiteContext* ctx, Node* n) {
   std::vector<int64_t> axes;
   if (!mean_axes(ctx, *n, &axes) || axes.size() != 1) return false;
   const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
   const int rank = x.dims ? x.dims->size : 0;
   if (rank < 1 || (axes[0] != rank - 1 && axes[0] != -1)) return false;
-  n->anchor = AnchorOp::kRowMean;
+  n->anchor = AnchorOp::kRowReduce;
   n->inputs.resize(1);
   return true;
 }
@@ -354,9 +355,10 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       n.outputs.push_back(node->outputs->data[k]);
     }
     if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kMean && !last_axis_mean(ctx, &n) &&
-        !spatial_mean(ctx, &n))
-      n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && (n.anchor == AnchorOp::kMean || n.anchor == AnchorOp::kRowReduce)) {
+      const bool mean = n.anchor == AnchorOp::kMean;  // over H and W too; the other reductions only over rows
+      if (!last_axis_reduce(ctx, &n) && !(mean && spatial_mean(ctx, &n))) n.kind = OpKind::kOpaque;
+    }
     const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose ||
                           n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
     if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, reg->builtin_code, &n)) n.kind = OpKind::kOpaque;

@@ -222,8 +222,15 @@ void translate_tflite_op(int code, const void* data, Node* node, int op_version)
     case kTfLiteBuiltinExpandDims:
     case kTfLiteBuiltinTranspose: return translate_row_op(code, data, node);
     case kTfLiteBuiltinMean:  // the axes are a tensor: the front end checks them
+    case kTfLiteBuiltinSum:
+    case kTfLiteBuiltinReduceMax:
+    case kTfLiteBuiltinReduceMin:
       node->kind = OpKind::kAnchor;
-      node->anchor = AnchorOp::kMean;
+      node->anchor = code == kTfLiteBuiltinMean ? AnchorOp::kMean : AnchorOp::kRowReduce;
+      node->reduce = code == kTfLiteBuiltinSum         ? Reduce::kSum
+                     : code == kTfLiteBuiltinReduceMax ? Reduce::kMax
+                     : code == kTfLiteBuiltinReduceMin ? Reduce::kMin
+                                                       : Reduce::kMean;
       node->keep_num_dims = data && static_cast<const TfLiteReducerParams*>(data)->keep_dims;
       return;
     case kTfLiteBuiltinConv2D:

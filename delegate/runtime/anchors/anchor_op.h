@@ -60,7 +60,7 @@ extern const AnchorOpDef kMeanAnchor;             // pool.cc
 extern const AnchorOpDef kPadAnchor;              // pad.cc
 extern const AnchorOpDef kBatchMatMulAnchor;      // batch_matmul.cc
 extern const AnchorOpDef kSoftmaxAnchor;          // row_ops.cc
-extern const AnchorOpDef kRowMeanAnchor;          // row_ops.cc
+extern const AnchorOpDef kRowReduceAnchor;          // row_ops.cc
 extern const AnchorOpDef kReshapeAnchor;          // reshape.cc
 extern const AnchorOpDef kTransposeAnchor;        // transpose.cc
 extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc

@@ -1,7 +1,8 @@
 // The row ops of family transformer work on rows (the last axis) of run-time
-// inputs: BATCH_MATMUL, SOFTMAX, row MEAN, RESHAPE, TRANSPOSE. Here what they
-// share, and SOFTMAX and row MEAN, which also run on tiles of rows computed in
-// their own program (run_row_op).
+// inputs: BATCH_MATMUL, SOFTMAX, row reductions (MEAN, SUM, REDUCE_MAX,
+// REDUCE_MIN), RESHAPE, TRANSPOSE. Here what they share, and SOFTMAX and the
+// row reductions, which also run on tiles of rows computed in their own
+// program (run_row_op).
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
 
@@ -23,7 +24,10 @@ void read_whole_input(const BoundAnchor& a, const float* const* inputs) { a.src 
 
 namespace {
 
-void make_rows(const Graph&, const Node&, const Kernels& kernels, const Fold*, AnchorStep& a) { a.rows = kernels.rows; }
+void make_rows(const Graph&, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+  a.rows = kernels.rows;
+  a.reduce = node.reduce;
+}
 
 // SOFTMAX: of each row, scaled by beta.
 bool bind_softmax(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
@@ -42,25 +46,39 @@ std::string describe_softmax(const AnchorStep& s) {
   return describe_folds(s) + (s.beta != 1.f ? "beta " + std::to_string(s.beta) + ", " : "") + s.rows->name;
 }
 
-// Row MEAN: MEAN over the last axis, rows of k values to one.
-bool bind_row_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
-  if (!bind_row_output(b, row_mean_shape(inputs[0], b.step.keep_num_dims), inputs, error)) return false;
+// A row reduction: rows of k values (the last axis) to one each.
+bool bind_row_reduce(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  if (!bind_row_output(b, row_reduce_shape(inputs[0], b.step.keep_num_dims), inputs, error)) return false;
   b.k = inputs[0].back();
   b.n = 1;  // one value per input row
   return true;
 }
 
-void row_mean_tile(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
-  a.step.rows->mean(static_cast<int>(rows), static_cast<int>(a.k), in, out);
+RowReduction row_reduction(Reduce r) {
+  switch (r) {
+    case Reduce::kSum: return RowReduction::kSum;
+    case Reduce::kMax: return RowReduction::kMax;
+    case Reduce::kMin: return RowReduction::kMin;
+    case Reduce::kMean: break;
+  }
+  return RowReduction::kMean;
 }
 
-void run_row_mean(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  row_mean_tile(a, a.src + first * a.k, count, out);
+void row_reduce_tile(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
+  a.step.rows->reduce[static_cast<int>(row_reduction(a.step.reduce))](static_cast<int>(rows), static_cast<int>(a.k), in,
+                                                                      out);
 }
 
-int64_t row_mean_depth(const BoundAnchor& a) { return a.k; }
+void run_row_reduce(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  row_reduce_tile(a, a.src + first * a.k, count, out);
+}
 
-std::string describe_row_mean(const AnchorStep& s) { return describe_folds(s) + s.rows->name; }
+int64_t row_reduce_depth(const BoundAnchor& a) { return a.k; }
+
+std::string describe_row_reduce(const AnchorStep& s) {
+  static const char* const kNames[] = {"mean", "sum", "max", "min"};
+  return describe_folds(s) + kNames[static_cast<int>(s.reduce)] + ", " + s.rows->name;
+}
 
 }  // namespace
 
@@ -69,9 +87,9 @@ const AnchorOpDef kSoftmaxAnchor = {
     /*depth=*/nullptr, describe_softmax, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kRowMeanAnchor = {
-    "RowMean", /*clamps=*/false, make_rows, bind_row_mean, read_whole_input, run_row_mean, row_mean_tile,
-    row_mean_depth, describe_row_mean, /*run_panels=*/nullptr, /*panels=*/nullptr,
+const AnchorOpDef kRowReduceAnchor = {
+    "RowReduce", /*clamps=*/false, make_rows, bind_row_reduce, read_whole_input, run_row_reduce, row_reduce_tile,
+    row_reduce_depth, describe_row_reduce, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
 }  // namespace fd
