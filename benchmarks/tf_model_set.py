@@ -206,7 +206,8 @@ def bench_model(name, a, tflite_dir):
 
 
 def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+    """None when there is nothing to average (a configuration every model skipped)."""
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
 def print_table(rows, a):
@@ -222,7 +223,7 @@ def print_table(rows, a):
         print(line)
     means = {c: geomean([r["configurations"][c]["ratio_vs_tf"] for r in rows.values() if c in r["configurations"]])
              for c in others}
-    print(f"{'geomean':<20}{'':>9}" + "".join(f"{means[c]:>14.3f}{'':>10}" for c in others))
+    print(f"{'geomean':<20}{'':>9}" + "".join((f"{means[c]:>14.3f}" if means[c] else f"{'-':>14}") + f"{'':>10}" for c in others))
     return means
 
 
