@@ -2,6 +2,7 @@
 their JSON/CSV/DOT output, and one-line errors for bad input. No timing checks."""
 import csv
 import json
+import os
 import subprocess
 import sys
 
@@ -184,7 +185,7 @@ def tf_models(tmp_path_factory):
     collection finds in its optimized graph with the pass."""
     require_runtime("tf")
     import fusedelegate.tf as fdt
-    if not __import__("os").path.exists(fdt.library_path()):
+    if not os.path.exists(fdt.library_path()):
         pytest.skip(f"{fdt.library_path()} not built")
     out = tmp_path_factory.mktemp("tf_cli")
     proc = run_python([str(TESTS / "tf_cli_models.py"), str(out)], env={"TF_CPP_MIN_LOG_LEVEL": "2"})
