@@ -2,6 +2,7 @@
 their JSON/CSV/DOT output, and one-line errors for bad input. No timing checks."""
 import csv
 import json
+import os
 import subprocess
 import sys
 
@@ -176,3 +177,71 @@ def test_python_dash_m_and_version():
     proc = subprocess.run([sys.executable, "-m", "fusedelegate", "--version"], env=subprocess_env(),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("fusedelegate ")
+
+
+@pytest.fixture(scope="module")
+def tf_models(tmp_path_factory):
+    """A tiny Keras model as .keras and as a SavedModel (unknown batch), and what TF's own graph
+    collection finds in its optimized graph with the pass."""
+    require_runtime("tf")
+    import fusedelegate.tf as fdt
+    if not os.path.exists(fdt.library_path()):
+        pytest.skip(f"{fdt.library_path()} not built")
+    out = tmp_path_factory.mktemp("tf_cli")
+    proc = run_python([str(TESTS / "tf_cli_models.py"), str(out)], env={"TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    truth = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert truth["fused_ops"] >= 1 and "Softplus" in truth["ops"], truth
+    return out, truth
+
+
+@pytest.mark.parametrize("name", ["tiny.keras", "tiny_saved"])
+def test_bench_tf_json_and_csv(tmp_path, tf_models, name):
+    folder, truth = tf_models
+    out, table = tmp_path / "b.json", tmp_path / "b.csv"
+    proc = cli("bench", "--tf", folder / name, "--num_runs", 3, "--warmup_runs", 1, "--json", out, "--csv", table)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["rounds"] == 3 and result["runtime"].startswith("tensorflow ")
+    configs = result["configurations"]
+    assert list(configs) == ["tf", "tf+xla", "tf+pass"], proc.stderr
+    assert configs["tf"]["ratio_vs"]["tf"] == 1.0 and configs["tf"]["fused_ops"] == 0
+    assert configs["tf+pass"]["fused_ops"] == truth["fused_ops"]
+    for c in configs.values():
+        assert len(c["times_ms"]) == 3 and c["latency_ms"]["median"] > 0 and c["ratio_vs"]["tf"] > 0
+        assert all(a["max_rel"] <= 1e-4 for a in c["accuracy_vs_tf"]), c["accuracy_vs_tf"]
+    assert [r["configuration"] for r in csv.DictReader(table.open())] == list(configs)
+    assert "tf+pass" in proc.stdout
+
+
+def test_plan_tf_matches_the_optimized_graph(tmp_path, tf_models):
+    folder, truth = tf_models
+    out = tmp_path / "p.json"
+    proc = cli("plan", "--tf", folder / "tiny.keras", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(out.read_text())
+    assert len(plan["partitions"]) == truth["fused_ops"]
+    members = [n for p in plan["partitions"] for n in p["nodes"]]
+    assert members and all(n["op"] != "?" for n in members), members
+    fused_types = {n["op"] for n in members}
+    assert fused_types & {"Conv2D", "_FusedConv2D"} and "Softplus" not in fused_types, fused_types
+    left_types = {n["op"] for n in plan["left"]}
+    assert "Softplus" in left_types and left_types <= set(truth["ops"]), (left_types, truth["ops"])
+    assert not {n["name"] for n in plan["left"]} & {n["name"] for n in members}
+    assert f"fused into {truth['fused_ops']} FdFusedPartition op(s)" in proc.stdout
+    assert "Softplus" in proc.stdout.split("\nleft to TensorFlow (")[1]
+
+
+def test_tf_bad_paths_give_one_line(tmp_path, tf_models):
+    folder, _ = tf_models
+    assert_one_line_error(cli("bench", "--tf", tmp_path / "nothing"), "model not found")
+    (tmp_path / "empty").mkdir()
+    assert_one_line_error(cli("plan", "--tf", tmp_path / "empty"), "no saved_model.pb")
+    text = tmp_path / "model.txt"
+    text.write_text("hello")
+    assert_one_line_error(cli("bench", "--tf", text), "SavedModel directory or a .keras file")
+    junk = tmp_path / "junk.keras"
+    junk.write_bytes(b"not a zip")
+    assert_one_line_error(cli("plan", "--tf", junk), "cannot load")
+    assert_one_line_error(cli("bench", "model.tflite", "--tf", folder / "tiny.keras"), "not both")
+    assert_one_line_error(cli("plan"), "--tf PATH")

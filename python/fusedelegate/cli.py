@@ -2,6 +2,8 @@
 
     fusedelegate bench [MODEL]   built-in kernels vs XNNPACK vs fusedelegate, paired
     fusedelegate plan MODEL      the delegate's fusion plan, without running the model
+    fusedelegate bench --tf PATH TensorFlow default vs XLA vs the Grappler pass (SavedModel or .keras)
+    fusedelegate plan --tf PATH  which TensorFlow nodes the pass fused into which op
 """
 import argparse
 import json
@@ -35,7 +37,47 @@ def parse_delegate_options(text):
     return options
 
 
+def tf_or_model(args):
+    """Whether the command is for a TensorFlow model (--tf); MODEL and --tf exclude each other."""
+    if args.tf and args.model:
+        raise CliError("give either a .tflite MODEL or --tf PATH, not both")
+    return bool(args.tf)
+
+
+def cmd_bench_tf(args, options):
+    from .tf_bench import print_tf_table, run_tf_bench, write_tf_csv
+    if args.op_profile:
+        raise CliError("--op_profile is for .tflite models, not --tf")
+    result = run_tf_bench(args, options)
+    print_tf_table(result)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    if args.csv:
+        write_tf_csv(result, args.csv)
+    if args.plot:
+        write_plot(result, args.plot)
+    return 0
+
+
+def cmd_plan_tf(args, options):
+    from .tf_plan import format_tf_plan, tf_plan
+    if args.dot:
+        raise CliError("--dot is for .tflite models, not --tf")
+    args.num_threads, args.input_layer_value_range = 1, ""
+    plan = tf_plan(args, options)
+    print(format_tf_plan(plan))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(plan, f, indent=1)
+    return 0
+
+
 def cmd_bench(args):
+    if tf_or_model(args):
+        options = parse_delegate_options(args.delegate_options)
+        load(**options)
+        return cmd_bench_tf(args, options)
     args.model = args.model or default_model_path()
     options = parse_delegate_options(args.delegate_options)
     load(**options)  # validate once here: a bad option is one clear line
@@ -54,6 +96,12 @@ def cmd_bench(args):
 
 
 def cmd_plan(args):
+    if tf_or_model(args):
+        options = parse_delegate_options(args.delegate_options)
+        load(**options)
+        return cmd_plan_tf(args, options)
+    if not args.model:
+        raise CliError("give a .tflite MODEL or --tf PATH")
     check_model_file(args.model)
     options = parse_delegate_options(args.delegate_options)
     load(**options)
@@ -77,6 +125,8 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     b = sub.add_parser("bench", help="compare built-in kernels, XNNPACK and fusedelegate on a model")
     b.add_argument("model", nargs="?", help="a .tflite model (default: the bundled default model)")
+    b.add_argument("--tf", metavar="PATH", help="a TensorFlow SavedModel directory or .keras file instead: "
+                   "TF default vs XLA vs TF with the fusedelegate pass, in this process")
     b.add_argument("--runtime", default="auto", choices=["auto", "litert", "tflite", "tf"],
                    help="TFLite runtime (auto: litert, then tflite_runtime, then tensorflow)")
     b.add_argument("--num_threads", type=int, default=1)
@@ -96,7 +146,9 @@ def build_parser():
                    help="time each fusedelegate partition (delegate-side timers)")
     b.set_defaults(func=cmd_bench)
     p = sub.add_parser("plan", help="show the delegate's fusion plan for a model")
-    p.add_argument("model", help="a .tflite model")
+    p.add_argument("model", nargs="?", help="a .tflite model")
+    p.add_argument("--tf", metavar="PATH", help="a TensorFlow SavedModel directory or .keras file instead: "
+                   "the nodes the Grappler pass fused")
     p.add_argument("--runtime", default="auto", choices=["auto", "litert", "tflite", "tf"])
     p.add_argument("--delegate_options", default="", help='fusedelegate options, "k:v;k:v"')
     p.add_argument("--json", metavar="FILE", help="write the plan as JSON")
@@ -108,7 +160,7 @@ def build_parser():
 def main(argv=None):
     try:
         args = build_parser().parse_args(argv)
-        if getattr(args, "runtime", None) == "auto":
+        if getattr(args, "runtime", None) == "auto" and not args.tf:
             args.runtime = load_runtime_name()
         return args.func(args)
     except (CliError, BenchError, DelegateOptionError, LibraryError, RuntimeUnavailable) as e:

@@ -314,6 +314,8 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, co
   attrs["M"].set_i(static_cast<int64_t>(out.size()));
   attrs["partition"].set_s(bytes);
   attrs["options"].set_s(options_);
+  // The TF nodes it replaces, for `fusedelegate plan --tf` (an internal attr: no op-def change).
+  for (const std::string& m : members) attrs["_fd_fused_nodes"].mutable_list()->add_s(m);
   output_shapes(out, fused);
   return "";
 }

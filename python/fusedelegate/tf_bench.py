@@ -1,0 +1,134 @@
+"""`fusedelegate bench --tf PATH`: TensorFlow's default graph optimizations (`tf`), XLA
+(`tf+xla`) and TensorFlow with the fusedelegate Grappler pass (`tf+pass`) on one model,
+in this process. Rounds alternate the configurations (rotating their order) and ratios
+are paired per round, as in the TFLite bench."""
+import contextlib
+import statistics
+import sys
+import time
+
+from .bench import BenchError, Progress, accuracy, latency_stats, parse_value_ranges, rotated
+from .tf_model import load_tf_model, optimized_graphs, random_inputs
+
+TF_CONFIGS = ("tf", "tf+xla", "tf+pass")
+
+
+class TfConfig:
+    def __init__(self, name, fn, xs, scope):
+        self.name, self.fn, self.xs, self.scope = name, fn, xs, scope
+        self.times, self.first_ms, self.outputs, self.fused_ops = [], None, None, 0
+
+    def first_call(self):
+        """The first call (tracing, Grappler, XLA's compile), its outputs and fused op count."""
+        with self.scope():
+            start = time.perf_counter()
+            graphs = optimized_graphs(self.fn, self.xs)
+            self.first_ms = (time.perf_counter() - start) * 1e3
+            self.outputs = [y.numpy() for y in self.fn(*self.xs)]
+        self.fused_ops = sum(n.op == "FdFusedPartition" for g in graphs for n in g.node)
+
+    def run(self, n):
+        times = []
+        with self.scope():
+            for _ in range(n):
+                start = time.perf_counter()
+                self.fn(*self.xs)
+                times.append((time.perf_counter() - start) * 1e3)
+        return times
+
+
+def make_configs(args, options):
+    import tensorflow as tf
+    import fusedelegate.tf as fdt
+    tf.config.threading.set_intra_op_parallelism_threads(args.num_threads)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    try:
+        fdt.load_library()
+    except fdt.TensorFlowVersionError as e:
+        raise BenchError(str(e)) from None
+    fn_of, specs = load_tf_model(args.tf)
+    xs = [tf.constant(x) for x in random_inputs(specs, parse_value_ranges(args.input_layer_value_range))]
+    plain = contextlib.nullcontext
+    with_pass = lambda: fdt.enabled(**dict({"num_threads": args.num_threads}, **options))  # noqa: E731
+    return [TfConfig("tf", fn_of(), xs, plain), TfConfig("tf+xla", fn_of(jit_compile=True), xs, plain),
+            TfConfig("tf+pass", fn_of(), xs, with_pass)]
+
+
+def first_calls(configs):
+    """Runs each first call; drops XLA (saying why) when it cannot compile the model."""
+    kept = []
+    for c in configs:
+        try:
+            c.first_call()
+        except Exception as e:  # XLA: an op it cannot compile; others: the model's own failure
+            if c.name != "tf+xla":
+                raise BenchError(f"{c.name}: {str(e).strip().splitlines()[0]}") from None
+            print(f"fusedelegate: tf+xla left out: {str(e).strip().splitlines()[0]}", file=sys.stderr)
+            continue
+        kept.append(c)
+    return kept
+
+
+def timed_rounds(configs, args):
+    """Alternating rounds; returns the number run and each configuration's per-round medians."""
+    for c in configs:
+        if args.warmup_runs:
+            c.run(args.warmup_runs)
+    progress, start, rounds = Progress(args.num_runs), time.perf_counter(), 0
+    per_round = {c.name: [] for c in configs}
+    while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
+        for c in rotated(configs, rounds):
+            times = c.run(args.runs_per_round)
+            c.times.extend(times)
+            per_round[c.name].append(statistics.median(times))
+        rounds += 1
+        progress.update(rounds)
+    progress.close()
+    return rounds, per_round
+
+
+def run_tf_bench(args, options):
+    """The result dict (also what --json writes)."""
+    import tensorflow as tf
+    configs = first_calls(make_configs(args, options))
+    rounds, per_round = timed_rounds(configs, args)
+    result = {"model": args.tf, "runtime": f"tensorflow {tf.__version__}", "num_threads": args.num_threads,
+              "rounds": rounds, "runs_per_round": args.runs_per_round, "delegate_options": options,
+              "configurations": {}}
+    reference = configs[0]
+    for c in configs:
+        ratio = statistics.median(a / b for a, b in zip(per_round[c.name], per_round["tf"]))
+        result["configurations"][c.name] = {
+            "first_inference_ms": c.first_ms, "latency_ms": latency_stats(c.times), "ratio_vs": {"tf": ratio},
+            "fused_ops": c.fused_ops, "accuracy_vs_tf": accuracy(c.outputs, reference.outputs),
+            "times_ms": c.times}
+    return result
+
+
+def print_tf_table(result, out=sys.stdout):
+    print(f"model {result['model']} | {result['runtime']} | threads {result['num_threads']} "
+          f"| {result['rounds']} rounds x {result['runs_per_round']} runs", file=out)
+    print(f"{'configuration':<15}{'first':>9}{'min':>9}{'median':>9}{'mean':>9}{'p90':>9}{'p99':>9}{'std':>8}"
+          f"{'vs tf':>8}{'fused ops':>10}{'max rel err':>12}", file=out)
+    for name, c in result["configurations"].items():
+        lat = c["latency_ms"]
+        err = max((a["max_rel"] for a in c["accuracy_vs_tf"]), default=0.0)
+        print(f"{name:<15}{c['first_inference_ms']:>9.1f}{lat['min']:>9.3f}{lat['median']:>9.3f}{lat['mean']:>9.3f}"
+              f"{lat['p90']:>9.3f}{lat['p99']:>9.3f}{lat['std']:>8.3f}{c['ratio_vs']['tf']:>7.2f}x"
+              f"{c['fused_ops']:>10}{err:>12.2e}", file=out)
+    print("times in ms (first: the first call, with tracing, Grappler and XLA's compile); vs tf: median of "
+          "per-round paired ratios (lower is faster); fused ops: FdFusedPartition ops in the graphs run",
+          file=out)
+
+
+def write_tf_csv(result, path):
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["configuration", "first_inference_ms", "min_ms", "median_ms", "mean_ms", "p90_ms", "p99_ms",
+                    "std_ms", "ratio_vs_tf", "fused_ops", "max_rel_error"])
+        for name, c in result["configurations"].items():
+            lat = c["latency_ms"]
+            err = max((a["max_rel"] for a in c["accuracy_vs_tf"]), default=0.0)
+            w.writerow([name, c["first_inference_ms"], lat["min"], lat["median"], lat["mean"], lat["p90"],
+                        lat["p99"], lat["std"], c["ratio_vs"]["tf"], c["fused_ops"], err])
