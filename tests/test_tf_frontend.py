@@ -121,6 +121,15 @@ def test_tf1_frozen_graph_in_session(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
+def test_only_cpu_placed_nodes_are_fused(results):
+    """The same frozen graph, its nodes unplaced, on the CPU, or on a GPU (no GPU here:
+    Grappler alone, no placer): only the GPU-placed graph keeps its own ops."""
+    r = scenario(results, "device_filter")
+    for device in ("unplaced", "/device:CPU:0"):
+        assert "FdFusedPartition" in r[device] and "Conv2D" not in r[device], r
+    assert "FdFusedPartition" not in r["/device:GPU:0"] and "Conv2D" in r["/device:GPU:0"], r
+
+
 def test_version_mismatch_names_both_versions(results):
     r = scenario(results, "version_mismatch")
     assert r["raised"] and "was built against TensorFlow 9" in r["raised"], r

@@ -297,6 +297,25 @@ def scenario_session():
             "tf_compute_left": sorted(set(ops) - PLUMBING - {"_Recv", "_Send"})}
 
 
+def optimized_with_device(device):
+    """The op types of frozen_graph() after Grappler with the pass, every node placed
+    on `device` (tf_optimizer.OptimizeGraph: the placer does not move them)."""
+    from tensorflow.python.grappler import tf_optimizer
+    g, _, out = frozen_graph()
+    gd = g.as_graph_def()
+    for n in gd.node:
+        n.device = device
+    with g.as_default():
+        meta = tf.compat.v1.train.export_meta_graph(graph_def=gd)
+    meta.collection_def["train_op"].node_list.value.append(out.op.name)
+    return sorted({n.op for n in tf_optimizer.OptimizeGraph(fdt.session_config(num_threads=1), meta).node})
+
+
+def scenario_device_filter():
+    fdt.load_library()
+    return {device or "unplaced": optimized_with_device(device) for device in ("", "/device:CPU:0", "/device:GPU:0")}
+
+
 def scenario_bad_partition():
     """The op given a corrupt partition string: a clear error, not a crash."""
     ops = fdt.load_library()
@@ -328,7 +347,8 @@ def scenario_version_mismatch(tmp):
 
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
-                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable", "transformer_block", "gelu_forms"]
+                             "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable",
+                             "transformer_block", "gelu_forms", "device_filter"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]
