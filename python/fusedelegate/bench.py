@@ -147,6 +147,23 @@ def rotated(items, r):
     return list(items[r:]) + list(items[:r])
 
 
+def paired_rounds(runners, args, name_of):
+    """Rounds of args.runs_per_round runs of each runner (each round starts one later), until
+    args.num_runs rounds or args.max_secs; each runner's times go to its .times. Returns the
+    rounds run and, by name_of(runner), the per-round medians."""
+    progress, start, rounds = Progress(args.num_runs), time.perf_counter(), 0
+    per_round = {name_of(r): [] for r in runners}
+    while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
+        for r in rotated(runners, rounds):
+            times = r.run(args.runs_per_round)
+            r.times.extend(times)
+            per_round[name_of(r)].append(statistics.median(times))
+        rounds += 1
+        progress.update(rounds)
+    progress.close()
+    return rounds, per_round
+
+
 def run_bench(args, options):
     """Returns the result dict (also what --json writes)."""
     check_model_file(args.model)
@@ -168,18 +185,7 @@ def run_bench(args, options):
             outs = {w.config: w.outputs(tmp) for w in workers}
         for w in workers:
             w.info["warmup_ms"] = statistics.mean(w.run(args.warmup_runs)) if args.warmup_runs else None
-        progress = Progress(args.num_runs)
-        start, rounds = time.perf_counter(), 0
-        per_round = {w.config: [] for w in workers}
-        while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
-            order = rotated(workers, rounds)
-            for w in order:
-                times = w.run(args.runs_per_round)
-                w.times.extend(times)
-                per_round[w.config].append(statistics.median(times))
-            rounds += 1
-            progress.update(rounds)
-        progress.close()
+        rounds, per_round = paired_rounds(workers, args, lambda w: w.config)
     finally:
         for w in workers:
             w.close()

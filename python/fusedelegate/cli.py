@@ -44,19 +44,24 @@ def tf_or_model(args):
     return bool(args.tf)
 
 
+def write_result(result, args, csv_writer):
+    """What --json, --csv (through csv_writer) and --plot ask for."""
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    if args.csv:
+        csv_writer(result, args.csv)
+    if args.plot:
+        write_plot(result, args.plot)
+
+
 def cmd_bench_tf(args, options):
     from .tf_bench import print_tf_table, run_tf_bench, write_tf_csv
     if args.op_profile:
         raise CliError("--op_profile is for .tflite models, not --tf")
     result = run_tf_bench(args, options)
     print_tf_table(result)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
-    if args.csv:
-        write_tf_csv(result, args.csv)
-    if args.plot:
-        write_plot(result, args.plot)
+    write_result(result, args, write_tf_csv)
     return 0
 
 
@@ -85,13 +90,7 @@ def cmd_bench(args):
     print_table(result)
     if args.op_profile:
         print_profile(result["op_profile"])
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
-    if args.csv:
-        write_csv(result, args.csv)
-    if args.plot:
-        write_plot(result, args.plot)
+    write_result(result, args, write_csv)
     return 0
 
 

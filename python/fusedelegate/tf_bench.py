@@ -7,7 +7,7 @@ import statistics
 import sys
 import time
 
-from .bench import BenchError, Progress, accuracy, latency_stats, parse_value_ranges, rotated
+from .bench import BenchError, accuracy, latency_stats, paired_rounds, parse_value_ranges
 from .tf_model import load_tf_model, optimized_graphs, random_inputs
 
 TF_CONFIGS = ("tf", "tf+xla", "tf+pass")
@@ -74,17 +74,7 @@ def timed_rounds(configs, args):
     for c in configs:
         if args.warmup_runs:
             c.run(args.warmup_runs)
-    progress, start, rounds = Progress(args.num_runs), time.perf_counter(), 0
-    per_round = {c.name: [] for c in configs}
-    while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
-        for c in rotated(configs, rounds):
-            times = c.run(args.runs_per_round)
-            c.times.extend(times)
-            per_round[c.name].append(statistics.median(times))
-        rounds += 1
-        progress.update(rounds)
-    progress.close()
-    return rounds, per_round
+    return paired_rounds(configs, args, lambda c: c.name)
 
 
 def run_tf_bench(args, options):
