@@ -17,6 +17,8 @@ enum class FoldKind : uint8_t {
   kInputAffine,   // MUL/ADD/SUB by constants before a CONV_2D: taken into its weights, bias and padding
   kTranspose,     // a TRANSPOSE before a BATCH_MATMUL: read through permuted strides
   kConstant,      // a node of kind kConstant making an anchor's weights or bias: packed from its values
+  kOutputAffine,  // MUL/ADD/SUB by constants per output channel after a weighted anchor, then an optional
+                  // RELU / RELU6 / RELU_N1_TO_1: taken into its weights, bias and clamp when it is packed
 };
 
 struct Fold {

@@ -23,6 +23,10 @@ struct Tensor {
   // A constant the front end converted to float32: its dtype in the model
   // (kF16, kI8), which the planner's cost rules may weigh. Else kOther.
   DType stored_as = DType::kOther;
+  // A constant whose values the front end fills only when the partition runs
+  // (weights read from TensorFlow variables): when planning, only its shape is
+  // known, and no decision may depend on its values.
+  bool values_at_run_time = false;
 
   bool is_f32() const { return dtype == DType::kF32; }
   // A float32 constant's values; null for any other tensor.

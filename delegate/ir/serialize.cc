@@ -72,7 +72,7 @@ bool known(Reduce v) {
 bool known(FoldKind v) {
   switch (v) {
     case FoldKind::kPad: case FoldKind::kChannelScale: case FoldKind::kInputAffine: case FoldKind::kTranspose:
-    case FoldKind::kConstant:
+    case FoldKind::kConstant: case FoldKind::kOutputAffine:
       return true;
   }
   return false;
@@ -223,10 +223,11 @@ void read_quantization(Reader& r, Quantization& q) {
 }
 
 void write_tensor(Writer& w, const Tensor& t) {
-  const auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as] = t;
+  const auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as, values_at_run_time] = t;
   w.enumeration(dtype);
   w.enumeration(stored_as);
   w.flag(is_constant);
+  w.flag(values_at_run_time);
   w.flag(has_dynamic_shape);
   w.int64s(shape);
   write_quantization(w, quantization);
@@ -237,10 +238,11 @@ void write_tensor(Writer& w, const Tensor& t) {
 }
 
 void read_tensor(Reader& r, Tensor& t) {
-  auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as] = t;
+  auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as, values_at_run_time] = t;
   dtype = r.enumeration<DType>("dtype");
   stored_as = r.enumeration<DType>("dtype");
   is_constant = r.flag();
+  values_at_run_time = r.flag();
   has_dynamic_shape = r.flag();
   shape = r.int64s();
   read_quantization(r, quantization);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/shape.h"
+#include "ops/affine_steps.h"
 #include "ops/op_classes.h"
 #include "plan/passes.h"
 
@@ -12,32 +13,19 @@ namespace {
 
 bool is_anchor(const Node& n, AnchorOp op) { return n.kind == OpKind::kAnchor && n.anchor == op; }
 
-// A MUL, ADD or SUB of x by a constant k (scalar or per channel): x * a + b
-// per channel, composed onto the map (scale, shift) of the rest of the chain.
-// False if the node is not such a step.
+// A MUL, ADD or SUB of x by a constant k (scalar or per channel) whose values
+// are known now: x * a + b per channel, composed onto the map (scale, shift)
+// of the rest of the chain. False if the node is not such a step.
 bool compose_affine_step(const Graph& g, const Node& n, const Shape& in, std::vector<double>& scale,
                          std::vector<double>& shift, int* x_side) {
-  if (n.kind != OpKind::kElementwise || n.act != Activation::kNone || n.inputs.size() != 2 ||
-      (n.ew != EwOp::Mul && n.ew != EwOp::Add && n.ew != EwOp::Sub))
-    return false;
-  const int side = g.tensors[n.inputs[1]].is_constant ? 1 : 0;  // the constant's
-  const Tensor& k = g.tensors[n.inputs[side]];
-  const Tensor& x = g.tensors[n.inputs[1 - side]];
-  const int64_t size = num_elements(k.shape), channels = in.back();
-  if (!k.is_constant || !k.is_f32() || !k.f32_data() || x.is_constant || x.shape != in ||
-      (size != 1 && (size != channels || k.shape.back() != channels)))
-    return false;
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    const double v = k.f32_data()[size == 1 ? 0 : ch];
-    double a = 1, b = 0;
-    if (n.ew == EwOp::Mul) a = v;
-    else if (n.ew == EwOp::Add) b = v;
-    else if (side == 1) b = -v;  // x - v
-    else a = -1, b = v;          // v - x
-    shift[ch] += scale[ch] * b;
-    scale[ch] *= a;
+  const int side = affine_step_x_side(g, n, in);
+  if (side < 0 || g.tensors[n.inputs[1 - side]].values_at_run_time) return false;
+  for (int64_t ch = 0; ch < in.back(); ++ch) {
+    const AffineMap m = affine_step_map(n, side, affine_step_value(g, n, side, ch));
+    shift[ch] += scale[ch] * m.b;
+    scale[ch] *= m.a;
   }
-  *x_side = 1 - side;
+  *x_side = side;
   return true;
 }
 
@@ -206,6 +194,40 @@ void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vec
   }
 }
 
+// A node that clamps: RELU, RELU6, RELU_N1_TO_1 on their own.
+bool is_clamp(const Node& n) {
+  return n.kind == OpKind::kElementwise && n.act == Activation::kNone &&
+         (n.ew == EwOp::Relu || n.ew == EwOp::Relu6 || n.ew == EwOp::ReluN1To1);
+}
+
+// Per-channel MUL/ADD/SUB steps by constants after a weighted anchor without
+// activation, each the one reader of the value before it, then optionally a
+// clamp: they fold into its weights, bias and clamp (batch norms that
+// TensorFlow graphs hold unfolded).
+void fold_output_affine(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal, FoldSet& s) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& a = g.nodes[i];
+    if (!legal[i] || a.kind != OpKind::kAnchor || !anchor_info(a.anchor).constant_weights ||
+        a.act != Activation::kNone)
+      continue;
+    Fold f;
+    f.kind = FoldKind::kOutputAffine;
+    f.anchor = static_cast<int>(i);
+    const Shape& shape = g.tensors[a.outputs[0]].shape;
+    for (int t = a.outputs[0]; index.readers[t] == 1;) {
+      const int r = index.last_reader[t];
+      const Node& n = g.nodes[r];
+      if (!legal[r] || s.folded[r]) break;
+      const int side = affine_step_x_side(g, n, shape);
+      if ((side < 0 || n.inputs[side] != t) && !(is_clamp(n) && n.inputs[0] == t)) break;
+      f.nodes.push_back(r);
+      t = n.outputs[0];
+      if (side < 0) break;  // the clamp ends it
+    }
+    if (!f.nodes.empty()) add_fold(s, std::move(f));
+  }
+}
+
 }  // namespace
 
 FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& legal,
@@ -215,10 +237,11 @@ FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& l
   s.into.assign(n, {});
   s.folded.assign(n, false);
   fold_pads(g, index, legal, reason, s);
+  fold_output_affine(g, index, legal, s);
   for (int i = 0; i < n; ++i) {  // constant per-channel affine chains before a CONV_2D
     if (!legal[i]) continue;
     auto f = input_affine(g, index, i);
-    if (f && std::all_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return legal[m]; }))
+    if (f && std::all_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return legal[m] && !s.folded[m]; }))
       add_fold(s, std::move(*f));
   }
   fold_channel_scales(g, index, legal, s);

@@ -53,6 +53,7 @@ std::string describe_folds(const AnchorStep& s) {
     t += "pad " + std::to_string(s.pad.top) + "," + std::to_string(s.pad.bottom) + "," + std::to_string(s.pad.left) +
          "," + std::to_string(s.pad.right) + " folded, ";
   if (s.scale_input) t += "input scaled per channel, ";
+  if (s.output_map) t += "output map folded, ";
   if (!s.outside.empty()) t += "input map folded, ";
   return t;
 }
@@ -62,13 +63,28 @@ std::string AnchorStep::to_string() const {
   return std::string(d.name) + "[" + d.describe(*this) + "]";
 }
 
-AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
-                       const Fold* affine, bool scale_input) {
+namespace {
+
+// The anchor's activation, or the clamp its output map ends with.
+Activation activation_of(const Graph& g, const Node& node, const Fold* output_affine) {
+  if (!output_affine) return node.act;
+  const Node& last = g.nodes[output_affine->nodes.back()];
+  switch (last.kind == OpKind::kElementwise ? last.ew : EwOp::kCount) {
+    case EwOp::Relu: return Activation::kRelu;
+    case EwOp::Relu6: return Activation::kRelu6;
+    case EwOp::ReluN1To1: return Activation::kReluN1To1;
+    default: return node.act;
+  }
+}
+
+}  // namespace
+
+AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& folds, const Kernels& kernels) {
   AnchorStep a;
-  a.scale_input = scale_input;
+  a.scale_input = folds.scale_input;
   a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
   const AnchorOpDef& d = anchor_op_def(a.op);
-  a.pad = pad;
+  a.pad = folds.pad;
   if (node.kind == OpKind::kPad && node.pads.size() == 8) {
     a.pad_front = node.pads[6];
     a.pad_back = node.pads[7];
@@ -79,10 +95,9 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   // and pools clamp to the float range, an overflow gives FLT_MAX, not inf; MEAN and
   // BATCH_MATMUL do not clamp. The kernels clamp anyway: no extra cost.
   const float range = d.clamps ? FLT_MAX : INFINITY;
-  a.lo = node.act == Activation::kRelu || node.act == Activation::kRelu6 ? 0.f
-         : node.act == Activation::kReluN1To1                             ? -1.f
-                                                                           : -range;
-  a.hi = node.act == Activation::kRelu6 ? 6.f : node.act == Activation::kReluN1To1 ? 1.f : range;
+  const Activation act = activation_of(g, node, folds.output_affine);
+  a.lo = act == Activation::kRelu || act == Activation::kRelu6 ? 0.f : act == Activation::kReluN1To1 ? -1.f : -range;
+  a.hi = act == Activation::kRelu6 ? 6.f : act == Activation::kReluN1To1 ? 1.f : range;
   a.beta = node.param;
   a.adj_x = node.adj_x;
   a.adj_y = node.adj_y;
@@ -90,7 +105,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, c
   a.align_corners = node.align_corners;
   a.half_pixel_centers = node.half_pixel_centers;
   a.axis = node.axis;
-  if (d.make) d.make(g, node, kernels, affine, a);
+  if (d.make) d.make(g, node, kernels, folds, a);
   return a;
 }
 

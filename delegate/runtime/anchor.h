@@ -60,6 +60,7 @@ struct AnchorStep {
   // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
   // input), folded into a copy of the weights on each run.
   bool scale_input = false;
+  bool output_map = false;  // the weights, bias and clamp hold a folded output map (kOutputAffine)
   // CONV_2D with a folded input affine map: per input channel, the value its
   // padding taps read (the source value that the map sends to 0). Else zeros.
   std::vector<float> outside;
@@ -68,13 +69,20 @@ struct AnchorStep {
   std::string to_string() const;
 };
 
-// Packs `node`'s weights for `kernels`; `pad` is a PAD folded into it (if any).
-// `affine` (CONV_2D only, may be null): a fold of kind kInputAffine, the input
-// is source * scale + shift per channel; the weights, bias and padding take it
-// in and the anchor reads source.
-// `scale_input`: see AnchorStep.
-AnchorStep make_anchor(const Graph& g, const Node& node, const FoldedPad& pad, const Kernels& kernels,
-                       const Fold* affine = nullptr, bool scale_input = false);
+// What a group folds into one of its anchors, as make_anchor packs it.
+struct AnchorFolds {
+  FoldedPad pad;  // a PAD folded into it (none: all zero)
+  // kInputAffine (CONV_2D only): the input is source * scale + shift per
+  // channel; the weights, bias and padding take it in and the anchor reads source.
+  const Fold* input_affine = nullptr;
+  // kOutputAffine: MUL/ADD/SUB by constants per output channel, then perhaps a
+  // clamp, after the anchor: its weights, bias and clamp take them in.
+  const Fold* output_affine = nullptr;
+  bool scale_input = false;  // see AnchorStep
+};
+
+// Packs `node`'s weights, with `folds` taken in, for `kernels`.
+AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& folds, const Kernels& kernels);
 
 // An anchor bound to its inputs' shapes.
 struct BoundAnchor {

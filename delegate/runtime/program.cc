@@ -141,11 +141,17 @@ struct GroupFolds {
   std::map<int, std::array<const Node*, 2>> transpose;  // BATCH_MATMUL -> per operand
   std::map<int, std::vector<int>> scaled;              // anchor -> {the MUL's tensor, its per-channel scale}
   std::map<int, const Node*> pad;                      // anchor -> the PAD before it
+  std::map<int, const Fold*> output;                   // anchor -> its output map
   std::set<int> outputs;  // of folded nodes: they run only if their output must be stored
+  std::set<int> mapped;   // of output maps' nodes: the anchor computes the last, the rest never exist
 
   GroupFolds(const Graph& g, const std::vector<Fold>& folds, const std::vector<bool>& written) {
     for (const Fold& f : folds) {
       const Node& first = g.nodes[f.nodes[0]];
+      if (f.kind == FoldKind::kOutputAffine) {
+        add_output_map(g, f, written);
+        continue;
+      }
       switch (f.kind) {
         case FoldKind::kPad: pad[f.anchor] = &first; break;
         case FoldKind::kTranspose: transpose[f.anchor][f.operand] = &first; break;
@@ -154,6 +160,7 @@ struct GroupFolds {
           break;
         case FoldKind::kInputAffine: affine[f.anchor] = &f; break;
         case FoldKind::kConstant: break;  // the anchor packs the values of its input
+        case FoldKind::kOutputAffine: break;
       }
       // An input map runs whole if one of its values must be stored.
       bool stored = false;
@@ -161,6 +168,15 @@ struct GroupFolds {
       if (f.kind != FoldKind::kInputAffine || !stored)
         for (int m : f.nodes) outputs.insert(g.nodes[m].outputs[0]);
     }
+  }
+
+  // An output map folds unless a value before its last must be stored: then its nodes run.
+  void add_output_map(const Graph& g, const Fold& f, const std::vector<bool>& written) {
+    if (written[g.nodes[f.anchor].outputs[0]]) return;
+    for (size_t i = 0; i + 1 < f.nodes.size(); ++i)
+      if (written[g.nodes[f.nodes[i]].outputs[0]]) return;
+    output[f.anchor] = &f;
+    for (int m : f.nodes) mapped.insert(m);
   }
 };
 
@@ -175,8 +191,10 @@ class ProgramBuilder {
 
  private:
   std::vector<int> reads(int pos, EwOp op) const;
-  bool runs(const Node& node) const {  // a folded node (a PAD too) runs only if its output must be stored
+  bool runs(int pos) const {  // a folded node (a PAD too) runs only if its output must be stored
+    const Node& node = g_.nodes[pos];
     if (node.kind == OpKind::kConstant) return false;  // the executor copies it out if it must be stored
+    if (folds_.mapped.count(pos)) return false;         // its anchor computes it
     return !folds_.outputs.count(node.outputs[0]) || written_[node.outputs[0]];
   }
   EwOp op_of(const Node& node) const;
@@ -229,9 +247,12 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
   const FoldedPad fp = node.kind == OpKind::kPad ? folded_pad(node)
                        : pad != folds_.pad.end() ? folded_pad(*pad->second)
                                                  : FoldedPad{};
-  auto affine = folds_.affine.find(pos);
-  AnchorStep a = make_anchor(g_, node, fp, kernels_, affine != folds_.affine.end() ? affine->second : nullptr,
-                             folds_.scaled.count(pos) > 0);
+  AnchorFolds folds;
+  folds.pad = fp;
+  if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) folds.input_affine = it->second;
+  if (auto it = folds_.output.find(pos); it != folds_.output.end()) folds.output_affine = it->second;
+  folds.scale_input = folds_.scaled.count(pos) > 0;
+  AnchorStep a = make_anchor(g_, node, folds, kernels_);
   if (a.op == AnchorOp::kConcatenation)
     for (int t : node.inputs) a.in_place.push_back(in_place_.count(t) > 0);
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
@@ -253,7 +274,8 @@ void ProgramBuilder::emit(int pos, EwOp op) {
   p_.code.push_back(in);
   if (node.kind == OpKind::kElementwise && node.act != Activation::kNone)
     p_.code.push_back(Instr{activation_op(node.act), 0.f, {ni + static_cast<int>(p_.code.size()) - 1}});
-  const int out = node.outputs[0];
+  auto map = folds_.output.find(pos);  // the anchor computes its output map's last value
+  const int out = map == folds_.output.end() ? node.outputs[0] : g_.nodes[map->second->nodes.back()].outputs[0];
   value_of_[out] = ni + static_cast<int>(p_.code.size()) - 1;
   if (written_[out]) {
     p_.outputs.push_back(out);
@@ -269,7 +291,7 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
     if ((kind != OpKind::kPad || !folds_.outputs.count(out)) && kind != OpKind::kConstant) produced[out] = true;
   }
   for (int pos : group) {  // the program's inputs: what running nodes read from outside
-    if (!runs(g_.nodes[pos])) continue;
+    if (!runs(pos)) continue;
     for (int t : reads(pos, op_of(g_.nodes[pos]))) {
       if (produced[t] || value_of_.count(t)) continue;
       value_of_[t] = static_cast<int>(p_.inputs.size());
@@ -277,7 +299,7 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
     }
   }
   for (int pos : group)
-    if (runs(g_.nodes[pos])) emit(pos, op_of(g_.nodes[pos]));
+    if (runs(pos)) emit(pos, op_of(g_.nodes[pos]));
   fuse_swish(p_);
   fuse_multiply_add(p_);
   return std::move(p_);

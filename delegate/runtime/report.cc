@@ -44,6 +44,7 @@ const char* fold_kind_name(FoldKind k) {
     case FoldKind::kInputAffine: return "input_affine";
     case FoldKind::kTranspose: return "transpose";
     case FoldKind::kConstant: return "constant";
+    case FoldKind::kOutputAffine: return "output_affine";
   }
   return "?";
 }

@@ -239,7 +239,7 @@ TEST(Planner, PadFoldsIntoTheConvolutionThatIsItsOnlyReader) {
   const int x = b.tensor({1, 8, 8, 8});
   const int padded = b.pad(x, {0, 0, 0, 1, 0, 1, 0, 0}, {1, 9, 9, 8});
   const int y = b.conv(AnchorOp::kConv2D, padded, w, {8, 3, 3, 8}, nullptr, valid_stride(2), {1, 4, 4, 8});
-  b.ew(EwOp::Relu, {y}, {1, 4, 4, 8});
+  b.ew(EwOp::Abs, {y}, {1, 4, 4, 8});  // no clamp: it runs as an epilogue, not folded
   PlannerOptions all;
   all.families = kFamilyAll;
   FusionPlan p = plan_fusion(b.g, all);
@@ -551,6 +551,55 @@ TEST(Planner, AConstantInputMapFoldsIntoTheConvolution) {
       EXPECT_EQ(plan.group_of[1], plan.group_of[2]);
     }
   }
+}
+
+// MUL/ADD by constants per output channel after a weighted anchor without
+// activation, then a RELU6, fold into it (a TensorFlow batch norm); the chain
+// ends at a value read twice, and an anchor with an activation takes none.
+TEST(Planner, AConstantOutputMapFoldsIntoTheAnchorBeforeIt) {
+  static const float s[8] = {1, 2, 3, 4, 5, 6, 7, 8}, w[8 * 9 * 3] = {};
+  for (int variant = 0; variant < 3; ++variant) {
+    GraphBuilder b;
+    const Shape out = {1, 6, 6, 8};
+    ConvParams p;
+    p.same_padding = true;
+    const Activation act = variant == 2 ? Activation::kRelu : Activation::kNone;
+    const int c = b.conv(AnchorOp::kConv2D, b.tensor({1, 6, 6, 3}), w, {8, 3, 3, 3}, nullptr, p, out, act);
+    const int m = b.ew(EwOp::Mul, {c, b.tensor({8}, true, s)}, out);
+    const int a = b.ew(EwOp::Add, {b.tensor({8}, true, s), m}, out);
+    b.ew(EwOp::Relu6, {a}, out);
+    if (variant == 1) b.ew(EwOp::Exp, {a}, out);
+    PlannerOptions all;
+    all.families = kFamilyAll;
+    const FusionPlan plan = plan_fusion(b.g, all);
+    if (variant == 2) {
+      EXPECT_TRUE(plan.folds.empty());
+      continue;
+    }
+    ASSERT_EQ(plan.folds.size(), 1u);
+    EXPECT_EQ(plan.folds[0].kind, FoldKind::kOutputAffine);
+    EXPECT_EQ(plan.folds[0].anchor, 0);
+    EXPECT_EQ(plan.folds[0].nodes, variant == 0 ? (std::vector<int>{1, 2, 3}) : (std::vector<int>{1, 2}));
+    EXPECT_EQ(plan.group_of[3], plan.group_of[0]);
+  }
+}
+
+// Constants whose values come only at run time (TensorFlow variables) may
+// fold where the runtime reads them when packing (after an anchor), not into
+// an input map, whose values the plan holds.
+TEST(Planner, ConstantsOfRunTimeValuesFoldOnlyWhereTheyArePacked) {
+  static const float s[3] = {1, 2, 3}, w[8 * 9 * 3] = {}, cb[8] = {};
+  GraphBuilder b;
+  const Shape in = {1, 6, 6, 3}, out = {1, 6, 6, 8};
+  const int k = b.tensor({3}, true, s);
+  b.g.tensors[k].values_at_run_time = true;
+  const int y = b.ew(EwOp::Mul, {b.tensor(in), k}, in);
+  ConvParams p;
+  p.same_padding = true;
+  b.conv(AnchorOp::kConv2D, y, w, {8, 3, 3, 3}, cb, p, out, Activation::kRelu);
+  EXPECT_FALSE(input_affine(b.g, 1));
+  b.g.tensors[k].values_at_run_time = false;
+  EXPECT_TRUE(input_affine(b.g, 1));
 }
 
 // A folded chain's source read again after the convolution (a skip

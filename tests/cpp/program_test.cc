@@ -706,6 +706,46 @@ TEST(Program, AnInputNormalisationFoldsIntoTheConvolution) {
   }
 }
 
+// A weighted anchor of output y, with act none, for the output-map tests.
+int weighted_anchor(Case& c, AnchorOp op, bool bias, const Shape& out) {
+  const int64_t oc = out.back();
+  const float* b = bias ? random_weights(oc, 12) : nullptr;
+  if (op == AnchorOp::kFullyConnected) return c.b.fc(c.input({out[0], 24}), random_weights(oc * 24, 11), b, oc, 24, out);
+  const Shape in = {out[0], out[1], out[2], op == AnchorOp::kDepthwiseConv2D ? oc : 6};
+  const Shape filter = op == AnchorOp::kDepthwiseConv2D ? Shape{1, 3, 3, oc} : Shape{oc, 3, 3, 6};
+  if (op == AnchorOp::kTransposeConv)
+    return c.b.transpose_conv(c.input(in), random_weights(oc * 54, 11), filter, b, conv_params(1, 1, true), out);
+  return c.b.conv(op, c.input(in), random_weights(num_elements(filter), 11), filter, b, conv_params(1, 1, true), out);
+}
+
+// A batch norm after a weighted anchor (MUL, SUB, ADD by constants per output
+// channel or scalar, then RELU6) folds into its weights, bias and clamp: the
+// program is the anchor alone. Not when a value before the last is stored.
+TEST(Program, AnOutputMapFoldsIntoTheWeightedAnchor) {
+  for (AnchorOp op : {AnchorOp::kConv2D, AnchorOp::kDepthwiseConv2D, AnchorOp::kFullyConnected,
+                      AnchorOp::kTransposeConv})
+    for (bool bias : {true, false})
+      for (bool stored : {false, true}) {
+        Case c;
+        const Shape out = op == AnchorOp::kFullyConnected ? Shape{5, 37} : Shape{2, 7, 9, 37};
+        const int a = weighted_anchor(c, op, bias, out);
+        const int m = c.b.ew(EwOp::Mul, {a, c.constant({37}, 0.2f, 2.f)}, out);
+        int y = c.b.ew(EwOp::Sub, {c.constant({1, 37}, -1.f, 1.f), m}, out);
+        y = c.b.ew(EwOp::Add, {y, c.constant({}, -0.5f, 0.5f)}, out);
+        y = c.b.ew(EwOp::Relu6, {y}, out);
+        const std::vector<Fold> folds = test::planned_folds(c.b.g);
+        ASSERT_EQ(folds.size(), 1u);
+        EXPECT_EQ(folds[0].kind, FoldKind::kOutputAffine);
+        std::vector<bool> written(c.b.g.tensors.size(), false);
+        written[y] = true;
+        written[m] = stored;
+        const Program p = build_program(c.b.g, {0, 1, 2, 3, 4}, folds, written, *kernels_for("scalar"));
+        EXPECT_EQ(p.code.size() == 1, !stored) << p.to_string();
+        ThreadPool pool(2);
+        c.check(stored ? std::vector<int>{m, y} : std::vector<int>{y}, &pool, 1e-5);
+      }
+}
+
 TEST(Program, DepthwiseWithEveryMultiplierOnEveryIsa) {
   // 3x3 and 5x5 run the kernels that keep the filter in registers, 4x4 the
   // general one; 13..39 channels leave partial blocks everywhere, 40..120 also

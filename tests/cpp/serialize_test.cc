@@ -40,8 +40,9 @@ std::vector<uint32_t> bits(const std::vector<float>& v) {
 // Field by field, through structured bindings: a field added to the IR stops
 // these compiling until the comparison (and the serialiser) covers it.
 void expect_same(const Tensor& a, const Tensor& b) {
-  const auto& [dtype, is_constant, dynamic, shape, quantization, data, stored_as] = a;
+  const auto& [dtype, is_constant, dynamic, shape, quantization, data, stored_as, at_run_time] = a;
   EXPECT_EQ(dtype, b.dtype);
+  EXPECT_EQ(at_run_time, b.values_at_run_time);
   EXPECT_EQ(stored_as, b.stored_as);
   EXPECT_EQ(is_constant, b.is_constant);
   EXPECT_EQ(dynamic, b.has_dynamic_shape);
@@ -144,6 +145,7 @@ Graph every_field_graph() {
   k.shape = {3};
   k.data = ConstantData::own(std::vector<int64_t>{-1, 1LL << 40, 7});
   k.stored_as = DType::kI8;
+  k.values_at_run_time = true;
   Tensor w;
   w.dtype = DType::kF32;
   w.is_constant = true;
@@ -314,7 +316,7 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
     g.nodes[0].act = static_cast<Activation>(a % (static_cast<int>(Activation::kUnsupported) + 1));
     g.nodes[0].pad_mode = static_cast<PadMode>(a % (static_cast<int>(PadMode::kSymmetric) + 1));
     Fold f;
-    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kTranspose) + 1));
+    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kOutputAffine) + 1));
     f.anchor = 1;
     f.nodes = {0};
     f.source = 0;

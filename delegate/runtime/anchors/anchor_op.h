@@ -28,8 +28,8 @@ struct AnchorOpDef {
   bool clamps;
   // make_anchor: the op's fields of `a` (kernels, packed weights, window);
   // a.op, pad, conv, the clamp and the node's attributes are set already.
-  // `affine`: see make_anchor. Null: nothing to add.
-  void (*make)(const Graph& g, const Node& node, const Kernels& kernels, const Fold* affine, AnchorStep& a);
+  // `folds`: see make_anchor (the pad and scale_input are in `a` already).
+  void (*make)(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a);
   // bind_anchor: b.output, b.n and the op's fields of b for the input shapes
   // (b.step and b.n = step.n are set); false, with *error, if they do not fit.
   bool (*bind)(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
@@ -74,6 +74,23 @@ const AnchorOpDef& anchor_op_def(AnchorOp op);
 // anchor.cc: what program.cc folded into the step (a PAD, a per-channel input
 // scale, an input map) as to_string shows it: "pad 1,1,1,1 folded, ".
 std::string describe_folds(const AnchorStep& s);
+
+// anchor_weights.cc: the weights (input 1) and bias (input 2, may be absent)
+// a weighted anchor packs: the graph's, or with an output map (a
+// kOutputAffine fold, AnchorStep::output_map set) taken in, copies: w * scale
+// and bias * scale + shift per output channel, the first axis of the weights
+// (channels_last: the last).
+class AnchorWeights {
+ public:
+  AnchorWeights(const Graph& g, const Node& node, const AnchorFolds& folds, bool channels_last, AnchorStep& a);
+  const float* w() const { return w_copy_.empty() ? w_ : w_copy_.data(); }
+  const float* bias() const { return bias_copy_.empty() ? bias_ : bias_copy_.data(); }
+
+ private:
+  const float* w_ = nullptr;
+  const float* bias_ = nullptr;
+  std::vector<float> w_copy_, bias_copy_;
+};
 
 // window.cc: the anchors that read windows of an NHWC input through
 // indirection rows (CONV_2D, DEPTHWISE_CONV_2D, pools, MEAN, PAD).

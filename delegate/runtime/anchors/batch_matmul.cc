@@ -11,7 +11,7 @@
 namespace fd {
 namespace {
 
-void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) {
   const Shape& out = g.tensors[node.outputs[0]].shape;
   a.gemm = out.empty() ? kernels.gemm : &gemm_for(kernels, static_cast<int>(std::max<int64_t>(1, out.back())));
 }

@@ -39,17 +39,19 @@ bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
          p.dilation_w == 1 && c >= kMinChannelsInPlace && !a.scale_input;
 }
 
-void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* affine, AnchorStep& a) {
+void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
-  const float* wd = w.f32_data();
-  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  const AnchorWeights weights(g, node, folds, false, a);
+  const float* wd = weights.w();
+  const float* bias = weights.bias();
+  const Fold* affine = folds.input_affine;
   a.n = static_cast<int>(w.shape[0]);
   const int k = static_cast<int>(num_elements(w.shape) / a.n);
   a.kh = static_cast<int>(w.shape[1]);
   a.kw = static_cast<int>(w.shape[2]);
   std::vector<float> folded_w, folded_bias;
   if (affine) {
-    fold_affine(*affine, w.f32_data(), bias, a.n, k, &folded_w, &folded_bias);
+    fold_affine(*affine, wd, bias, a.n, k, &folded_w, &folded_bias);
     wd = folded_w.data();
     bias = folded_bias.data();
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);

@@ -9,16 +9,16 @@
 namespace fd {
 namespace {
 
-void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [1, kh, kw, n]: channel c's tap t at t * n + c
-  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  const AnchorWeights weights(g, node, folds, true, a);
   a.n = static_cast<int>(w.shape.back());
   const int k = static_cast<int>(num_elements(w.shape) / a.n);
   a.kh = static_cast<int>(w.shape[1]);
   a.kw = static_cast<int>(w.shape[2]);
   a.dw = kernels.dw;
   auto packed = std::make_shared<PackedWeights>();
-  pack_weights_into(w.f32_data(), 1, a.n, bias, a.n, k, a.dw->cb, false, packed.get());
+  pack_weights_into(weights.w(), 1, a.n, weights.bias(), a.n, k, a.dw->cb, false, packed.get());
   a.weights = std::move(packed);
 }
 

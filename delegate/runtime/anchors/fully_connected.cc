@@ -7,11 +7,11 @@
 namespace fd {
 namespace {
 
-void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, k]
-  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  const AnchorWeights weights(g, node, folds, false, a);
   a.n = static_cast<int>(w.shape[0]);
-  pack_gemm_weights(kernels, w.f32_data(), bias, a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
+  pack_gemm_weights(kernels, weights.w(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {

@@ -8,7 +8,7 @@
 namespace fd {
 namespace {
 
-void make(const Graph&, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+void make(const Graph&, const Node& node, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) {
   a.kh = node.conv.window_h;  // MEAN: 0, the input's size, known when bound
   a.kw = node.conv.window_w;
   a.dw = kernels.dw;

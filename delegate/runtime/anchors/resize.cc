@@ -92,7 +92,7 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
                     a.tap_weights.data() + first * t, out);
 }
 
-void make(const Graph&, const Node&, const Kernels& kernels, const Fold*, AnchorStep& a) { a.dw = kernels.dw; }
+void make(const Graph&, const Node&, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) { a.dw = kernels.dw; }
 
 int64_t depth(const BoundAnchor& a) { return taps(a); }
 

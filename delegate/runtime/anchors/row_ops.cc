@@ -24,7 +24,7 @@ void read_whole_input(const BoundAnchor& a, const float* const* inputs) { a.src 
 
 namespace {
 
-void make_rows(const Graph&, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+void make_rows(const Graph&, const Node& node, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) {
   a.rows = kernels.rows;
   a.reduce = node.reduce;
 }

@@ -31,16 +31,17 @@ PackedWeights pack_phase(const float* w, const float* bias, const AnchorStep& a,
   return pack_weights(phase.data(), bias, a.n, taps * c, a.gemm->nr, true);
 }
 
-void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*, AnchorStep& a) {
+void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
-  const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  const AnchorWeights weights(g, node, folds, false, a);
+  const float* bias = weights.bias();
   a.n = static_cast<int>(w.shape[0]);
   a.kh = static_cast<int>(w.shape[1]);
   a.kw = static_cast<int>(w.shape[2]);
   a.gemm = &gemm_for(kernels, a.n);
   const int c = static_cast<int>(w.shape[3]);
   auto pack = [&](int ry, int rx) {
-    return std::make_shared<const PackedWeights>(pack_phase(w.f32_data(), bias, a, c, ry, rx));
+    return std::make_shared<const PackedWeights>(pack_phase(weights.w(), bias, a, c, ry, rx));
   };
   std::shared_ptr<const PackedWeights> bias_only;  // shared by the phases no tap reaches
   for (int ry = 0; ry < a.conv.stride_h; ++ry)
