@@ -98,6 +98,15 @@ def test_variable_weights_are_packed_again_when_assigned(results):
     assert r["first_max_rel"] <= MAX_REL and r["second_max_rel"] <= MAX_REL, r
 
 
+def test_batch_norms_on_variables_fold_and_follow_assignments(results):
+    r = scenario(results, "batch_norm_variables")
+    assert r["fused_ops"] >= 1, r
+    assert r["tf_compute_left"] == [], r  # the batch norms' vector math ran in the fused op too
+    assert r["changed"], r  # new statistics and scale reached the output
+    assert r["first_max_rel"] <= MAX_REL and r["second_max_rel"] <= MAX_REL, r
+    assert r["shared"]["fused_ops"] >= 2 and r["shared"]["max_rel"] <= MAX_REL, r  # weight math read by two
+
+
 def test_gradients_through_fused_forward(results):
     r = scenario(results, "gradients")
     assert r["fused_ops"] >= 1, r

@@ -222,6 +222,66 @@ def scenario_variable_update():
             "changed": bool(np.any(np.abs(first.numpy() - second.numpy()) > 1e-3))}
 
 
+def batch_norm_net():
+    """Convolutions each followed by a Keras BatchNormalization (in a tf.function
+    written out as Mul/AddV2/Rsqrt/Sub on its variables) and a ReLU6."""
+    k = tf.keras
+    x = k.Input((10, 10, 4))
+    y = k.layers.Conv2D(16, 3, padding="same", use_bias=False)(x)
+    y = k.layers.ReLU(6.0)(k.layers.BatchNormalization()(y))
+    y = k.layers.DepthwiseConv2D(3, padding="same", use_bias=False)(y)
+    y = k.layers.BatchNormalization()(y)
+    y = k.layers.Conv2D(8, 1)(k.layers.ReLU(6.0)(y))
+    model = k.Model(x, k.layers.BatchNormalization()(y))
+    for layer in model.layers:  # statistics and scales far from the initial ones
+        if isinstance(layer, k.layers.BatchNormalization):
+            layer.set_weights([RNG.uniform(0.5, 2.0, w.shape).astype(np.float32) if i in (0, 3) else
+                               RNG.standard_normal(w.shape).astype(np.float32) for i, w in enumerate(layer.weights)])
+    return model
+
+
+def shared_weight_math():
+    """Vector math on variables that two fused ops read, an op TF keeps between
+    them: each computes its own copy. (output, optimized ops, TF's output)."""
+    var = tf.Variable(RNG.uniform(0.5, 2.0, 8).astype(np.float32))
+    w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 6, 6, 4], tf.float32)])
+    def f(x):
+        s = tf.math.rsqrt(var + 1e-3) * 2.0
+        y = tf.nn.relu(tf.nn.conv2d(x, w, 1, "SAME") * s)
+        y = tf.math.cumsum(y, axis=1)  # left to TF
+        return tf.tanh(y * s + 1.0)
+
+    x = RNG.standard_normal((1, 6, 6, 4)).astype(np.float32)
+    with fdt.enabled(num_threads=1):
+        got, ops = optimized_ops(f, x)
+        var.assign(var * 0.5)
+        got = f(x)
+    return got, ops, f.python_function(x)
+
+
+def scenario_batch_norm_variables():
+    """Batch norms on variables fold into the convolutions (their vector math
+    is computed when the weights are packed), and again once they change."""
+    model = batch_norm_net()
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 10, 10, 4], tf.float32)])
+    x = RNG.standard_normal((2, 10, 10, 4)).astype(np.float32)
+    with fdt.enabled(num_threads=1):
+        first, ops = optimized_ops(fn, x)
+        first_want = model(x)
+        bn = model.layers[2]
+        bn.moving_variance.assign(bn.moving_variance * 3.0)
+        bn.gamma.assign(-bn.gamma)
+        second = fn(x)
+    shared, shared_ops, shared_want = shared_weight_math()
+    return {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+            "shared": {"fused_ops": shared_ops.count("FdFusedPartition"), "max_rel": max_rel(shared, shared_want)},
+            "first_max_rel": max_rel(first, first_want),
+            "second_max_rel": max_rel(second, model(x)),
+            "changed": bool(np.any(np.abs(first.numpy() - second.numpy()) > 1e-3))}
+
+
 def scenario_gradients():
     """A training step's gradients through a fused forward pass."""
     w = tf.Variable(RNG.standard_normal((3, 3, 4, 8)).astype(np.float32) * 0.3)
@@ -348,7 +408,7 @@ def scenario_version_mismatch(tmp):
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
                              "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable",
-                             "transformer_block", "gelu_forms", "device_filter"]
+                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

@@ -123,17 +123,6 @@ FoldedPad folded_pad(const Node& pad) {
   return f;
 }
 
-// The graph's elementwise op as the kernel op of the same name.
-EwKernelOp kernel_op(EwOp op) {
-  switch (op) {
-#define FD_LOWER(name, arity) \
-  case EwOp::name: return EwKernelOp::name;
-    FD_GRAPH_EW_OPS(FD_LOWER)
-#undef FD_LOWER
-    case EwOp::kCount: break;
-  }
-  return EwKernelOp::kCount;
-}
 
 // The planner's folds of one group, by the anchor they fold into.
 struct GroupFolds {
@@ -306,6 +295,17 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
 }
 
 }  // namespace
+
+EwKernelOp kernel_op(EwOp op) {
+  switch (op) {
+#define FD_LOWER(name, arity) \
+  case EwOp::name: return EwKernelOp::name;
+    FD_GRAPH_EW_OPS(FD_LOWER)
+#undef FD_LOWER
+    case EwOp::kCount: break;
+  }
+  return EwKernelOp::kCount;
+}
 
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
                       const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place) {

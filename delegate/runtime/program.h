@@ -39,6 +39,9 @@ struct Program {
   std::string to_string() const;
 };
 
+// The graph's elementwise op as the kernels' op of the same name.
+EwKernelOp kernel_op(EwOp op);
+
 // Compiles `group` (node positions in execution order). `written` tells which
 // tensors must reach memory (consumed outside the group, or graph outputs).
 // Anchors pack their weights for `kernels`; `folds` are the plan's folds (those

@@ -12,6 +12,7 @@
 
 #include "kernels/cpu.h"
 #include "ops/op_classes.h"
+#include "runtime/constant_nodes.h"
 #include "graph_builder.h"
 #include "runtime/thread_pool.h"
 #include "runtime/tiling.h"
@@ -704,6 +705,33 @@ TEST(Program, AnInputNormalisationFoldsIntoTheConvolution) {
     ThreadPool pool(2);
     c.check({z}, &pool, 1e-5);
   }
+}
+
+// A batch norm's vector math on constants, as constant nodes: computed in
+// order (each reads the one before), single values spread, leading ones
+// ignored; values known at run time only make the results so too.
+TEST(ConstantNodes, ElementwiseWeightMathIsComputedFromTheConstants) {
+  static const float var[4] = {0.5f, 1.f, 2.f, 4.f}, eps[1] = {1e-3f}, gamma[4] = {1.f, -2.f, 3.f, 0.5f};
+  GraphBuilder b;
+  const int v = b.tensor({4}, true, var);
+  b.g.tensors[v].values_at_run_time = true;
+  const int plus = b.ew(EwOp::Add, {v, b.tensor({}, true, eps)}, {4});
+  const int inv = b.ew(EwOp::Rsqrt, {plus}, {4});
+  const int s = b.ew(EwOp::Mul, {inv, b.tensor({1, 4}, true, gamma)}, {4});
+  for (Node& n : b.g.nodes) n.kind = OpKind::kConstant;
+  EXPECT_TRUE(computes_constant(b.g, b.g.nodes[0]));
+  EXPECT_FALSE(computes_constant(b.g, b.g.nodes[1]));  // its input has no values yet
+  ASSERT_TRUE(compute_constant_nodes(&b.g));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(b.g.tensors[s].f32_data()[i], gamma[i] / std::sqrt(var[i] + 1e-3), 1e-6);
+  EXPECT_TRUE(b.g.tensors[s].is_constant && b.g.tensors[s].values_at_run_time);
+  const int other = b.tensor({2, 2}, true, var);  // of another shape: not computable
+  b.g.nodes[2].inputs[1] = other;
+  EXPECT_FALSE(computes_constant(b.g, b.g.nodes[2]));
+  b.g.tensors[inv].data = ConstantData();
+  b.g.tensors[inv].is_constant = false;
+  b.g.nodes[1].kind = OpKind::kElementwise;  // a producer that does not compute it
+  EXPECT_FALSE(compute_constant_nodes(&b.g));
 }
 
 // A weighted anchor of output y, with act none, for the output-map tests.

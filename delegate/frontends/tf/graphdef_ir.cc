@@ -6,6 +6,7 @@
 #include "frontends/tf/tf_ops.h"
 #include "frontends/tf/tf_patterns.h"
 #include "ir/shape.h"
+#include "runtime/constant_nodes.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/node_def.pb.h"
 #include "tensorflow/core/framework/tensor.pb.h"
@@ -147,9 +148,13 @@ class Translator {
   const tensorflow::GraphDef& gd_;
   const TfOutputInfos& infos_;
   void mark_stable(const tensorflow::NodeDef& d, const std::vector<int>& inputs, const std::vector<int>& outputs);
+  void weights_as_constants(Node& n);
+  int placeholder_of(int variable);
 
   std::map<std::string, int> referenced_outputs_;  // node name -> 1 + the highest output index read
   std::set<int> stable_;  // tensors weights may be read from at run time
+  std::set<int> variables_;  // of those, the values of variables (ReadVariableOp, views of them)
+  std::map<int, int> placeholder_of_;  // variable tensor -> the constant an elementwise node reads
   std::map<int, TfPattern> patterns_;  // by root GraphDef index
   std::set<int> absorbed_;             // nodes inside a pattern, not its root
   GraphDefIr ir_;
@@ -244,9 +249,45 @@ void Translator::add_node(int index) {
     n.id = index;
     n.name = d.op();
     if (!why.empty()) ir_.declined[static_cast<int>(ir_.graph.nodes.size())] = why;
+    weights_as_constants(n);
     ir_.node_index.push_back(index);
     ir_.graph.nodes.push_back(std::move(n));
+    if (ir_.graph.nodes.back().kind == OpKind::kConstant)
+      compute_constant_node(&ir_.graph, static_cast<int>(ir_.graph.nodes.size()) - 1);
   }
+}
+
+// The constant a variable's elementwise readers read: filled at run time.
+int Translator::placeholder_of(int variable) {
+  auto it = placeholder_of_.find(variable);
+  if (it != placeholder_of_.end()) return it->second;
+  const TfWeights weights{&stable_, &ir_.run_time_weights};
+  const Shape shape = ir_.graph.tensors[variable].shape;
+  return placeholder_of_[variable] = run_time_placeholder(&ir_.graph, variable, WeightLayout::kAsIs, shape, weights);
+}
+
+// Elementwise math on weights alone (constants, variables: a batch norm's
+// vectors) becomes a constant node, computed whenever the weights are packed,
+// so that the planner sees constants (and folds them into the convolution).
+// Other elementwise nodes read a variable as a constant filled at run time.
+void Translator::weights_as_constants(Node& n) {
+  if (n.kind != OpKind::kElementwise) return;
+  bool weights_only = true, reads_variable = false;
+  for (int t : n.inputs) {
+    reads_variable = reads_variable || variables_.count(t);
+    weights_only = weights_only && (variables_.count(t) || ir_.graph.tensors[t].is_constant);
+  }
+  if (!reads_variable && !weights_only) return;
+  Node trial = n;
+  for (int& t : trial.inputs)
+    if (variables_.count(t)) t = placeholder_of(t);
+  if (!weights_only) {
+    n = std::move(trial);
+    return;
+  }
+  if (!computes_constant(ir_.graph, trial)) return;
+  trial.kind = OpKind::kConstant;
+  n = std::move(trial);
 }
 
 // Outputs of variables and arguments with a static float32 shape: values that
@@ -262,7 +303,9 @@ void Translator::mark_stable(const tensorflow::NodeDef& d, const std::vector<int
   const TfOutputInfo& o = info->second[0];
   bool all_known = o.rank_known && o.dtype == DType::kF32;
   for (int64_t dim : o.dims) all_known = all_known && dim >= 0;
-  if (all_known) stable_.insert(outputs[0]);
+  if (!all_known) return;
+  stable_.insert(outputs[0]);
+  if (d.op() == "ReadVariableOp" || (view && variables_.count(inputs[0]))) variables_.insert(outputs[0]);
 }
 
 // An opaque reader of every output of the preserved nodes.

@@ -198,16 +198,16 @@ std::string window_params(const NodeDef& d, const char* window_attr, ConvParams*
 }
 
 // Weights input t in the IR's layout: a new constant from a Const's values, or
-// a placeholder filled at run time from a stable tensor; -1 if neither.
+// a placeholder filled at run time from a stable tensor, or t itself where it
+// is computed from variables in the IR's layout already; -1 if none.
 int ir_weights_of(Graph* g, int t, WeightLayout layout, bool depthwise, size_t rank, const TfWeights& w) {
   const Tensor& x = g->tensors[t];
   if (x.shape.size() != rank || x.has_dynamic_shape || !x.is_f32()) return -1;
   const Shape shape = ir_weight_shape(x.shape, layout, depthwise);
+  if (x.is_constant && x.values_at_run_time) return layout == WeightLayout::kAsIs && shape == x.shape ? t : -1;
   if (const Tensor* c = constant_f32(*g, t)) return add_constant(g, shape, ir_weights(c->f32_data(), x.shape, layout));
   if (!w.stable || !w.stable->count(t)) return -1;
-  const int placeholder = add_constant(g, shape, std::vector<float>(num_elements(shape), 0.f));
-  (*w.run_time)[placeholder] = RunTimeWeight{t, layout};
-  return placeholder;
+  return run_time_placeholder(g, t, layout, shape, w);
 }
 
 // A batch norm from run-time vectors (variables): s = scale * rsqrt(var + eps),
@@ -482,6 +482,13 @@ std::string translate_tf_anchor(const NodeDef& d, const std::vector<int>& in, co
 }
 
 }  // namespace
+
+int run_time_placeholder(Graph* g, int source, WeightLayout layout, const Shape& shape, const TfWeights& w) {
+  const int placeholder = add_constant(g, shape, std::vector<float>(num_elements(shape), 0.f));
+  g->tensors[placeholder].values_at_run_time = true;
+  (*w.run_time)[placeholder] = RunTimeWeight{source, layout};
+  return placeholder;
+}
 
 std::string translate_tf_node(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
                               const TfWeights& w, Graph* g, std::vector<Node>* nodes) {

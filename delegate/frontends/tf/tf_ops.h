@@ -32,6 +32,11 @@ struct TfWeights {
   const std::set<int>* stable = nullptr;
   std::map<int, RunTimeWeight>* run_time = nullptr;
 };
+// A constant of IR shape `shape` that the kernel fills from run-time tensor
+// `source` in `layout` (recorded in *w.run_time); its values count as known
+// only at run time.
+int run_time_placeholder(Graph* g, int source, WeightLayout layout, const Shape& shape, const TfWeights& w);
+
 std::string translate_tf_node(const tensorflow::NodeDef& def, const std::vector<int>& inputs,
                               const std::vector<int>& outputs, const TfWeights& weights, Graph* g,
                               std::vector<Node>* nodes);

@@ -15,6 +15,7 @@
 #include "ir/serialize.h"
 #include "ir/shape.h"
 #include "kernels/cpu.h"
+#include "runtime/constant_nodes.h"
 #include "runtime/executor.h"
 #include "runtime/thread_pool.h"
 #include "tensorflow/core/framework/op.h"
@@ -198,7 +199,8 @@ bool FusedPartitionOp::weight_changed(OpKernelContext* ctx, int first, size_t j)
 }
 
 // Builds the executor on the first run, and again when a run-time weight's
-// values changed (its weights are packed when it is built). "" or the error.
+// values changed (its weights, and the constant nodes computed from them, are
+// packed when it is built). "" or the error.
 std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
   const int first = ctx->num_inputs() - static_cast<int>(weight_tensors_.size());
   bool changed = !exec_;
@@ -214,6 +216,7 @@ std::string FusedPartitionOp::refresh_weights(OpKernelContext* ctx) {
     t.is_constant = true;
     t.data = ConstantData::own(ir_weights(weight_held_[j].flat<float>().data(), src, weight_layouts_[j]));
   }
+  if (!compute_constant_nodes(&g)) return "weight math on inputs that are not weights";  // a batch norm's vectors
   graph_ = std::make_shared<const Graph>(std::move(g));
   exec_ = std::make_unique<Executor>(graph_, part_.groups, part_.folds, exported_, *kernels_for(opts_.isa),
                                      part_.slice_writes);
@@ -248,6 +251,8 @@ bool FusedPartitionOp::bind(OpTensors& host, OpKernelContext* ctx) {
   int threads = opts_.num_threads;
   if (threads <= 0) threads = ctx->device()->tensorflow_cpu_worker_threads()->num_threads;
   threads = std::max(1, std::min<int>(threads, std::max(1u, std::thread::hardware_concurrency())));
+  for (const auto& [t, o] : output_of_)  // the executor copies constants out: their shapes are known
+    if (graph_->tensors[t].is_constant) output_shapes_[o] = graph_->tensors[t].shape;
   if (!exec_->prepare(host, threads)) return false;
   bound_inputs_ = std::move(shapes);
   bound_ = true;

@@ -118,10 +118,18 @@ Rewriter::Rewriter(const GraphDef& original, GraphDef* gd, const GraphDefIr& ir,
   }
   for (size_t pos = 0; pos < ir.node_index.size(); ++pos) positions_of_[ir.node_index[pos]].push_back(pos);
   serial_ = ir.graph;
+  producer_.assign(ir.graph.tensors.size(), -1);
+  for (size_t pos = 0; pos < ir.graph.nodes.size(); ++pos)
+    for (int t : ir.graph.nodes[pos].outputs) producer_[t] = static_cast<int>(pos);
   for (const auto& [t, source] : ir.run_time_weights) {
     serial_.tensors[t].is_constant = false;
     serial_.tensors[t].data = ConstantData();
   }
+  for (const Node& n : ir.graph.nodes)  // the kernel computes them once it has the weights
+    if (n.kind == OpKind::kConstant) {
+      serial_.tensors[n.outputs[0]].is_constant = false;
+      serial_.tensors[n.outputs[0]].data = ConstantData();
+    }
 }
 
 // The TF nodes of the group, each wholly inside it (all its IR nodes).
@@ -276,6 +284,24 @@ std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::ma
   return "";
 }
 
+// The constant nodes another partition holds (or none) whose values the
+// group reads, directly or through each other: the partition computes its own
+// copies when it packs its weights. In execution order.
+std::vector<int> Rewriter::constants_made_outside(const std::vector<int>& group) const {
+  std::set<int> in_group(group.begin(), group.end()), found;
+  std::vector<int> todo = group;
+  while (!todo.empty()) {
+    const int pos = todo.back();
+    todo.pop_back();
+    for (int t : ir_.graph.nodes[pos].inputs) {
+      const int p = producer_[t];
+      if (p < 0 || in_group.count(p) || ir_.graph.nodes[p].kind != OpKind::kConstant) continue;
+      if (found.insert(p).second) todo.push_back(p);
+    }
+  }
+  return std::vector<int>(found.begin(), found.end());
+}
+
 // The FdFusedPartition node for the group; "" or why it cannot be made.
 std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
                                  const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const {
@@ -285,12 +311,16 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, co
     group.insert(group.end(), g.begin(), g.end());
     for (const Fold& f : folds_within(plan_.folds, g)) folds.push_back(f);
   }
+  std::vector<std::vector<int>> with_constants = groups;
+  const std::vector<int> outside = constants_made_outside(group);
+  if (!outside.empty()) with_constants.push_back(outside);  // a group that never runs: computed at packing
+  group.insert(group.end(), outside.begin(), outside.end());
   std::sort(group.begin(), group.end());
   std::vector<SliceWrite> writes;
   const std::set<int> in_group(group.begin(), group.end());
   for (const SliceWrite& w : plan_.slice_writes)
     if (in_group.count(w.concat) && in_group.count(w.producer)) writes.push_back(w);
-  const std::string bytes = serialize_partition(serial_, groups, folds, writes);
+  const std::string bytes = serialize_partition(serial_, with_constants, folds, writes);
   std::string error;
   const std::optional<PartitionGraph> part = parse_partition(bytes, &error);
   if (!part) return "the partition does not serialize: " + error;
@@ -306,7 +336,7 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, co
     fused->add_input(it != rewired_.end() ? it->second : ir_.tensor_name[t]);
     attrs["input_tensors"].mutable_list()->add_i(renumbered.at(t));
   }
-  const std::string why = weight_inputs(group, renumbered, fused);
+  const std::string why = weight_inputs(group, renumbered, fused);  // the outside constants' weights too
   if (!why.empty()) return why;
   control_inputs(members, fused);
   for (int t : out) attrs["output_tensors"].mutable_list()->add_i(renumbered.at(t));

@@ -38,6 +38,7 @@ class Rewriter {
   void absorb_identities(std::set<std::string>* members) const;
   std::string fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
                          const std::vector<int>& in, const std::vector<int>& out, tensorflow::NodeDef* fused) const;
+  std::vector<int> constants_made_outside(const std::vector<int>& group) const;
   std::string weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
                             tensorflow::NodeDef* fused) const;
   void control_inputs(const std::set<std::string>& members, tensorflow::NodeDef* fused) const;
@@ -55,6 +56,7 @@ class Rewriter {
   std::map<std::string, const tensorflow::NodeDef*> original_; // by name
   std::map<int, std::vector<int>> positions_of_;   // original tensorflow::GraphDef index -> its IR nodes
   std::map<std::string, std::string> rewired_;     // "name:k" of a replaced output -> "fused:i"
+  std::vector<int> producer_;                      // per IR tensor: the node computing it, or -1
   Graph serial_;  // the IR as serialized: run-time weights carry no values (the kernel fills them)
 };
 
