@@ -68,6 +68,12 @@ def test_exact_gelu_is_one_fused_op(results, form):
     assert r["max_rel"] <= MAX_REL, r
 
 
+def test_keras_hard_swish_is_one_op(results):
+    r = scenario(results, "hard_swish")
+    assert r["fused_ops"] == 1 and r["hard_swish"] and r["tf_compute_left"] == [], r
+    assert r["max_rel"] <= MAX_REL, r
+
+
 def test_corrupt_partition_is_a_clear_error(results):
     r = scenario(results, "bad_partition")
     assert r["raised"] and "FdFusedPartition" in r["raised"], r

@@ -74,6 +74,28 @@ def scenario_keras_block():
     return result
 
 
+def scenario_hard_swish():
+    """Keras' hard_swish, x * (relu6(x + 3) / 6), after a convolution: read as
+    one HardSwish (the IR node's name is in the fused op's partition)."""
+    k = tf.keras
+    x = k.Input((8, 8, 4))
+    model = k.Model(x, k.layers.Conv2D(8, 3, padding="same", activation="hard_swish")(x))
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 8, 8, 4], tf.float32)])
+    inp = RNG.standard_normal((2, 8, 8, 4)).astype(np.float32) * 2.0
+    ctx = context.context()
+    with fdt.enabled(num_threads=1):
+        ctx.enable_graph_collection()
+        try:
+            got = fn(inp)
+            meta = ctx.export_run_metadata()
+        finally:
+            ctx.disable_graph_collection()
+    nodes = [n for g in meta.function_graphs for n in g.post_optimization_graph.node]
+    fused = [n.attr["partition"].s for n in nodes if n.op == "FdFusedPartition"]
+    return {"fused_ops": len(fused), "hard_swish": any(b"HardSwish" in p for p in fused),
+            "tf_compute_left": sorted({n.op for n in nodes} - PLUMBING), "max_rel": max_rel(got, model(inp))}
+
+
 def const(*shape, scale=0.3):
     return tf.constant(RNG.standard_normal(shape).astype(np.float32) * scale)
 
@@ -408,7 +430,7 @@ def scenario_version_mismatch(tmp):
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
                              "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable",
-                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables"]
+                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables", "hard_swish"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

@@ -27,6 +27,9 @@ class Matcher {
   // The root (GraphDef index) of an exact GELU around Erf / Erfc node
   // `erf_index`, or -1; *p describes it.
   int gelu(int erf_index, TfPattern* p) const;
+  // The root of a hard swish around Relu6 node `relu6_index`, or -1.
+  int hard_swish(int relu6_index, TfPattern* p) const;
+  bool sixth(const NodeDef* n, std::string* other) const;
 
  private:
   const NodeDef* producer(const std::string& input) const;
@@ -149,15 +152,52 @@ int Matcher::gelu(int erf_index, TfPattern* p) const {
   return index_of(root);
 }
 
+// n divides by 6 (or multiplies by 1/6): *other is what it divides.
+bool Matcher::sixth(const NodeDef* n, std::string* other) const {
+  return by_scalar(n, "RealDiv", 6.f, other) || by_scalar(n, "Mul", 1.f / 6.f, other);
+}
+
+// Keras' hard_swish: relu6(x + 3) times x, one of them divided by 6 (Grappler
+// turns the division into a MUL by 1/6), in either operand order.
+int Matcher::hard_swish(int relu6_index, TfPattern* p) const {
+  const NodeDef& r = gd_.node(relu6_index);
+  const NodeDef* add = producer(r.input(0));
+  std::string x, other;
+  if (!(by_scalar(add, "AddV2", 3.f, &x) || by_scalar(add, "Add", 3.f, &x)) || only_reader(add) != &r) return -1;
+  p->absorbed = {index_of(add), relu6_index};
+  const NodeDef* branch = &r;  // relu6(x + 3), perhaps divided by 6
+  if (sixth(only_reader(&r), &other)) {
+    branch = only_reader(&r);
+    p->absorbed.push_back(index_of(branch));
+  }
+  const NodeDef* root = only_reader(branch);
+  if (!root || root->op() != "Mul" || root->input_size() != 2) return -1;
+  const int side = producer(root->input(0)) == branch ? 1 : 0;  // the x side
+  if (producer(root->input(1 - side)) != branch) return -1;
+  const NodeDef* x_side = producer(root->input(side));
+  if (branch == &r) {  // x divided by 6 instead
+    if (!sixth(x_side, &other) || !same_tensor(other, x) || only_reader(x_side) != root) return -1;
+    p->absorbed.push_back(index_of(x_side));
+  } else if (!same_tensor(root->input(side), x)) {
+    return -1;
+  }
+  auto t = root->attr().find("T");
+  if (t != root->attr().end() && t->second.type() != tensorflow::DT_FLOAT) return -1;
+  p->op = EwOp::HardSwish;
+  p->input = x;
+  return index_of(root);
+}
+
 }  // namespace
 
 std::map<int, TfPattern> find_tf_patterns(const tensorflow::GraphDef& gd) {
   std::map<int, TfPattern> found;
   Matcher m(gd);
   for (int i = 0; i < gd.node_size(); ++i) {
-    if (gd.node(i).op() != "Erf" && gd.node(i).op() != "Erfc") continue;
+    const std::string& op = gd.node(i).op();
+    if (op != "Erf" && op != "Erfc" && op != "Relu6") continue;
     TfPattern p;
-    const int root = m.gelu(i, &p);
+    const int root = op == "Relu6" ? m.hard_swish(i, &p) : m.gelu(i, &p);
     if (root >= 0) found[root] = p;
   }
   return found;

@@ -1,6 +1,6 @@
 // Subgraphs of TF ops the translation reads as one IR op: GELU in the forms
 // TensorFlow and Keras write it with erfc or erf (its tanh form is a chain of
-// ops the IR has).
+// ops the IR has), and Keras' hard swish.
 #pragma once
 
 #include <map>
@@ -23,7 +23,7 @@ struct TfPattern {
 
 // Per root node (GraphDef index). Exact GELU, 0.5 * x * erfc(-x / sqrt(2)) or
 // 0.5 * x * (1 + erf(x / sqrt(2))), as Grappler leaves it (MULs by constant
-// scalars, in either operand order).
+// scalars, in either operand order); hard swish, relu6(x + 3) * x / 6.
 std::map<int, TfPattern> find_tf_patterns(const tensorflow::GraphDef& gd);
 
 }  // namespace fd
