@@ -48,7 +48,7 @@ def test_translated_ops_fuse_and_match_tf(results):
     r = scenario(results, "op_coverage")
     assert r["fused_ops"] >= 1, r
     claimed = {"Conv2D", "_FusedConv2D", "Elu", "LeakyRelu", "FusedBatchNormV3", "MaxPool", "AvgPool", "MatMul",
-               "_FusedMatMul", "Softmax", "Pad", "Transpose", "BatchMatMulV2", "ConcatV2", "Sigmoid", "Tanh"}
+               "_FusedMatMul", "Softmax", "Pad", "Transpose", "BatchMatMulV2", "ConcatV2", "Sigmoid", "Tanh", "Softplus"}
     assert not claimed & set(r["tf_compute_left"]), r
     assert r["max_rel"] <= MAX_REL, r
 

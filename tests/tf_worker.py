@@ -104,7 +104,7 @@ def scenario_op_coverage():
     """Const weights through every translated op family: pad into a strided
     conv, ELU, depthwise with multiplier 2, LeakyReLU, inference batch norm,
     pools, spatial mean, dense layers (both weight layouts), softmax; and a
-    transformer-style branch: transpose, batch matmul, concat, last-axis mean."""
+    transformer-style branch: transpose, batch matmul, concat, softplus, last-axis mean."""
     w1, b1, dw = const(3, 3, 4, 8), const(8), const(3, 3, 8, 2)
     bn = [const(16) + 1.0, const(16), const(16), tf.abs(const(16)) + 0.5]
     fc1, fc2, q = const(16, 12), const(6, 12), const(6, 6)
@@ -121,7 +121,7 @@ def scenario_op_coverage():
         logits = tf.nn.softmax(tf.matmul(h, fc2, transpose_b=True) * 2.0 - 1.0)
         t = tf.reshape(y, [-1, 9, 16])
         a = tf.matmul(tf.transpose(t, [0, 2, 1]), t) * 0.1
-        a = tf.concat([tf.nn.sigmoid(a), tf.tanh(a) * a], axis=2)
+        a = tf.concat([tf.nn.sigmoid(a), tf.tanh(a) * a, tf.nn.softplus(a * 8.0)], axis=2)
         return logits, tf.reduce_mean(a * a + 1.0, axis=-1), tf.matmul(logits, q)
 
     x = RNG.standard_normal((3, 10, 10, 4)).astype(np.float32)

@@ -158,6 +158,17 @@ template <class V> inline V div6_(V y) {
   return select(V::splat(0.f) < abs(r), fma(r, sixth, q), q);  // q as it is if exact (keeps -0), infinite or NaN
 }
 
+// log(1 + y) for y >= 0 without losing y where 1 + y rounds: log(u) * y / (u - 1),
+// u = 1 + y, exact to a few ulp (y itself where u rounds to 1).
+template <class V> inline V log1p_(V y) {
+  const V u = y + V::splat(1.f);
+  const V d = u - V::splat(1.f);
+  return select(V::splat(0.f) < d, log_(u) * (y / d), y);
+}
+
+// softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, no cancellation.
+template <class V> inline V softplus_(V x) { return max(x, V::splat(0.f)) + log1p_(exp_(-abs(x))); }
+
 // ---- The ops. f(a, b, c, p): unused operands are ignored; p is the op's scalar parameter.
 #define FD_OP(Name, expr) \
   struct Name##Op { template <class V> static V f(V a, V b, V c, float p) { (void)b; (void)c; (void)p; return expr; } };
@@ -194,6 +205,7 @@ FD_OP(Square, a * a)
 FD_OP(Neg, -a)
 FD_OP(Abs, abs(a))
 FD_OP(Swish, a * logistic_(a))
+FD_OP(Softplus, softplus_(a))
 #undef FD_OP
 
 }  // namespace fd::simd

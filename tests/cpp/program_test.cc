@@ -39,6 +39,7 @@ double ref_op(EwOp op, double a, double b) {
     case EwOp::SquaredDifference: return (a - b) * (a - b);
     case EwOp::Rsqrt: return 1 / std::sqrt(a);
     case EwOp::Neg: return -a;
+    case EwOp::Softplus: return std::log1p(std::exp(a));
     default: ADD_FAILURE() << "no reference for " << ew_name(op); return 0;
   }
 }

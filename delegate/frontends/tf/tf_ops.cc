@@ -95,7 +95,7 @@ constexpr EwEntry kElementwise[] = {
     {"SquaredDifference", EwOp::SquaredDifference}, {"Pow", EwOp::Pow}, {"Relu", EwOp::Relu},
     {"Relu6", EwOp::Relu6}, {"Elu", EwOp::Elu}, {"LeakyRelu", EwOp::LeakyRelu}, {"Sigmoid", EwOp::Logistic},
     {"Tanh", EwOp::Tanh}, {"Exp", EwOp::Exp}, {"Log", EwOp::Log}, {"Sqrt", EwOp::Sqrt}, {"Rsqrt", EwOp::Rsqrt},
-    {"Square", EwOp::Square}, {"Neg", EwOp::Neg}, {"Abs", EwOp::Abs},
+    {"Square", EwOp::Square}, {"Neg", EwOp::Neg}, {"Abs", EwOp::Abs}, {"Softplus", EwOp::Softplus},
 };
 const EwEntry* find_elementwise(const std::string& op) {
   for (const EwEntry& e : kElementwise)
