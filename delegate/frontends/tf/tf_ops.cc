@@ -322,18 +322,24 @@ std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const
   return "";
 }
 
+// An anchor node of `op` appended to *nodes, for the caller to set its attributes.
+Node& push_anchor(std::vector<Node>* nodes, AnchorOp op, std::vector<int> inputs, const std::vector<int>& outputs) {
+  Node& n = nodes->emplace_back();
+  n.kind = OpKind::kAnchor;
+  n.anchor = op;
+  n.inputs = std::move(inputs);
+  n.outputs = outputs;
+  return n;
+}
+
 // ---- Windows and reductions.
 std::string translate_pool(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out,
                            std::vector<Node>* nodes) {
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = d.op() == "MaxPool" ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D;
-  const std::string why = is_float(d) ? window_params(d, "ksize", &n.conv) : "not float32";
+  ConvParams p;
+  const std::string why = is_float(d) ? window_params(d, "ksize", &p) : "not float32";
   if (!why.empty()) return why;
   if (in.size() != 1 || out.size() != 1) return "unexpected inputs or outputs";
-  n.inputs = in;
-  n.outputs = out;
-  nodes->push_back(std::move(n));
+  push_anchor(nodes, d.op() == "MaxPool" ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D, in, out).conv = p;
   return "";
 }
 
@@ -348,15 +354,11 @@ std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const s
   if (x.has_dynamic_shape || rank == 0) return "input rank unknown";
   for (int64_t& a : axes) a = a < 0 ? a + rank : a;
   std::sort(axes.begin(), axes.end());
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.keep_num_dims = attr_b(d, "keep_dims", false);
-  if (rank == 4 && axes == std::vector<int64_t>{1, 2}) n.anchor = AnchorOp::kMean;
-  else if (axes == std::vector<int64_t>{rank - 1}) n.anchor = AnchorOp::kRowReduce;
+  AnchorOp op;
+  if (rank == 4 && axes == std::vector<int64_t>{1, 2}) op = AnchorOp::kMean;
+  else if (axes == std::vector<int64_t>{rank - 1}) op = AnchorOp::kRowReduce;
   else return "axes other than H and W, or the last";
-  n.inputs = {in[0]};
-  n.outputs = out;
-  nodes->push_back(std::move(n));
+  push_anchor(nodes, op, {in[0]}, out).keep_num_dims = attr_b(d, "keep_dims", false);
   return "";
 }
 
@@ -375,14 +377,11 @@ bool computed_reshape(const Graph& g, AnchorOp op, int out, std::vector<int64_t>
 std::string translate_view(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
                            std::vector<Node>* nodes) {
   if (!is_float(d) || in.size() != 2 || out.size() != 1) return "not a float32 " + d.op();
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = d.op() == "Reshape" ? AnchorOp::kReshape : AnchorOp::kTranspose;
-  if (!constant_ints(*g, in[1], &n.dims) && !computed_reshape(*g, n.anchor, out[0], &n.dims))
+  const AnchorOp op = d.op() == "Reshape" ? AnchorOp::kReshape : AnchorOp::kTranspose;
+  std::vector<int64_t> dims;
+  if (!constant_ints(*g, in[1], &dims) && !computed_reshape(*g, op, out[0], &dims))
     return "shape or permutation is not constant";
-  n.inputs = {in[0]};
-  n.outputs = out;
-  nodes->push_back(std::move(n));
+  push_anchor(nodes, op, {in[0]}, out).dims = std::move(dims);
   return "";
 }
 
@@ -393,14 +392,9 @@ std::string translate_squeeze(const NodeDef& d, const std::vector<int>& in, cons
   if (!is_float(d) || in.empty() || out.size() != 1) return "not a float32 " + d.op();
   const Tensor &x = g->tensors[in[0]], &y = g->tensors[out[0]];
   if (x.has_dynamic_shape || y.has_dynamic_shape) return "shape known only at run time";
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = AnchorOp::kReshape;
-  n.dims = y.shape;
-  if (x.shape.size() > 1 && n.dims.size() > 1 && x.shape[0] == n.dims[0]) n.dims[0] = -1;
-  n.inputs = {in[0]};
-  n.outputs = out;
-  nodes->push_back(std::move(n));
+  std::vector<int64_t> dims = y.shape;
+  if (x.shape.size() > 1 && dims.size() > 1 && x.shape[0] == dims[0]) dims[0] = -1;
+  push_anchor(nodes, AnchorOp::kReshape, {in[0]}, out).dims = std::move(dims);
   return "";
 }
 
@@ -435,13 +429,8 @@ std::string translate_concat(const NodeDef& d, const std::vector<int>& in, const
   const int64_t rank = static_cast<int64_t>(g->tensors[out[0]].shape.size());
   const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
   if (g->tensors[out[0]].has_dynamic_shape || a < 0 || a >= rank) return "axis outside the output's rank";
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = AnchorOp::kConcatenation;
-  n.axis = static_cast<int>(a);
-  n.inputs.assign(in.begin(), in.end() - 1);
-  n.outputs = out;
-  nodes->push_back(std::move(n));
+  push_anchor(nodes, AnchorOp::kConcatenation, std::vector<int>(in.begin(), in.end() - 1), out).axis =
+      static_cast<int>(a);
   return "";
 }
 
@@ -451,15 +440,10 @@ std::string translate_row_op(const NodeDef& d, const std::vector<int>& in, const
   if (softmax ? !is_float(d) : (!is_float(d, "Ta") || !is_float(d, "Tb") || !is_float(d)))
     return "not float32";
   if (in.size() != (softmax ? 1u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
-  Node n;
-  n.kind = OpKind::kAnchor;
-  n.anchor = softmax ? AnchorOp::kSoftmax : AnchorOp::kBatchMatMul;
+  Node& n = push_anchor(nodes, softmax ? AnchorOp::kSoftmax : AnchorOp::kBatchMatMul, in, out);
   n.param = 1.f;
   n.adj_x = attr_b(d, "adj_x", false);
   n.adj_y = attr_b(d, "adj_y", false);
-  n.inputs = in;
-  n.outputs = out;
-  nodes->push_back(std::move(n));
   return "";
 }
 
