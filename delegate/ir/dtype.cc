@@ -72,25 +72,19 @@ void f16_to_f32(const uint16_t* h, int64_t n, float* out) {
   for (; i < n; ++i) out[i] = f16_to_f32(h[i]);
 }
 
-std::vector<float> dequantize_i8(const int8_t* values, const std::vector<int64_t>& shape, const Quantization& q) {
+bool i8_blocks(const std::vector<int64_t>& shape, const Quantization& q, int64_t* inner, int64_t* count) {
   const size_t groups = q.scales.size();
   const bool per_axis = q.per_axis() && static_cast<size_t>(q.axis) < shape.size();
   if (groups == 0 || q.zero_points.size() != groups || (per_axis ? shape[q.axis] : 1) != static_cast<int64_t>(groups))
-    return {};
-  // Blocks of `inner` elements (those after the quantized axis) take scale and
-  // zero point c in turn.
-  int64_t count = 1, inner = 1;
+    return false;
+  *count = 1;
+  *inner = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
-    count *= shape[d];
-    if (per_axis && d > static_cast<size_t>(q.axis)) inner *= shape[d];
+    *count *= shape[d];
+    if (per_axis && d > static_cast<size_t>(q.axis)) *inner *= shape[d];
   }
-  if (!per_axis) inner = count;
-  std::vector<float> out(count);
-  for (int64_t i = 0, c = 0; i < count; i += inner, c = (c + 1) % static_cast<int64_t>(groups)) {
-    const float scale = q.scales[c], zero = static_cast<float>(q.zero_points[c]);
-    for (int64_t j = i; j < i + inner; ++j) out[j] = (static_cast<float>(values[j]) - zero) * scale;
-  }
-  return out;
+  if (!per_axis) *inner = *count;
+  return true;
 }
 
 }  // namespace fd

@@ -86,8 +86,11 @@ int64_t window_depth(const BoundAnchor& a);        // depth: the taps
 std::string describe_window(const AnchorStep& s);  // "3x3/2, "
 
 // gemm_anchor.cc: the GEMM anchors (FULLY_CONNECTED, CONV_2D).
+// A constant weight tensor's values as packing reads them: a converted
+// constant's source (its float32 copy never made), else its floats.
+WeightValues weight_values(const Tensor& w);
 // Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be null).
-void pack_gemm_weights(const Kernels& kernels, const float* w, const float* bias, int n, int k, AnchorStep& a);
+void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a);
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);

@@ -41,7 +41,7 @@ bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
 
 void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* affine, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
-  const float* wd = w.f32_data();
+  WeightValues wd = weight_values(w);
   const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
   a.n = static_cast<int>(w.shape[0]);
   const int k = static_cast<int>(num_elements(w.shape) / a.n);
@@ -50,7 +50,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* 
   std::vector<float> folded_w, folded_bias;
   if (affine) {
     fold_affine(*affine, w.f32_data(), bias, a.n, k, &folded_w, &folded_bias);
-    wd = folded_w.data();
+    wd = WeightValues(folded_w.data());
     bias = folded_bias.data();
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
   }
@@ -60,7 +60,9 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* 
     return;
   }
   a.gemm = &gemm_for(kernels, a.n);
-  a.winograd = winograd_weights(wd, bias, a.n, c, a.gemm->nr);
+  std::vector<float> converted;  // a converted source's floats, for the transform only
+  const float* floats = float32_span(wd.values, wd.source, 0, static_cast<int64_t>(a.n) * k, &converted);
+  a.winograd = winograd_weights(floats, bias, a.n, c, a.gemm->nr);
   a.winograd_kernel = kernels.winograd;
 }
 

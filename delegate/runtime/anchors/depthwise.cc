@@ -18,7 +18,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*,
   a.kw = static_cast<int>(w.shape[2]);
   a.dw = kernels.dw;
   auto packed = std::make_shared<PackedWeights>();
-  pack_weights_into(w.f32_data(), 1, a.n, bias, a.n, k, a.dw->cb, false, packed.get());
+  pack_weights_into(weight_values(w), 1, a.n, bias, a.n, k, a.dw->cb, false, packed.get());
   a.weights = std::move(packed);
 }
 

@@ -11,7 +11,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold*,
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, k]
   const float* bias = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
   a.n = static_cast<int>(w.shape[0]);
-  pack_gemm_weights(kernels, w.f32_data(), bias, a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
+  pack_gemm_weights(kernels, weight_values(w), bias, a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
