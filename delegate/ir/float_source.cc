@@ -34,6 +34,11 @@ void Float32Source::convert(int64_t first, int64_t n, float* out) const {
   }
   const auto* q = static_cast<const int8_t*>(stored_.bytes());
   const int64_t groups = static_cast<int64_t>(scales_.size());
+  if (inner_ == 1) {  // the quantized axis is the last (a depthwise filter's): the scales cycle
+    for (int64_t j = first, c = first % groups; j < first + n; ++j, c = c + 1 == groups ? 0 : c + 1)
+      *out++ = dequantize_i8(q[j], zero_points_[c], scales_[c]);
+    return;
+  }
   for (int64_t j = first, end = first + n; j < end;) {  // a run of values sharing one scale at a time
     const int64_t block = j / inner_, block_end = std::min(end, (block + 1) * inner_);
     const float scale = scales_[block % groups], zero = zero_points_[block % groups];

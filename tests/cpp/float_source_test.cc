@@ -30,30 +30,41 @@ std::vector<int8_t> random_int8(size_t count, uint32_t seed) {
 
 bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 
-TEST(FloatSource, AnySpanConvertsAsTheWholeTensor) {
-  const std::vector<uint16_t> halves = random_halves(203, 1);
-  const std::vector<int8_t> q = random_int8(6 * 5 * 7, 2);
-  const std::vector<int64_t> shape{6, 5, 7};
-  const Quantization per_axis{{0.5f, 0.25f, 3.f, 0.125f, 1e-3f}, {0, 1, -3, 7, 0}, 1};  // groups of 7 values
-  std::vector<float> want_f16(halves.size());
-  f16_to_f32(halves.data(), static_cast<int64_t>(halves.size()), want_f16.data());
-  const std::vector<float> want_i8 = dequantize_i8(q.data(), shape, per_axis);
-  const Float32Source f16 = Float32Source::from_f16(ConstantData::borrow(halves.data(), halves.size() * 2), 203);
-  Float32Source i8;
-  ASSERT_TRUE(Float32Source::from_i8(ConstantData::borrow(q.data(), q.size()), shape, per_axis, &i8));
-  ASSERT_EQ(i8.count(), 210);
-  using Case = std::pair<const Float32Source*, const std::vector<float>*>;
-  for (const auto& [source, want] : {Case{&f16, &want_f16}, Case{&i8, &want_i8}}) {
-    for (int64_t first : {0, 1, 6, 7, 50}) {
-      for (int64_t n : {1, 3, 13, 100}) {
-        std::vector<float> got(n);
-        source->convert(first, n, got.data());
-        ASSERT_TRUE(same_bits(got.data(), want->data() + first, n)) << first << " " << n;
-      }
+void expect_spans_convert_as(const Float32Source& source, const std::vector<float>& want) {
+  for (int64_t first : {0, 1, 6, 7, 50}) {
+    for (int64_t n : {1, 3, 13, 100}) {
+      std::vector<float> got(n);
+      source.convert(first, n, got.data());
+      ASSERT_TRUE(same_bits(got.data(), want.data() + first, n)) << first << " " << n;
     }
   }
+}
+
+TEST(FloatSource, AnySpanConvertsAsTheWholeTensor) {
+  const std::vector<uint16_t> halves = random_halves(203, 1);
+  std::vector<float> want_f16(halves.size());
+  f16_to_f32(halves.data(), static_cast<int64_t>(halves.size()), want_f16.data());
+  expect_spans_convert_as(Float32Source::from_f16(ConstantData::borrow(halves.data(), halves.size() * 2), 203),
+                          want_f16);
+  const std::vector<int8_t> q = random_int8(6 * 5 * 7, 2);
+  const std::vector<int64_t> shape{6, 5, 7};
+  const Quantization middle{{0.5f, 0.25f, 3.f, 0.125f, 1e-3f}, {0, 1, -3, 7, 0}, 1};  // runs of 7 values
+  const Quantization last{{0.5f, 2.f, 3.f, 0.125f, 1e-3f, 4.f, 0.75f}, {0, 1, -3, 7, 0, 2, -1}, 2};  // cycling
+  const Quantization whole{{0.01f}, {5}, -1};
+  for (const Quantization& quantization : {middle, last, whole}) {
+    Float32Source i8;
+    ASSERT_TRUE(Float32Source::from_i8(ConstantData::borrow(q.data(), q.size()), shape, quantization, &i8));
+    ASSERT_EQ(i8.count(), 210);
+    const int64_t inner = quantization.axis == 1 ? 7 : quantization.axis == 2 ? 1 : 210;  // values per scale
+    std::vector<float> want(q.size());
+    for (size_t j = 0; j < q.size(); ++j) {
+      const size_t c = j / inner % quantization.scales.size();
+      want[j] = (static_cast<float>(q[j]) - static_cast<float>(quantization.zero_points[c])) * quantization.scales[c];
+    }
+    expect_spans_convert_as(i8, want);
+  }
   Float32Source unused;
-  EXPECT_FALSE(Float32Source::from_i8(ConstantData::borrow(q.data(), q.size()), {5, 6, 7}, per_axis, &unused));
+  EXPECT_FALSE(Float32Source::from_i8(ConstantData::borrow(q.data(), q.size()), {5, 6, 7}, middle, &unused));
 }
 
 // A converted constant reads as its floats and keeps its source; its copies
