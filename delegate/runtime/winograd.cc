@@ -29,17 +29,18 @@ void transform4(const D4 g[9], D4 u[16]) {
   }
 }
 
-// Four floats from p as doubles (lanes of them; the rest 0), and back.
-D4 load4(const float* p, size_t lanes) {
+// Four floats from p as doubles (lanes of them; the rest 0), and back (by
+// reference: a 32-byte vector passed by value would change the ABI with AVX).
+void load4(const float* p, size_t lanes, D4& d) {
   F4 v = {0.f, 0.f, 0.f, 0.f};
   if (lanes == 4)
     std::memcpy(&v, p, sizeof v);  // a fixed size: one load
   else
     std::memcpy(&v, p, lanes * sizeof(float));
-  return __builtin_convertvector(v, D4);
+  d = __builtin_convertvector(v, D4);
 }
 
-void store4(D4 d, float* p, size_t lanes) {
+void store4(const D4& d, float* p, size_t lanes) {
   const F4 v = __builtin_convertvector(d, F4);
   if (lanes == 4)
     std::memcpy(p, &v, sizeof v);
@@ -53,7 +54,7 @@ void transform_filters(const float* const* g, int c, float* const* u) {
   for (int k = 0; k < c; k += 4) {
     const size_t lanes = std::min(4, c - k);
     D4 gv[9], uv[16];
-    for (int r = 0; r < 9; ++r) gv[r] = load4(g[r] + k, lanes);
+    for (int r = 0; r < 9; ++r) load4(g[r] + k, lanes, gv[r]);
     transform4(gv, uv);
     for (int r = 0; r < 16; ++r) store4(uv[r], u[r] + k, lanes);
   }
