@@ -87,17 +87,25 @@ template <class V>
 __attribute__((target("avx2"))) int64_t f16_to_f32_avx2(const uint16_t* in, int64_t n, float* out) {
   return f16_to_f32_lanes<Lanes8>(in, n, out);
 }
-const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
 
 int64_t f16_to_f32_blocks(const uint16_t* in, int64_t n, float* out) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (kHasAvx2) return f16_to_f32_avx2(in, n, out);
+  if (converts_with_avx2()) return f16_to_f32_avx2(in, n, out);
 #endif
   return f16_to_f32_lanes<Lanes4>(in, n, out);
 }
 
 }  // namespace
+
+bool converts_with_avx2() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+#else
+  return false;
+#endif
+}
 
 void f16_to_f32(const uint16_t* h, int64_t n, float* out) {
   for (int64_t i = f16_to_f32_blocks(h, n, out); i < n; ++i) out[i] = f16_to_f32(h[i]);

@@ -22,6 +22,9 @@ size_t dtype_size(DType t);
 float f16_to_f32(uint16_t bits);
 // The same for n values.
 void f16_to_f32(const uint16_t* bits, int64_t n, float* out);
+// Whether the bulk conversions (float16, int8) run 8 lanes wide (x86 with AVX2;
+// the same bits either way).
+bool converts_with_avx2();
 
 // Affine quantization: real = scale * (q - zero_point). One scale and zero
 // point per tensor (axis -1), or one per index of `axis`. Empty: none.

@@ -4,6 +4,29 @@
 #include <mutex>
 
 namespace fd {
+namespace {
+
+// n int8 values sharing one scale and zero point, as float32.
+[[gnu::always_inline]] inline void dequantize_run(const int8_t* q, int64_t n, float zero, float scale, float* out) {
+  for (int64_t j = 0; j < n; ++j) out[j] = dequantize_i8(q[j], zero, scale);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same loop vectorised 8 lanes wide where the CPU has AVX2.
+__attribute__((target("avx2"))) void dequantize_run_avx2(const int8_t* q, int64_t n, float zero, float scale,
+                                                         float* out) {
+  dequantize_run(q, n, zero, scale, out);
+}
+#endif
+
+void dequantize_run_best(const int8_t* q, int64_t n, float zero, float scale, float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (converts_with_avx2()) return dequantize_run_avx2(q, n, zero, scale, out);
+#endif
+  dequantize_run(q, n, zero, scale, out);
+}
+
+}  // namespace
 
 Float32Source Float32Source::from_f16(ConstantData bits, int64_t count) {
   Float32Source s;
@@ -41,8 +64,9 @@ void Float32Source::convert(int64_t first, int64_t n, float* out) const {
   }
   for (int64_t j = first, end = first + n; j < end;) {  // a run of values sharing one scale at a time
     const int64_t block = j / inner_, block_end = std::min(end, (block + 1) * inner_);
-    const float scale = scales_[block % groups], zero = zero_points_[block % groups];
-    for (; j < block_end; ++j) *out++ = dequantize_i8(q[j], zero, scale);
+    dequantize_run_best(q + j, block_end - j, zero_points_[block % groups], scales_[block % groups], out);
+    out += block_end - j;
+    j = block_end;
   }
 }
 
