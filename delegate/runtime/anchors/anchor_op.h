@@ -77,9 +77,11 @@ std::string describe_folds(const AnchorStep& s);
 
 // window.cc: the anchors that read windows of an NHWC input through
 // indirection rows (CONV_2D, DEPTHWISE_CONV_2D, pools, MEAN, PAD).
-// Geometry of a kh x kw window over `input`, its offsets, zero_row (zeros) and
+// Geometry of a kh x kw window over `input` (its offsets due), zero_row (zeros) and
 // pad_row (the folded PAD's value); false (and *error) if it does not fit.
 bool bind_window(BoundAnchor& b, const Shape& input, int kh, int kw, const ConvParams& p, std::string* error);
+// b.offsets, computed now if they are due (bind_window and read_ring leave them due).
+const std::vector<int32_t>& window_offsets(const BoundAnchor& b);
 Shape window_output(const BoundAnchor& b);  // NHWC of b.n channels
 void point_window_rows(const BoundAnchor& a, const float* const* inputs);  // before_run: rows into inputs[0]
 int64_t window_depth(const BoundAnchor& a);        // depth: the taps
