@@ -62,7 +62,7 @@ void transform_filters(const float* const* g, int c, float* const* u) {
 
 }  // namespace
 
-std::shared_ptr<const WinogradWeights> winograd_weights(const float* w, const float* bias, int n, int c, int nr) {
+std::shared_ptr<const WinogradWeights> winograd_weights(WeightValues w, const float* bias, int n, int c, int nr) {
   auto out = std::make_shared<WinogradWeights>();
   out->n = n;
   out->c = c;
@@ -72,10 +72,12 @@ std::shared_ptr<const WinogradWeights> winograd_weights(const float* w, const fl
   // [n][position][c]: one output channel's 16 rows together (16 streams a plane
   // apart would share L1 sets: 3x slower).
   std::unique_ptr<float[]> u(new float[16 * plane]);  // every float written below
+  std::vector<float> filter;  // a converted source's filter o
   for (int o = 0; o < n; ++o) {
+    const float* wo = float32_span(w.values, w.source, static_cast<int64_t>(o) * 9 * c, 9 * c, &filter);
     const float* g[9];
     float* uo[16];
-    for (int k = 0; k < 9; ++k) g[k] = w + (static_cast<size_t>(o) * 9 + k) * c;
+    for (int k = 0; k < 9; ++k) g[k] = wo + static_cast<size_t>(k) * c;
     for (int p = 0; p < 16; ++p) uo[p] = u.get() + (static_cast<size_t>(o) * 16 + p) * c;
     transform_filters(g, c, uo);
   }

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "runtime/gemm_driver.h"
+#include "runtime/winograd.h"
 
 namespace fd {
 namespace {
@@ -118,6 +119,20 @@ TEST(FloatSource, PackingFromASourceMatchesPackingItsFloats) {
       }
     }
   }
+}
+
+// A 3x3 filter [n, 3, 3, c] in Winograd form, from its source as from its floats.
+TEST(FloatSource, WinogradWeightsFromASourceMatchThoseOfItsFloats) {
+  const int n = 9, c = 6, nr = 8;
+  const std::vector<uint16_t> halves = random_halves(n * 9 * c, 5);
+  const Float32Source f16 = Float32Source::from_f16(ConstantData::borrow(halves.data(), halves.size() * 2), n * 9 * c);
+  std::vector<float> floats(halves.size());
+  f16.convert(0, f16.count(), floats.data());
+  const std::vector<float> bias(n, -1.f);
+  const auto want = winograd_weights(floats.data(), bias.data(), n, c, nr);
+  const auto got = winograd_weights(WeightValues(nullptr, &f16), bias.data(), n, c, nr);
+  for (int p = 0; p < 16; ++p) expect_same_panels(want->u[p], got->u[p]);
+  EXPECT_EQ(want->bias, got->bias);
 }
 
 }  // namespace

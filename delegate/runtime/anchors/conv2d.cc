@@ -60,9 +60,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Fold* 
     return;
   }
   a.gemm = &gemm_for(kernels, a.n);
-  std::vector<float> converted;  // a converted source's floats, for the transform only
-  const float* floats = float32_span(wd.values, wd.source, 0, static_cast<int64_t>(a.n) * k, &converted);
-  a.winograd = winograd_weights(floats, bias, a.n, c, a.gemm->nr);
+  a.winograd = winograd_weights(wd, bias, a.n, c, a.gemm->nr);
   a.winograd_kernel = kernels.winograd;
 }
 
