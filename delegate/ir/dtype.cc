@@ -46,51 +46,84 @@ float f16_to_f32(uint16_t h) {
 
 namespace {
 
-using U32x4 = uint32_t __attribute__((vector_size(16)));
-using F32x4 = float __attribute__((vector_size(16)));
+// The compiler's portable vectors of 4 and 8 lanes (SSE2, NEON; AVX2).
+struct Lanes4 {
+  using U16 = uint16_t __attribute__((vector_size(8)));
+  using U32 = uint32_t __attribute__((vector_size(16)));
+  using F32 = float __attribute__((vector_size(16)));
+};
+struct Lanes8 {
+  using U16 = uint16_t __attribute__((vector_size(16)));
+  using U32 = uint32_t __attribute__((vector_size(32)));
+  using F32 = float __attribute__((vector_size(32)));
+};
 
-// f16_to_f32 on four values in the compiler's portable vectors (SSE2, NEON).
-U32x4 f16_to_f32_bits4(U32x4 h) {
-  const U32x4 exponent = h & 0x7c00u, mantissa = h & 0x3ffu;
-  const U32x4 normal = ((h & 0x7fffu) << 13) + ((127u - 15u) << 23);
-  const U32x4 special = 0x7f800000u | mantissa << 13;
-  const F32x4 tiny = __builtin_convertvector(mantissa, F32x4) * 0x1p-24f;
-  U32x4 subnormal;
-  std::memcpy(&subnormal, &tiny, sizeof tiny);
-  const U32x4 bits = exponent == 0x7c00u ? special : exponent == 0u ? subnormal : normal;
-  return bits | (h & 0x8000u) << 16;
+// f16_to_f32 on a vector of values at a time (V: Lanes4 or Lanes8); returns
+// how many of the n it converted (a multiple of the lanes).
+template <class V>
+[[gnu::always_inline]] inline int64_t f16_to_f32_lanes(const uint16_t* in, int64_t n, float* out) {
+  constexpr int kLanes = sizeof(typename V::U16) / sizeof(uint16_t);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    typename V::U16 half;
+    std::memcpy(&half, in + i, sizeof half);
+    const typename V::U32 h = __builtin_convertvector(half, typename V::U32);
+    const typename V::U32 exponent = h & 0x7c00u, mantissa = h & 0x3ffu;
+    const typename V::U32 normal = ((h & 0x7fffu) << 13) + ((127u - 15u) << 23);
+    const typename V::U32 special = 0x7f800000u | mantissa << 13;
+    const typename V::F32 tiny = __builtin_convertvector(mantissa, typename V::F32) * 0x1p-24f;
+    typename V::U32 subnormal;
+    std::memcpy(&subnormal, &tiny, sizeof tiny);
+    const typename V::U32 bits =
+        (exponent == 0x7c00u ? special : exponent == 0u ? subnormal : normal) | (h & 0x8000u) << 16;
+    std::memcpy(out + i, &bits, sizeof bits);
+  }
+  return i;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same in 8 lanes where the CPU has AVX2 (3x the 4-lane speed on Zen 4:
+// the conversion is what a float16 model's init spends most on).
+__attribute__((target("avx2"))) int64_t f16_to_f32_avx2(const uint16_t* in, int64_t n, float* out) {
+  return f16_to_f32_lanes<Lanes8>(in, n, out);
+}
+#endif
+
+int64_t f16_to_f32_blocks(const uint16_t* in, int64_t n, float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (converts_with_avx2()) return f16_to_f32_avx2(in, n, out);
+#endif
+  return f16_to_f32_lanes<Lanes4>(in, n, out);
 }
 
 }  // namespace
 
-void f16_to_f32(const uint16_t* h, int64_t n, float* out) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const U32x4 bits = f16_to_f32_bits4(U32x4{h[i], h[i + 1], h[i + 2], h[i + 3]});
-    std::memcpy(out + i, &bits, sizeof bits);
-  }
-  for (; i < n; ++i) out[i] = f16_to_f32(h[i]);
+bool converts_with_avx2() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+#else
+  return false;
+#endif
 }
 
-std::vector<float> dequantize_i8(const int8_t* values, const std::vector<int64_t>& shape, const Quantization& q) {
+void f16_to_f32(const uint16_t* h, int64_t n, float* out) {
+  for (int64_t i = f16_to_f32_blocks(h, n, out); i < n; ++i) out[i] = f16_to_f32(h[i]);
+}
+
+bool i8_blocks(const std::vector<int64_t>& shape, const Quantization& q, int64_t* inner, int64_t* count) {
   const size_t groups = q.scales.size();
   const bool per_axis = q.per_axis() && static_cast<size_t>(q.axis) < shape.size();
   if (groups == 0 || q.zero_points.size() != groups || (per_axis ? shape[q.axis] : 1) != static_cast<int64_t>(groups))
-    return {};
-  // Blocks of `inner` elements (those after the quantized axis) take scale and
-  // zero point c in turn.
-  int64_t count = 1, inner = 1;
+    return false;
+  *count = 1;
+  *inner = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
-    count *= shape[d];
-    if (per_axis && d > static_cast<size_t>(q.axis)) inner *= shape[d];
+    *count *= shape[d];
+    if (per_axis && d > static_cast<size_t>(q.axis)) *inner *= shape[d];
   }
-  if (!per_axis) inner = count;
-  std::vector<float> out(count);
-  for (int64_t i = 0, c = 0; i < count; i += inner, c = (c + 1) % static_cast<int64_t>(groups)) {
-    const float scale = q.scales[c], zero = static_cast<float>(q.zero_points[c]);
-    for (int64_t j = i; j < i + inner; ++j) out[j] = (static_cast<float>(values[j]) - zero) * scale;
-  }
-  return out;
+  if (!per_axis) *inner = *count;
+  return true;
 }
 
 }  // namespace fd

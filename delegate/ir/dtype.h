@@ -22,6 +22,9 @@ size_t dtype_size(DType t);
 float f16_to_f32(uint16_t bits);
 // The same for n values.
 void f16_to_f32(const uint16_t* bits, int64_t n, float* out);
+// Whether the bulk conversions (float16, int8) run 8 lanes wide (x86 with AVX2;
+// the same bits either way).
+bool converts_with_avx2();
 
 // Affine quantization: real = scale * (q - zero_point). One scale and zero
 // point per tensor (axis -1), or one per index of `axis`. Empty: none.
@@ -36,14 +39,24 @@ struct Quantization {
   }
 };
 
-// The float32 values of an int8 tensor of `shape` quantized by `q`:
-// (value - zero point) * scale, per tensor or per index of q.axis. Empty if q
-// does not fit the shape (no scales, or not one per index of its axis).
+// One int8 value as float32: (value - zero point) * scale.
+inline float dequantize_i8(int8_t value, float zero_point, float scale) {
+  return (static_cast<float>(value) - zero_point) * scale;
+}
+// The float32 values of an int8 tensor of `shape` quantized by `q`: the above,
+// per tensor or per index of q.axis. Empty if q does not fit the shape (no
+// scales, or not one per index of its axis).
 std::vector<float> dequantize_i8(const int8_t* values, const std::vector<int64_t>& shape, const Quantization& q);
+// Whether q fits `shape` as above; then *inner: the values after the quantized
+// axis (all values for one scale), and *count: all values.
+bool i8_blocks(const std::vector<int64_t>& shape, const Quantization& q, int64_t* inner, int64_t* count);
+
+class Float32Source;
 
 // A constant's bytes: borrowed (memory someone else keeps alive as long as the
-// graph is used, e.g. the model) or owned (a buffer every copy of the tensor
-// shares, freed with the last one). Empty for a run-time tensor.
+// graph is used, e.g. the model), owned (a buffer every copy of the tensor
+// shares, freed with the last one), or converted (float32 values computed from
+// a float16 or int8 source when first asked for). Empty for a run-time tensor.
 class ConstantData {
  public:
   ConstantData() = default;
@@ -63,17 +76,25 @@ class ConstantData {
     return ConstantData(keep->data(), size, keep);
   }
 
-  const void* bytes() const { return bytes_; }
+  // Float32 values that `source` gives; bytes() computes them once (for every copy).
+  static ConstantData converted(Float32Source source);
+
+  const void* bytes() const { return converted_ ? converted_values() : bytes_; }
   size_t size() const { return size_; }  // in bytes
-  bool empty() const { return bytes_ == nullptr; }
-  bool is_owned() const { return keep_ != nullptr; }
+  bool empty() const { return bytes_ == nullptr && !converted_; }
+  bool is_owned() const { return keep_ != nullptr || converted_ != nullptr; }
+  // A converted constant's source (packing reads it, not bytes()); null for others.
+  const Float32Source* float32_source() const;
 
  private:
   ConstantData(const void* bytes, size_t size, std::shared_ptr<const void> keep)
       : bytes_(bytes), size_(size), keep_(std::move(keep)) {}
+  struct Converted;
+  const void* converted_values() const;
   const void* bytes_ = nullptr;
   size_t size_ = 0;
   std::shared_ptr<const void> keep_;  // set when owned
+  std::shared_ptr<Converted> converted_;  // set when converted
 };
 
 }  // namespace fd

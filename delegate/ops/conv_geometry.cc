@@ -101,31 +101,35 @@ RowRange input_rows(const ConvGeometry& g, int64_t y0, int64_t y1) {
 
 std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
   if (g.dense()) return {};
-  // Where each (output row, filter row) and (output column, filter column) reads, once.
+  // Where each (output row, filter row) reads, as the offset of its input row in
+  // floats, and each (output column, filter column), as that of its pixel in the
+  // row: once. Negative: kZero or kPadValue.
+  const int64_t row_floats = g.in_w * g.channels;
   std::vector<int64_t> ys(g.out_h * g.kh), xs(g.out_w * g.kw);
   for (int64_t oy = 0; oy < g.out_h; ++oy)
     for (int ky = 0; ky < g.kh; ++ky) {
       const int64_t y = source(oy * g.p.stride_h + ky * g.p.dilation_h - g.pad_top, g.in_h, g.fold.top, g.fold.bottom,
                                g.fold.mode);
-      ys[oy * g.kh + ky] = y >= 0 && g.ring_rows ? y % g.ring_rows : y;
+      ys[oy * g.kh + ky] = y < 0 ? y : (g.ring_rows ? y % g.ring_rows : y) * row_floats;
     }
   for (int64_t ox = 0; ox < g.out_w; ++ox)
-    for (int kx = 0; kx < g.kw; ++kx)
-      xs[ox * g.kw + kx] = source(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left,
-                                  g.fold.right, g.fold.mode);
+    for (int kx = 0; kx < g.kw; ++kx) {
+      const int64_t x = source(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left,
+                               g.fold.right, g.fold.mode);
+      xs[ox * g.kw + kx] = x < 0 ? x : x * g.channels;
+    }
   std::vector<int32_t> offsets(static_cast<size_t>(g.pixels()) * g.taps());
   int32_t* o = offsets.data();
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t oy = 0; oy < g.out_h; ++oy)
       for (int64_t ox = 0; ox < g.out_w; ++ox)
         for (int ky = 0; ky < g.kh; ++ky) {
-          const int64_t y = ys[oy * g.kh + ky];
-          for (int kx = 0; kx < g.kw; ++kx) {
-            const int64_t x = xs[ox * g.kw + kx];
-            *o++ = y == kZero || x == kZero           ? kZeroRow
-                   : y == kPadValue || x == kPadValue ? kPadRow
-                                                      : static_cast<int32_t>(((b * g.in_h + y) * g.in_w + x) * g.channels);
-          }
+          const int64_t y = ys[oy * g.kh + ky], row = b * g.in_h * row_floats + y;
+          const int64_t* x = xs.data() + ox * g.kw;
+          for (int kx = 0; kx < g.kw; ++kx)  // zero padding wins over the PAD's constant
+            *o++ = (y | x[kx]) >= 0                 ? static_cast<int32_t>(row + x[kx])
+                   : y == kZero || x[kx] == kZero ? kZeroRow
+                                                  : kPadRow;
         }
   return offsets;
 }

@@ -17,13 +17,13 @@ namespace {
 std::string weights_legality(const Graph& g, const Node& node) {
   const Tensor& w = g.tensors[node.inputs[1]];
   const size_t rank = node.anchor == AnchorOp::kFullyConnected ? 2 : 4;
-  if (!w.is_f32() || !w.is_constant || !w.f32_data() || w.shape.size() != rank || num_elements(w.shape) <= 0)
+  if (!w.is_f32() || !w.is_constant || w.data.empty() || w.shape.size() != rank || num_elements(w.shape) <= 0)
     return "weights are not a constant float32 tensor of rank " + std::to_string(rank);
   if (node.anchor == AnchorOp::kDepthwiseConv2D && w.shape[0] != 1) return "depthwise filter is not [1, kh, kw, c]";
   const int64_t n = node.anchor == AnchorOp::kDepthwiseConv2D ? w.shape[3] : w.shape[0];
   if (node.inputs.size() == 3) {
     const Tensor& b = g.tensors[node.inputs[2]];
-    if (!b.is_f32() || !b.is_constant || !b.f32_data() || b.shape != Shape{n})
+    if (!b.is_f32() || !b.is_constant || b.data.empty() || b.shape != Shape{n})
       return "bias is not a constant float32 [n] vector";
   }
   return "";

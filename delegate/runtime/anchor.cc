@@ -126,7 +126,8 @@ void BoundAnchor::before_run(const float* const* inputs) const { anchor_op_def(s
 
 void BoundAnchor::read_ring(int64_t ring) {
   geo.ring_rows = ring;
-  offsets = conv_offsets(geo);
+  offsets.clear();
+  offsets_due = true;
   rows.clear();
   rows_for = nullptr;
 }

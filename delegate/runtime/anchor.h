@@ -91,7 +91,10 @@ struct BoundAnchor {
   int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
   // The window anchors (convolutions, pools, MEAN, PAD; anchors/window.cc).
   ConvGeometry geo;
-  std::vector<int32_t> offsets;  // conv_offsets(geo)
+  // conv_offsets(geo), computed when first needed (window_offsets): a depth-first
+  // chain's read_ring changes geo after bind.
+  mutable std::vector<int32_t> offsets;
+  mutable bool offsets_due = false;
   std::vector<float> zero_row, pad_row;
   std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
   std::vector<float> tap_weights;  // the resizes: per output pixel, its taps' weights (offsets: their pixels)

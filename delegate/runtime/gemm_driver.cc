@@ -53,7 +53,7 @@ int padded_columns(int n, int nr) {
   return full * nr + (nr % 2 == 0 && left <= nr / 2 ? nr / 2 : nr);
 }
 
-void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+void pack_weights_into(WeightValues w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
                        bool half_tail, PackedWeights* out) {
   PackedWeights& p = *out;
   p.n = n;
@@ -63,10 +63,16 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
   if (half_tail) p.last_nr = padded_columns(n, nr) - (panels - 1) * nr;
   const size_t panel_size = static_cast<size_t>(k + 1) * nr;
   p.data.resize((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr);
+  // A converted source is converted a panel's columns at a time into `scratch`
+  // (kept in cache for the packing), or whole where columns interleave (col_stride 1).
+  std::vector<float> scratch;
+  const auto span = [&](int cols) { return (cols - 1) * col_stride + (k - 1) * k_stride + 1; };
+  const float* whole = col_stride == 1 ? float32_span(w.values, w.source, 0, span(n), &scratch) : nullptr;
   for (int q = 0; q < panels; ++q) {  // panels written in order; columns past n are zeros
     const int width = q + 1 < panels ? nr : p.last_nr, cols = std::min(width, n - q * nr);
     float* panel = p.data.data() + q * panel_size;
-    const float* src = w + static_cast<size_t>(q) * nr * col_stride;
+    const size_t first = static_cast<size_t>(q) * nr * col_stride;
+    const float* src = whole ? whole + first : float32_span(w.values, w.source, first, span(cols), &scratch);
     if (col_stride == 1) {  // a depth's columns lie side by side: one copy per panel row
       for (int i = 0; i < k; ++i) {
         std::copy(src + i * k_stride, src + i * k_stride + cols, panel + i * width);
@@ -81,7 +87,7 @@ void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const
   }
 }
 
-PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail) {
+PackedWeights pack_weights(WeightValues w, const float* bias, int n, int k, int nr, bool half_tail) {
   PackedWeights p;
   pack_weights_into(w, k, 1, bias, n, k, nr, half_tail, &p);
   return p;

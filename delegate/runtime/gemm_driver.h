@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "ir/float_source.h"
 #include "kernels/cpu.h"
 #include "kernels/gemm.h"
 #include "runtime/memory.h"
@@ -24,14 +25,23 @@ struct PackedWeights {
 // what is left (pack_weights with half_tail).
 int padded_columns(int n, int nr);
 
+// Weights as packing reads them: float32 values, or a float16 / int8 source
+// converted on the way into the panels (no float32 copy of the whole tensor).
+struct WeightValues {
+  WeightValues(const float* v) : values(v) {}  // NOLINT: a float pointer is float32 values
+  WeightValues(const float* v, const Float32Source* s) : values(v), source(s) {}
+  const float* values = nullptr;
+  const Float32Source* source = nullptr;  // when set, read instead of values
+};
+
 // Packs W [n x k] (row-major) and bias [n] (may be null) into panels of nr
 // columns; with half_tail the last panel may be nr / 2 wide.
-PackedWeights pack_weights(const float* w, const float* bias, int n, int k, int nr, bool half_tail = false);
+PackedWeights pack_weights(WeightValues w, const float* bias, int n, int k, int nr, bool half_tail = false);
 
 // The same from any layout: weight (column j, depth i) is w[j * col_stride + i *
 // k_stride]. Reuses out's storage (no allocation once it is large enough): for
 // BATCH_MATMUL operands packed on every run.
-void pack_weights_into(const float* w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+void pack_weights_into(WeightValues w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
                        bool half_tail, PackedWeights* out);
 
 // out = w with depth i scaled by scale[i % kc] (kc: the input channels; a

@@ -2,35 +2,67 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace fd {
 namespace {
 
-// G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], for c filters
-// at once: g[3 * y + x] and u[4 * i + j] are rows of c floats (one per input
-// channel). In double, rounded once.
+using F4 = float __attribute__((vector_size(16)));
+using D4 = double __attribute__((vector_size(32)));
+
+// G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1] for four input
+// channels at once (one per lane), in double, rounded once when stored.
+void transform4(const D4 g[9], D4 u[16]) {
+  D4 t[4][3];  // G g
+  for (int x = 0; x < 3; ++x) {
+    const D4 a = g[x], b = g[3 + x], d = g[6 + x];
+    t[0][x] = a;
+    t[1][x] = .5 * (a + b + d);
+    t[2][x] = .5 * (a - b + d);
+    t[3][x] = d;
+  }
+  for (int i = 0; i < 4; ++i) {  // (G g) G^T
+    u[4 * i] = t[i][0];
+    u[4 * i + 1] = .5 * (t[i][0] + t[i][1] + t[i][2]);
+    u[4 * i + 2] = .5 * (t[i][0] - t[i][1] + t[i][2]);
+    u[4 * i + 3] = t[i][2];
+  }
+}
+
+// Four floats from p as doubles (lanes of them; the rest 0), and back (by
+// reference: a 32-byte vector passed by value would change the ABI with AVX).
+void load4(const float* p, size_t lanes, D4& d) {
+  F4 v = {0.f, 0.f, 0.f, 0.f};
+  if (lanes == 4)
+    std::memcpy(&v, p, sizeof v);  // a fixed size: one load
+  else
+    std::memcpy(&v, p, lanes * sizeof(float));
+  d = __builtin_convertvector(v, D4);
+}
+
+void store4(const D4& d, float* p, size_t lanes) {
+  const F4 v = __builtin_convertvector(d, F4);
+  if (lanes == 4)
+    std::memcpy(p, &v, sizeof v);
+  else
+    std::memcpy(p, &v, lanes * sizeof(float));
+}
+
+// The transform of c filters: g[3 * y + x] and u[4 * i + j] are rows of c
+// floats (one per input channel), four channels at a time (the last padded).
 void transform_filters(const float* const* g, int c, float* const* u) {
-  for (int k = 0; k < c; ++k) {
-    double t[4][3];  // G g
-    for (int x = 0; x < 3; ++x) {
-      const double a = g[x][k], b = g[3 + x][k], d = g[6 + x][k];
-      t[0][x] = a;
-      t[1][x] = .5 * (a + b + d);
-      t[2][x] = .5 * (a - b + d);
-      t[3][x] = d;
-    }
-    for (int i = 0; i < 4; ++i) {  // (G g) G^T
-      u[4 * i][k] = static_cast<float>(t[i][0]);
-      u[4 * i + 1][k] = static_cast<float>(.5 * (t[i][0] + t[i][1] + t[i][2]));
-      u[4 * i + 2][k] = static_cast<float>(.5 * (t[i][0] - t[i][1] + t[i][2]));
-      u[4 * i + 3][k] = static_cast<float>(t[i][2]);
-    }
+  for (int k = 0; k < c; k += 4) {
+    const size_t lanes = std::min(4, c - k);
+    D4 gv[9], uv[16];
+    for (int r = 0; r < 9; ++r) load4(g[r] + k, lanes, gv[r]);
+    transform4(gv, uv);
+    for (int r = 0; r < 16; ++r) store4(uv[r], u[r] + k, lanes);
   }
 }
 
 }  // namespace
 
-std::shared_ptr<const WinogradWeights> winograd_weights(const float* w, const float* bias, int n, int c, int nr) {
+std::shared_ptr<const WinogradWeights> winograd_weights(WeightValues w, const float* bias, int n, int c, int nr) {
   auto out = std::make_shared<WinogradWeights>();
   out->n = n;
   out->c = c;
@@ -39,16 +71,18 @@ std::shared_ptr<const WinogradWeights> winograd_weights(const float* w, const fl
   const size_t plane = static_cast<size_t>(n) * c;
   // [n][position][c]: one output channel's 16 rows together (16 streams a plane
   // apart would share L1 sets: 3x slower).
-  std::vector<float> u(16 * plane);
+  std::unique_ptr<float[]> u(new float[16 * plane]);  // every float written below
+  std::vector<float> filter;  // a converted source's filter o
   for (int o = 0; o < n; ++o) {
+    const float* wo = float32_span(w.values, w.source, static_cast<int64_t>(o) * 9 * c, 9 * c, &filter);
     const float* g[9];
     float* uo[16];
-    for (int k = 0; k < 9; ++k) g[k] = w + (static_cast<size_t>(o) * 9 + k) * c;
-    for (int p = 0; p < 16; ++p) uo[p] = u.data() + (static_cast<size_t>(o) * 16 + p) * c;
+    for (int k = 0; k < 9; ++k) g[k] = wo + static_cast<size_t>(k) * c;
+    for (int p = 0; p < 16; ++p) uo[p] = u.get() + (static_cast<size_t>(o) * 16 + p) * c;
     transform_filters(g, c, uo);
   }
   for (int p = 0; p < 16; ++p)
-    pack_weights_into(u.data() + p * c, 16 * static_cast<size_t>(c), 1, nullptr, n, c, nr, true, &out->u[p]);
+    pack_weights_into(u.get() + p * c, 16 * static_cast<size_t>(c), 1, nullptr, n, c, nr, true, &out->u[p]);
   return out;
 }
 

@@ -20,9 +20,10 @@ struct WinogradWeights {
   size_t bytes() const { return 16 * u[0].data.size() * sizeof(float); }
 };
 
-// The filter w [n, 3, 3, c] (bias: n floats or null) in Winograd form, packed
-// in panels of nr columns (the last nr / 2 wide where that covers the rest).
-std::shared_ptr<const WinogradWeights> winograd_weights(const float* w, const float* bias, int n, int c, int nr);
+// The filter w [n, 3, 3, c] (bias: n floats or null; w may be a converted
+// source, read a filter at a time) in Winograd form, packed in panels of nr
+// columns (the last nr / 2 wide where that covers the rest).
+std::shared_ptr<const WinogradWeights> winograd_weights(WeightValues w, const float* bias, int n, int c, int nr);
 
 // `tiles` tiles: patches[16 t + i] is input pixel i (row-major 4x4) of tile t,
 // outs[4 t + k] output pixel k (row-major 2x2) or null. Writes the columns of

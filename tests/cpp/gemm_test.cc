@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <tuple>
 
 #include "kernels/cpu.h"
 #include "runtime/tiling.h"
+#include "runtime/winograd.h"
 
 namespace fd {
 namespace {
@@ -270,6 +272,43 @@ TEST(Gemm, KernelsAreNamedForTheirShape) {
   for (const auto& [isa, k] : every_gemm_kernel()) {
     const std::string expect = "f32_gemm_" + std::to_string(k.mr) + "x" + std::to_string(k.nr) + "_" + isa;
     EXPECT_EQ(k.name, expect);
+  }
+}
+
+}  // namespace
+}  // namespace fd
+
+namespace fd {
+namespace {
+
+// The Winograd filter transform G g G^T, each of u's 16 positions computed in
+// double from the filter and rounded once to float, as written out here; a
+// channel count that leaves a partial block of four (7).
+TEST(Winograd, FilterTransformMatchesGgGtInDoubleBitForBit) {
+  const int n = 5, c = 7, nr = 8;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> w(static_cast<size_t>(n) * 9 * c);
+  for (float& v : w) v = dist(rng);
+  const auto u = winograd_weights(w.data(), nullptr, n, c, nr);
+  const double G[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  for (int o = 0; o < n; ++o) {
+    for (int k = 0; k < c; ++k) {
+      double t[4][3] = {};  // G g
+      for (int i = 0; i < 4; ++i)
+        for (int x = 0; x < 3; ++x)
+          t[i][x] = G[i][0] * w[(o * 9 + x) * c + k] + G[i][1] * w[(o * 9 + 3 + x) * c + k] +
+                    G[i][2] * w[(o * 9 + 6 + x) * c + k];
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) {
+          const float want = static_cast<float>(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+          const PackedWeights& p = u->u[4 * i + j];
+          const int q = o / p.nr, width = q + 1 < p.panels() ? p.nr : p.last_nr;
+          const float got = p.data[static_cast<size_t>(q) * (p.k + 1) * p.nr + k * width + o % p.nr];
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0) << o << " " << k << " " << i << j;
+        }
+      }
+    }
   }
 }
 

@@ -165,7 +165,8 @@ TEST(Ir, Float16ConvertsExactlyForEveryValue) {
   }
 }
 
-// The bulk conversion (four at a time, then one by one) gives the same bits.
+// The bulk conversion (four or, with AVX2, eight at a time, then one by one)
+// gives the same bits.
 TEST(Ir, Float16BulkConversionMatchesOneByOne) {
   std::vector<uint16_t> all(0x10000 + 3);  // a tail of three
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i * 40503u);

@@ -1,6 +1,7 @@
 #include "frontends/tflite/tflite_weights.h"
 
 #include "frontends/tflite/tflite_ops.h"
+#include "ir/float_source.h"
 #include "ir/shape.h"
 #include "ops/op_registry.h"
 
@@ -45,7 +46,7 @@ std::string densify_constant(const TfLiteTensor* tensors, const Node& n, Graph* 
 }
 
 // A DEQUANTIZE of a float16 constant: the same floats the runtime's DEQUANTIZE
-// computes (the conversion is exact).
+// computes (the conversion is exact), computed where they are read.
 std::string dequantize_constant(const TfLiteTensor* tensors, const Node& n, Graph* g) {
   if (n.inputs.size() != 1 || n.outputs.size() != 1) return "DEQUANTIZE without one input and one output";
   if (tensors[n.inputs[0]].sparsity) return "DEQUANTIZE of a sparse constant not read through a DENSIFY";
@@ -55,10 +56,7 @@ std::string dequantize_constant(const TfLiteTensor* tensors, const Node& n, Grap
   if (in.dtype != DType::kF16 || !in.is_constant || in.data.size() != static_cast<size_t>(count) * 2 ||
       !out.is_f32() || out.shape != in.shape)
     return "DEQUANTIZE of something that is not a float16 constant";
-  std::vector<float> values(count);
-  const auto* bits = static_cast<const uint16_t*>(in.data.bytes());
-  f16_to_f32(bits, count, values.data());
-  out.data = ConstantData::own(std::move(values));
+  out.data = ConstantData::converted(Float32Source::from_f16(in.data, count));
   out.stored_as = DType::kF16;
   out.is_constant = true;
   out.has_dynamic_shape = false;
@@ -87,12 +85,11 @@ bool dequantize_int8_weights(const Node& n, Graph* g) {
   Tensor& w = g->tensors[n.inputs[1]];
   if (w.dtype != DType::kI8 || !w.is_constant || w.data.size() != static_cast<size_t>(num_elements(w.shape)))
     return false;
-  std::vector<float> values =
-      dequantize_i8(static_cast<const int8_t*>(w.data.bytes()), w.shape, w.quantization);
-  if (values.empty()) return false;
+  Float32Source values;
+  if (!Float32Source::from_i8(w.data, w.shape, w.quantization, &values)) return false;
   w.stored_as = w.dtype;
   w.dtype = DType::kF32;
-  w.data = ConstantData::own(std::move(values));
+  w.data = ConstantData::converted(std::move(values));
   return true;
 }
 

@@ -83,28 +83,36 @@ std::string describe_folds(const AnchorStep& s);
 class AnchorWeights {
  public:
   AnchorWeights(const Graph& g, const Node& node, const AnchorFolds& folds, bool channels_last, AnchorStep& a);
-  const float* w() const { return w_copy_.empty() ? w_ : w_copy_.data(); }
+  // As packing reads them: a converted constant's source where no map applies.
+  WeightValues values() const;
+  // As float32 (a converted constant's floats, made once).
+  const float* floats() const { return w_copy_.empty() ? w_->f32_data() : w_copy_.data(); }
   const float* bias() const { return bias_copy_.empty() ? bias_ : bias_copy_.data(); }
 
  private:
-  const float* w_ = nullptr;
+  const Tensor* w_ = nullptr;
   const float* bias_ = nullptr;
   std::vector<float> w_copy_, bias_copy_;
 };
 
 // window.cc: the anchors that read windows of an NHWC input through
 // indirection rows (CONV_2D, DEPTHWISE_CONV_2D, pools, MEAN, PAD).
-// Geometry of a kh x kw window over `input`, its offsets, zero_row (zeros) and
+// Geometry of a kh x kw window over `input` (its offsets due), zero_row (zeros) and
 // pad_row (the folded PAD's value); false (and *error) if it does not fit.
 bool bind_window(BoundAnchor& b, const Shape& input, int kh, int kw, const ConvParams& p, std::string* error);
+// b.offsets, computed now if they are due (bind_window and read_ring leave them due).
+const std::vector<int32_t>& window_offsets(const BoundAnchor& b);
 Shape window_output(const BoundAnchor& b);  // NHWC of b.n channels
 void point_window_rows(const BoundAnchor& a, const float* const* inputs);  // before_run: rows into inputs[0]
 int64_t window_depth(const BoundAnchor& a);        // depth: the taps
 std::string describe_window(const AnchorStep& s);  // "3x3/2, "
 
 // gemm_anchor.cc: the GEMM anchors (FULLY_CONNECTED, CONV_2D).
+// A constant weight tensor's values as packing reads them: a converted
+// constant's source (its float32 copy never made), else its floats.
+WeightValues weight_values(const Tensor& w);
 // Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be null).
-void pack_gemm_weights(const Kernels& kernels, const float* w, const float* bias, int n, int k, AnchorStep& a);
+void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a);
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);

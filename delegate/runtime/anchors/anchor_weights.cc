@@ -26,17 +26,22 @@ std::vector<AffineMap> output_map(const Graph& g, const Fold& f, const Shape& ou
 AnchorWeights::AnchorWeights(const Graph& g, const Node& node, const AnchorFolds& folds, bool channels_last,
                              AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];
-  w_ = w.f32_data();
+  w_ = &w;
   bias_ = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
   if (!folds.output_affine) return;
   a.output_map = true;
   const std::vector<AffineMap> map = output_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
   const size_t n = map.size(), size = static_cast<size_t>(num_elements(w.shape)), k = size / n;
+  const float* floats = w.f32_data();
   w_copy_.resize(size);
   for (size_t i = 0; i < size; ++i)
-    w_copy_[i] = static_cast<float>(w_[i] * map[channels_last ? i % n : i / k].a);
+    w_copy_[i] = static_cast<float>(floats[i] * map[channels_last ? i % n : i / k].a);
   bias_copy_.resize(n);
   for (size_t c = 0; c < n; ++c) bias_copy_[c] = static_cast<float>((bias_ ? bias_[c] : 0.0) * map[c].a + map[c].b);
+}
+
+WeightValues AnchorWeights::values() const {
+  return w_copy_.empty() ? weight_values(*w_) : WeightValues(w_copy_.data());
 }
 
 }  // namespace fd

@@ -42,7 +42,7 @@ bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
   const AnchorWeights weights(g, node, folds, false, a);
-  const float* wd = weights.w();
+  WeightValues wd = weights.values();
   const float* bias = weights.bias();
   const Fold* affine = folds.input_affine;
   a.n = static_cast<int>(w.shape[0]);
@@ -51,8 +51,8 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   a.kw = static_cast<int>(w.shape[2]);
   std::vector<float> folded_w, folded_bias;
   if (affine) {
-    fold_affine(*affine, wd, bias, a.n, k, &folded_w, &folded_bias);
-    wd = folded_w.data();
+    fold_affine(*affine, weights.floats(), bias, a.n, k, &folded_w, &folded_bias);
+    wd = WeightValues(folded_w.data());
     bias = folded_bias.data();
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
   }

@@ -18,7 +18,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   a.kw = static_cast<int>(w.shape[2]);
   a.dw = kernels.dw;
   auto packed = std::make_shared<PackedWeights>();
-  pack_weights_into(weights.w(), 1, a.n, weights.bias(), a.n, k, a.dw->cb, false, packed.get());
+  pack_weights_into(weights.values(), 1, a.n, weights.bias(), a.n, k, a.dw->cb, false, packed.get());
   a.weights = std::move(packed);
 }
 

@@ -11,7 +11,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, k]
   const AnchorWeights weights(g, node, folds, false, a);
   a.n = static_cast<int>(w.shape[0]);
-  pack_gemm_weights(kernels, weights.w(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
+  pack_gemm_weights(kernels, weights.values(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {

@@ -6,7 +6,12 @@
 
 namespace fd {
 
-void pack_gemm_weights(const Kernels& kernels, const float* w, const float* bias, int n, int k, AnchorStep& a) {
+WeightValues weight_values(const Tensor& w) {
+  const Float32Source* source = w.data.float32_source();
+  return source ? WeightValues(nullptr, source) : WeightValues(w.f32_data());
+}
+
+void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a) {
   a.gemm = &gemm_for(kernels, n);
   a.weights = std::make_shared<const PackedWeights>(pack_weights(w, bias, n, k, a.gemm->nr, true));
 }

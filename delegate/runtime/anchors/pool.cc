@@ -27,7 +27,8 @@ bool bind_window_of_channels(BoundAnchor& b, const Shape& input, int kh, int kw,
 void count_pixels(BoundAnchor& b) {
   const int taps = b.geo.taps();
   b.count.assign(b.geo.pixels(), static_cast<float>(taps));
-  for (size_t i = 0; i < b.offsets.size(); ++i) b.count[i / taps] -= b.offsets[i] == kZeroRow;
+  const std::vector<int32_t>& offsets = window_offsets(b);
+  for (size_t i = 0; i < offsets.size(); ++i) b.count[i / taps] -= offsets[i] == kZeroRow;
 }
 
 bool bind_max(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {

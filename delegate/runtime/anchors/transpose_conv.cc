@@ -41,7 +41,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   a.gemm = &gemm_for(kernels, a.n);
   const int c = static_cast<int>(w.shape[3]);
   auto pack = [&](int ry, int rx) {
-    return std::make_shared<const PackedWeights>(pack_phase(weights.w(), bias, a, c, ry, rx));
+    return std::make_shared<const PackedWeights>(pack_phase(weights.floats(), bias, a, c, ry, rx));
   };
   std::shared_ptr<const PackedWeights> bias_only;  // shared by the phases no tap reaches
   for (int ry = 0; ry < a.conv.stride_h; ++ry)

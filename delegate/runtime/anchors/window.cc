@@ -12,10 +12,19 @@ bool bind_window(BoundAnchor& b, const Shape& input, int kh, int kw, const ConvP
   const auto geo = conv_geometry(input, kh, kw, p, b.step.pad, error);
   if (!geo) return false;
   b.geo = *geo;
-  b.offsets = conv_offsets(b.geo);
+  b.offsets.clear();
+  b.offsets_due = true;
   b.zero_row.assign(geo->channels, 0.f);
   b.pad_row.assign(geo->channels, b.step.pad.value);
   return true;
+}
+
+const std::vector<int32_t>& window_offsets(const BoundAnchor& b) {
+  if (b.offsets_due) {
+    b.offsets = conv_offsets(b.geo);
+    b.offsets_due = false;
+  }
+  return b.offsets;
 }
 
 Shape window_output(const BoundAnchor& b) { return {b.geo.batch, b.geo.out_h, b.geo.out_w, b.n}; }
@@ -56,7 +65,8 @@ void point_window_rows(const BoundAnchor& a, const float* const* inputs) {
     a.rows_for = input;
     const int64_t pixels = a.geo.pixels();
     a.rows.resize(static_cast<size_t>(pixels) * a.geo.taps());
-    conv_indirection(a.geo, a.offsets, 0, pixels, input, a.zero_row.data(), a.pad_row.data(), a.rows.data());
+    conv_indirection(a.geo, window_offsets(a), 0, pixels, input, a.zero_row.data(), a.pad_row.data(),
+                     a.rows.data());
     if (a.filter_rows) to_filter_rows(a, pixels);
   }
   for (size_t r = 0; r < a.patch_taps.size(); ++r)  // filter rows cut by padding, copied afresh

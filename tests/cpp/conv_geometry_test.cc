@@ -1,0 +1,65 @@
+// Where each tap of each output pixel of a convolution reads (conv_offsets),
+// against the definition written out per tap: the input pixel, else the zero
+// padding outside the padded tensor, else the folded PAD's constant.
+#include "ops/conv_geometry.h"
+
+#include <gtest/gtest.h>
+
+namespace fd {
+namespace {
+
+// Along one axis: the input index coordinate v of the padded axis reads, or -1
+// (outside: zero padding), or -2 (in the folded PAD).
+int64_t reads(int64_t v, int64_t size, int64_t before, int64_t after) {
+  if (v < 0 || v >= before + size + after) return -1;
+  return v - before >= 0 && v - before < size ? v - before : -2;
+}
+
+int32_t expected_offset(const ConvGeometry& g, int64_t b, int64_t oy, int64_t ox, int ky, int kx) {
+  const int64_t y = reads(oy * g.p.stride_h + ky * g.p.dilation_h - g.pad_top, g.in_h, g.fold.top, g.fold.bottom);
+  const int64_t x = reads(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left, g.fold.right);
+  if (y == -1 || x == -1) return kZeroRow;
+  if (y == -2 || x == -2) return kPadRow;
+  const int64_t row = g.ring_rows ? y % g.ring_rows : y;
+  return static_cast<int32_t>(((b * g.in_h + row) * g.in_w + x) * g.channels);
+}
+
+void expect_offsets_per_tap(const ConvGeometry& g) {
+  const std::vector<int32_t> offsets = conv_offsets(g);
+  ASSERT_EQ(offsets.size(), static_cast<size_t>(g.pixels() * g.taps()));
+  size_t i = 0;
+  for (int64_t b = 0; b < g.batch; ++b)
+    for (int64_t oy = 0; oy < g.out_h; ++oy)
+      for (int64_t ox = 0; ox < g.out_w; ++ox)
+        for (int ky = 0; ky < g.kh; ++ky)
+          for (int kx = 0; kx < g.kw; ++kx, ++i)
+            ASSERT_EQ(offsets[i], expected_offset(g, b, oy, ox, ky, kx)) << b << " " << oy << " " << ox << " " << ky << kx;
+}
+
+TEST(ConvGeometry, OffsetsReadWhatEachTapReads) {
+  ConvParams same;
+  same.same_padding = true;
+  ConvParams strided_dilated = same;
+  strided_dilated.stride_h = 2;
+  strided_dilated.dilation_w = 2;
+  FoldedPad pad;
+  pad.top = 1;
+  pad.left = 2;
+  pad.right = 1;
+  pad.value = 3.f;
+  std::string error;
+  for (const ConvParams& p : {same, strided_dilated, ConvParams{}}) {
+    for (const FoldedPad& fold : {FoldedPad{}, pad}) {
+      const auto g = conv_geometry({2, 7, 6, 3}, 3, 3, p, fold, &error);
+      ASSERT_TRUE(g) << error;
+      expect_offsets_per_tap(*g);
+    }
+  }
+  auto ring = conv_geometry({1, 9, 5, 4}, 3, 3, same, FoldedPad{}, &error);
+  ASSERT_TRUE(ring) << error;
+  ring->ring_rows = 4;  // a depth-first chain's ring of 4 input rows
+  expect_offsets_per_tap(*ring);
+}
+
+}  // namespace
+}  // namespace fd
