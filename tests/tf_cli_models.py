@@ -15,11 +15,11 @@ import fusedelegate.tf as fdt  # noqa: E402
 
 
 def tiny_model():
-    """Conv + bias + ReLU, a Softplus (an op the pass does not translate), a dense head."""
+    """Conv + bias + ReLU, a Softsign (an op the pass does not translate), a dense head."""
     k = tf.keras
     x = k.Input((10, 10, 4))
     y = k.layers.Conv2D(8, 3, padding="same", activation="relu")(x)
-    y = k.layers.Activation("softplus")(y)
+    y = k.layers.Activation("softsign")(y)
     y = k.layers.Conv2D(8, 1, activation="relu6")(y)
     y = k.layers.GlobalAveragePooling2D()(y)
     return k.Model(x, k.layers.Dense(5)(y))
