@@ -74,6 +74,14 @@ def test_keras_hard_swish_is_one_op(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
+@pytest.mark.parametrize("batch", [1, 3])
+def test_dense_on_rank_3_is_one_fully_connected(results, batch):
+    r = scenario(results, "tensordot")[f"batch{batch}"]
+    if batch == 1:  # the graph TF ran is collected on its first call
+        assert r["fused_ops"] == 1 and r["reshapes"] == 0, r
+    assert r["max_rel"] <= MAX_REL, r
+
+
 def test_corrupt_partition_is_a_clear_error(results):
     r = scenario(results, "bad_partition")
     assert r["raised"] and "FdFusedPartition" in r["raised"], r

@@ -24,8 +24,8 @@ def max_rel(got, want):
     return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
 
 
-def optimized_ops(fn, *args):
-    """fn(*args) and the op types of the graphs TF ran, after Grappler."""
+def optimized_nodes(fn, *args):
+    """fn(*args) and the nodes of the graphs TF ran, after Grappler."""
     ctx = context.context()
     ctx.enable_graph_collection()
     try:
@@ -33,8 +33,13 @@ def optimized_ops(fn, *args):
         meta = ctx.export_run_metadata()
     finally:
         ctx.disable_graph_collection()
-    ops = [n.op for g in meta.function_graphs for n in g.post_optimization_graph.node]
-    return out, ops
+    return out, [n for g in meta.function_graphs for n in g.post_optimization_graph.node]
+
+
+def optimized_ops(fn, *args):
+    """fn(*args) and the op types of the graphs TF ran, after Grappler."""
+    out, nodes = optimized_nodes(fn, *args)
+    return out, [n.op for n in nodes]
 
 
 # Ops of an optimized graph that compute nothing themselves (or only views).
@@ -74,6 +79,30 @@ def scenario_keras_block():
     return result
 
 
+def fused_partitions(fn, *args):
+    """fn(*args), the partition strings of the fused ops TF ran, and its nodes."""
+    got, nodes = optimized_nodes(fn, *args)
+    return got, [n.attr["partition"].s for n in nodes if n.op == "FdFusedPartition"], nodes
+
+
+def scenario_tensordot():
+    """Dense layers on rank-3 inputs (TF's Tensordot: Reshape, MatMul, Reshape):
+    each one FULLY_CONNECTED keeping the leading dims, no RESHAPE in the
+    partition; two batch sizes of an unknown batch."""
+    k = tf.keras
+    x = k.Input((6, 24))
+    model = k.Model(x, k.layers.Dense(8)(k.layers.Dense(16, activation="relu")(x)))
+    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 6, 24], tf.float32)])
+    result = {}
+    with fdt.enabled(num_threads=1):
+        for batch in (1, 3):
+            inp = RNG.standard_normal((batch, 6, 24)).astype(np.float32)
+            got, fused, _ = fused_partitions(fn, inp)
+            result[f"batch{batch}"] = {"fused_ops": len(fused), "reshapes": sum(p.count(b"Reshape") for p in fused),
+                                       "max_rel": max_rel(got, model(inp))}
+    return result
+
+
 def scenario_hard_swish():
     """Keras' hard_swish, x * (relu6(x + 3) / 6), after a convolution: read as
     one HardSwish (the IR node's name is in the fused op's partition)."""
@@ -82,16 +111,8 @@ def scenario_hard_swish():
     model = k.Model(x, k.layers.Conv2D(8, 3, padding="same", activation="hard_swish")(x))
     fn = tf.function(model, input_signature=[tf.TensorSpec([None, 8, 8, 4], tf.float32)])
     inp = RNG.standard_normal((2, 8, 8, 4)).astype(np.float32) * 2.0
-    ctx = context.context()
     with fdt.enabled(num_threads=1):
-        ctx.enable_graph_collection()
-        try:
-            got = fn(inp)
-            meta = ctx.export_run_metadata()
-        finally:
-            ctx.disable_graph_collection()
-    nodes = [n for g in meta.function_graphs for n in g.post_optimization_graph.node]
-    fused = [n.attr["partition"].s for n in nodes if n.op == "FdFusedPartition"]
+        got, fused, nodes = fused_partitions(fn, inp)
     return {"fused_ops": len(fused), "hard_swish": any(b"HardSwish" in p for p in fused),
             "tf_compute_left": sorted({n.op for n in nodes} - PLUMBING), "max_rel": max_rel(got, model(inp))}
 
@@ -430,7 +451,7 @@ def scenario_version_mismatch(tmp):
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
                              "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable",
-                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables", "hard_swish"]
+                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables", "hard_swish", "tensordot"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

@@ -141,6 +141,8 @@ class Translator {
   void add_const(const tensorflow::NodeDef& d);
   void add_node(int index);
   bool add_pattern(int index);
+  bool tensordot_fits(int root, const TfPattern& p) const;
+  bool add_tensordot(int index, const TfPattern& p);
   void add_preserve_node(const std::set<std::string>& preserve);
   int outputs_of(const tensorflow::NodeDef& d) const;
   bool on_cpu(const tensorflow::NodeDef& d) const;
@@ -199,11 +201,31 @@ void Translator::add_const(const tensorflow::NodeDef& d) {
   x.is_constant = constant_values(p, &x);
 }
 
+// A Tensordot pattern's shapes: input [..., k] whose rows the MatMul takes,
+// the root's output [..., n] (the same leading dims) its rows reshaped back;
+// shapes computed from an unknown batch compare as at batch 1.
+bool Translator::tensordot_fits(int root, const TfPattern& p) const {
+  auto dims = [&](const std::string& input) -> const Shape* {
+    const std::string canon = canonical_tensor_name(input);
+    auto it = infos_.find(node_of(canon));
+    const int k = output_index(canon);
+    if (it == infos_.end() || k >= static_cast<int>(it->second.size()) || !it->second[k].rank_known) return nullptr;
+    const TfOutputInfo& info = it->second[k];
+    return info.planned.empty() ? &info.dims : &info.planned;  // a computed shape: as at batch 1
+  };
+  const Shape *x = dims(p.input), *rows = dims(gd_.node(p.matmul).input(0)), *out = dims(gd_.node(root).name());
+  const Shape* mm = dims(gd_.node(p.matmul).name());
+  if (!x || !rows || !out || !mm || x->size() < 2 || rows->size() != 2 || mm->size() != 2) return false;
+  if (out->size() != x->size() || x->back() < 0 || x->back() != rows->back() || out->back() != mm->back()) return false;
+  return std::equal(x->begin(), x->end() - 1, out->begin());
+}
+
 // The root of a pattern (tf_patterns.h) on the CPU: its one IR node.
 bool Translator::add_pattern(int index) {
   auto p = patterns_.find(index);
   const tensorflow::NodeDef& d = gd_.node(index);
   if (p == patterns_.end() || !on_cpu(d)) return false;
+  if (p->second.matmul >= 0) return add_tensordot(index, p->second);
   Node n;
   n.id = index;
   n.name = std::string(ew_name(p->second.op));
@@ -215,6 +237,31 @@ bool Translator::add_pattern(int index) {
   ir_.absorbed[index] = p->second.absorbed;
   ir_.node_index.push_back(index);
   ir_.graph.nodes.push_back(std::move(n));
+  return true;
+}
+
+// A Tensordot as one FULLY_CONNECTED keeping the input's leading dims (opaque
+// if the MatMul does not translate: TF then keeps all three nodes).
+bool Translator::add_tensordot(int index, const TfPattern& p) {
+  const tensorflow::NodeDef& m = gd_.node(p.matmul);
+  const std::vector<int> inputs = {tensor(canonical_tensor_name(p.input)), tensor(canonical_tensor_name(m.input(1)))};
+  const std::vector<int> outputs = {tensor(gd_.node(index).name() + ":0")};
+  std::vector<Node> nodes;
+  const TfWeights weights{&stable_, &ir_.run_time_weights};
+  const std::string why = translate_tf_node(m, inputs, outputs, weights, &ir_.graph, &nodes);
+  if (!why.empty()) {
+    nodes.assign(1, Node{});
+    nodes[0].inputs = inputs;
+    nodes[0].outputs = outputs;
+    ir_.declined[static_cast<int>(ir_.graph.nodes.size())] = why;
+  }
+  for (Node& n : nodes) {
+    n.id = index;
+    n.name = m.op();
+    ir_.node_index.push_back(index);
+    ir_.graph.nodes.push_back(std::move(n));
+  }
+  ir_.absorbed[index] = p.absorbed;
   return true;
 }
 
@@ -339,6 +386,8 @@ GraphDefIr Translator::run(const std::set<std::string>& preserve) {
       n = std::max(n, output_index(canon) + 1);
     }
   patterns_ = find_tf_patterns(gd_);
+  for (auto it = patterns_.begin(); it != patterns_.end();)
+    it = it->second.matmul >= 0 && !tensordot_fits(it->first, it->second) ? patterns_.erase(it) : std::next(it);
   for (const auto& [root, p] : patterns_)
     if (on_cpu(gd_.node(root))) absorbed_.insert(p.absorbed.begin(), p.absorbed.end());
   for (int i : order)

@@ -30,6 +30,17 @@ void log(const Options& o, LogLevel level, const std::string& message) {
   if (static_cast<int>(level) <= static_cast<int>(o.log)) std::fprintf(stderr, "fusedelegate: %s\n", message.c_str());
 }
 
+// log="verbose": each planned group as its ops joined by '+' (constant nodes left out).
+void log_groups(const Options& o, const Graph& g, const FusionPlan& plan) {
+  if (o.log != LogLevel::kVerbose) return;
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    std::string ops;
+    for (int pos : plan.groups[k])
+      if (g.nodes[pos].kind != OpKind::kConstant) ops += (ops.empty() ? "" : "+") + g.nodes[pos].name;
+    log(o, LogLevel::kVerbose, "group " + std::to_string(k) + ": " + ops);
+  }
+}
+
 // What static shape inference knows of every node's outputs.
 // `aggressive`: also evaluate shapes computed from shapes (Shape, Pack, ...).
 TfOutputInfos output_infos(const GrapplerItem& item, std::string* error, bool aggressive = false) {
@@ -143,6 +154,7 @@ std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) c
   po.families = opts_.families;
   po.min_nodes_per_group = opts_.min_nodes_per_partition;
   const FusionPlan plan = plan_fusion(ir.graph, po);
+  log_groups(opts_, ir.graph, plan);
   for (size_t pos = 0; pos < ir.graph.nodes.size(); ++pos) {
     auto declined = ir.declined.find(static_cast<int>(pos));
     if (plan.group_of[pos] < 0 && ir.node_index[pos] >= 0)

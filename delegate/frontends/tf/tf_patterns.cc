@@ -30,6 +30,8 @@ class Matcher {
   // The root of a hard swish around Relu6 node `relu6_index`, or -1.
   int hard_swish(int relu6_index, TfPattern* p) const;
   bool sixth(const NodeDef* n, std::string* other) const;
+  // The root (the Reshape back) of a Tensordot around MatMul `index`, or -1.
+  int tensordot(int index, TfPattern* p) const;
 
  private:
   const NodeDef* producer(const std::string& input) const;
@@ -188,6 +190,23 @@ int Matcher::hard_swish(int relu6_index, TfPattern* p) const {
   return index_of(root);
 }
 
+int Matcher::tensordot(int index, TfPattern* p) const {
+  const NodeDef& m = gd_.node(index);
+  auto attr_true = [&](const char* name) { auto a = m.attr().find(name); return a != m.attr().end() && a->second.b(); };
+  auto t = m.attr().find("T");
+  if (attr_true("transpose_a") || (t != m.attr().end() && t->second.type() != tensorflow::DT_FLOAT)) return -1;
+  const NodeDef* rows = producer(m.input(0));
+  const NodeDef* weights = producer(m.input(1));
+  const NodeDef* back = only_reader(&m);
+  if (!rows || rows->op() != "Reshape" || only_reader(rows) != &m || !back || back->op() != "Reshape") return -1;
+  if (!weights || (weights->op() != "Const" && weights->op() != "ReadVariableOp")) return -1;
+  if (producer(back->input(0)) != &m) return -1;
+  p->input = rows->input(0);
+  p->absorbed = {index_of(rows), index};
+  p->matmul = index;
+  return index_of(back);
+}
+
 }  // namespace
 
 std::map<int, TfPattern> find_tf_patterns(const tensorflow::GraphDef& gd) {
@@ -195,9 +214,9 @@ std::map<int, TfPattern> find_tf_patterns(const tensorflow::GraphDef& gd) {
   Matcher m(gd);
   for (int i = 0; i < gd.node_size(); ++i) {
     const std::string& op = gd.node(i).op();
-    if (op != "Erf" && op != "Erfc" && op != "Relu6") continue;
+    if (op != "Erf" && op != "Erfc" && op != "Relu6" && op != "MatMul") continue;
     TfPattern p;
-    const int root = op == "Relu6" ? m.hard_swish(i, &p) : m.gelu(i, &p);
+    const int root = op == "Relu6" ? m.hard_swish(i, &p) : op == "MatMul" ? m.tensordot(i, &p) : m.gelu(i, &p);
     if (root >= 0) found[root] = p;
   }
   return found;
