@@ -143,6 +143,8 @@ class Translator {
   bool add_pattern(int index);
   bool tensordot_fits(int root, const TfPattern& p) const;
   bool add_tensordot(int index, const TfPattern& p);
+  void add_translation(int index, const tensorflow::NodeDef& d, const std::vector<int>& inputs,
+                       const std::vector<int>& outputs);
   void add_preserve_node(const std::set<std::string>& preserve);
   int outputs_of(const tensorflow::NodeDef& d) const;
   bool on_cpu(const tensorflow::NodeDef& d) const;
@@ -245,22 +247,7 @@ bool Translator::add_pattern(int index) {
 bool Translator::add_tensordot(int index, const TfPattern& p) {
   const tensorflow::NodeDef& m = gd_.node(p.matmul);
   const std::vector<int> inputs = {tensor(canonical_tensor_name(p.input)), tensor(canonical_tensor_name(m.input(1)))};
-  const std::vector<int> outputs = {tensor(gd_.node(index).name() + ":0")};
-  std::vector<Node> nodes;
-  const TfWeights weights{&stable_, &ir_.run_time_weights};
-  const std::string why = translate_tf_node(m, inputs, outputs, weights, &ir_.graph, &nodes);
-  if (!why.empty()) {
-    nodes.assign(1, Node{});
-    nodes[0].inputs = inputs;
-    nodes[0].outputs = outputs;
-    ir_.declined[static_cast<int>(ir_.graph.nodes.size())] = why;
-  }
-  for (Node& n : nodes) {
-    n.id = index;
-    n.name = m.op();
-    ir_.node_index.push_back(index);
-    ir_.graph.nodes.push_back(std::move(n));
-  }
+  add_translation(index, m, inputs, {tensor(gd_.node(index).name() + ":0")});
   ir_.absorbed[index] = p.absorbed;
   return true;
 }
@@ -283,6 +270,14 @@ void Translator::add_node(int index) {
   std::vector<int> outputs;
   for (int k = 0; k < outputs_of(d); ++k) outputs.push_back(tensor(d.name() + ":" + std::to_string(k)));
   mark_stable(d, inputs, outputs);
+  add_translation(index, d, inputs, outputs);
+}
+
+// The IR nodes of `d` (GraphDef node `index`, or the root of a pattern that
+// `d` translates) reading `inputs`, writing `outputs`: its translation, else
+// one opaque node (with the reason it stays).
+void Translator::add_translation(int index, const tensorflow::NodeDef& d, const std::vector<int>& inputs,
+                                 const std::vector<int>& outputs) {
   std::vector<Node> nodes;
   const TfWeights weights{&stable_, &ir_.run_time_weights};
   const std::string why =
