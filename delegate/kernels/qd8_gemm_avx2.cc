@@ -45,23 +45,28 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const int8_t* a, size_t lda, cons
   constexpr int NR = 8;
   const int16_t* w = static_cast<const int16_t*>(panel);
   const int8_t* row[MR];
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) row[r] = a + (r < mr ? r : mr - 1) * lda;  // extra rows reread the last
-  __m256i acc[MR][2];
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  __m256i lo_acc[MR], hi_acc[MR];  // columns 0-3 and 4-7 (separate arrays: in registers)
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) lo_acc[r] = hi_acc[r] = _mm256_setzero_si256();
   for (int g = 0; g < groups; ++g, w += NR * kQd8Group) {
     const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
     const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16));
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const __m256i x = broadcast_group(row[r] + g * kQd8Group);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+      lo_acc[r] = _mm256_add_epi32(lo_acc[r], _mm256_madd_epi16(x, w0));
+      hi_acc[r] = _mm256_add_epi32(hi_acc[r], _mm256_madd_epi16(x, w1));
     }
   }
   const Qd8PanelTail tail = qd8_panel_tail(panel, groups, NR, 2);
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-  for (int r = 0; r < mr; ++r)
-    store_outputs(fold_partials(acc[r][0], acc[r][1]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+  // Compile-time bounds keep the accumulators in registers (a loop to mr
+  // made GCC store them to the stack on every depth group).
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
 // Round half away from zero of t in [-128, 127], as qd8_quantize_value.

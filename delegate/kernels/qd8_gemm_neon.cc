@@ -49,9 +49,10 @@ void qd8_gemm_neon(int mr, int nc, int groups, const int8_t* a, size_t lda, cons
   }
   const Qd8PanelTail tail = qd8_panel_tail(panel, groups, NR, 1);
   const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
-  for (int r = 0; r < mr; ++r)
-    for (int v = 0; v < NV && 2 * v < nc; v += 2)
-      store_outputs(vpaddq_s32(acc[r][v], acc[r][v + 1]), rows[r], tail, 2 * v, out + r * ldc, nc, vlo, vhi);
+  for (int r = 0; r < MR; ++r)  // compile-time bounds: the accumulators stay in registers
+    for (int v = 0; v < NV; v += 2)
+      if (r < mr && 2 * v < nc)
+        store_outputs(vpaddq_s32(acc[r][v], acc[r][v + 1]), rows[r], tail, 2 * v, out + r * ldc, nc, vlo, vhi);
 }
 
 struct NeonRowOps {
