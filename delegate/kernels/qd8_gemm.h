@@ -26,7 +26,8 @@
 // float(corr) rounds to nearest even; the float steps are the same on every ISA,
 // so all ISAs give bit-identical outputs from the same quantized rows.
 //
-// Layouts. Quantized rows: int8, k padded with zeros to a multiple of 4 (kQd8Group).
+// Layouts. Quantized rows: int8, or widened to int16 (x86: broadcast straight
+// into vpmaddwd), k padded with zeros to a multiple of 4 (kQd8Group).
 // Packed weights, per panel of nr output columns: for each group of 4 depths, nr
 // columns of 4 consecutive depths (column j's w[j][4g .. 4g+3]), as int8 or
 // widened to int16 (x86: vpmaddwd reads int16 pairs), zero past k and past n;
@@ -51,12 +52,13 @@ struct Qd8RowParams {
 // The row parameters from the row's min and max (TFLite's formula, above).
 Qd8RowParams qd8_row_params(float min, float max);
 
-// Quantizes one row of k floats into q[0 .. round_up(k, 4)), the pad zeros.
-using Qd8QuantizeRowFn = void (*)(int k, const float* x, int8_t* q, Qd8RowParams* params);
+// Quantizes one row of k floats into q[0 .. round_up(k, 4)) (int8 or int16 as
+// the kernel's row_bytes), the pad zeros.
+using Qd8QuantizeRowFn = void (*)(int k, const float* x, void* q, Qd8RowParams* params);
 
 // An mr x nc block of out (mr <= MR, nc <= NR) from one panel: a holds mr
 // quantized rows lda bytes apart (groups = padded k / 4), rows their parameters.
-using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const int8_t* a, size_t lda,
+using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const void* a, size_t lda,
                                     const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                     float hi);
 
@@ -64,6 +66,7 @@ struct Qd8GemmKernel {
   const char* name;  // e.g. qd8_gemm_6x8_avx2
   int mr, nr;
   int weight_bytes;  // 1: int8 panels, 2: int16
+  int row_bytes;     // 1: int8 quantized rows, 2: int16
   Qd8GemmMicroKernel fn;
   Qd8QuantizeRowFn quantize_row;
 };

@@ -35,9 +35,11 @@ FD_AVX512BW inline void store_outputs(__m512i acc, Qd8RowParams row, Qd8PanelTai
 }
 
 template <int MR>
-FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const int8_t* a, size_t lda, const Qd8RowParams* rows,
-                                 const void* panel, float* out, size_t ldc, float lo, float hi) {
+FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a, size_t lda,
+                                 const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
+                                 float hi) {
   constexpr int NR = 16;
+  const int8_t* a = static_cast<const int8_t*>(rows_a);
   const int16_t* w = static_cast<const int16_t*>(panel);
   const int8_t* row[MR];
 #pragma GCC unroll 8
@@ -94,7 +96,7 @@ struct Avx512RowOps {
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx512() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, &qd8_gemm_avx512<8>, &qd8_quantize_row<Avx512RowOps>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1, &qd8_gemm_avx512<8>, &qd8_quantize_row<Avx512RowOps>};
   return kernel;
 }
 

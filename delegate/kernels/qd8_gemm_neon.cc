@@ -28,9 +28,10 @@ inline void store_outputs(int32x4_t acc, Qd8RowParams row, Qd8PanelTail tail, in
 }
 
 template <int MR>
-void qd8_gemm_neon(int mr, int nc, int groups, const int8_t* a, size_t lda, const Qd8RowParams* rows,
+void qd8_gemm_neon(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8, NV = NR / 2;
+  const int8_t* a = static_cast<const int8_t*>(rows_a);
   const int8_t* w = static_cast<const int8_t*>(panel);
   const int8_t* row[MR];
   for (int r = 0; r < MR; ++r) row[r] = a + (r < mr ? r : mr - 1) * lda;  // extra rows reread the last
@@ -81,7 +82,7 @@ struct NeonRowOps {
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_neon() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, &qd8_gemm_neon<4>, &qd8_quantize_row<NeonRowOps>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1, &qd8_gemm_neon<4>, &qd8_quantize_row<NeonRowOps>};
   return kernel;
 }
 

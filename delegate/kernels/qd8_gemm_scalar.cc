@@ -32,9 +32,10 @@ struct ScalarRowOps {
   static void convert(const float* x, float inv, float zp, int8_t* q) { *q = qd8_quantize_value(*x, inv, zp); }
 };
 
-void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const int8_t* a, size_t lda, const Qd8RowParams* rows,
+void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                          const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 4;
+  const int8_t* a = static_cast<const int8_t*>(rows_a);
   const int8_t* w = static_cast<const int8_t*>(panel);
   const Qd8PanelTail tail = qd8_panel_tail(panel, groups, NR, 1);
   for (int r = 0; r < mr; ++r)
@@ -50,7 +51,7 @@ void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const int8_t* a, size_t lda
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_scalar() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, &qd8_gemm_4x4_scalar, &qd8_quantize_row<ScalarRowOps>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1, &qd8_gemm_4x4_scalar, &qd8_quantize_row<ScalarRowOps>};
   return kernel;
 }
 

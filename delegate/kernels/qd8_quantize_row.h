@@ -1,6 +1,7 @@
 // Row quantization (qd8_gemm.h) written once over a small per-ISA vector part:
 // Ops::W floats at a time, Ops::min_max over a multiple of W (folding into lo and
-// hi, which start at 0) and Ops::convert of W values; the rest is scalar.
+// hi, which start at 0) and Ops::convert of W values into T (int8_t or int16_t,
+// the kernel's rows); the rest is scalar.
 #pragma once
 
 #include <algorithm>
@@ -9,8 +10,9 @@
 
 namespace fd {
 
-template <class Ops>
-void qd8_quantize_row(int k, const float* x, int8_t* q, Qd8RowParams* params) {
+template <class Ops, class T = int8_t>
+void qd8_quantize_row(int k, const float* x, void* out, Qd8RowParams* params) {
+  T* q = static_cast<T*>(out);
   const int full = k / Ops::W * Ops::W;
   float lo = 0.f, hi = 0.f;
   if (full > 0) Ops::min_max(full, x, &lo, &hi);

@@ -61,7 +61,8 @@ Qd8PackedWeights qd8_pack_weights(const Qd8GemmKernel& kernel, const int8_t* w, 
 void qd8_quantize_rows(const Qd8GemmKernel& kernel, int m, int k, const float* a, size_t lda, Qd8Rows* rows) {
   rows->m = m;
   rows->groups = (k + kQd8Group - 1) / kQd8Group;
-  rows->stride = (static_cast<size_t>(rows->groups) * kQd8Group + 63) / 64 * 64;
+  rows->row_bytes = kernel.row_bytes;
+  rows->stride = (static_cast<size_t>(rows->groups) * kQd8Group * kernel.row_bytes + 63) / 64 * 64;
   rows->values.resize(rows->stride * m);
   rows->params.resize(m);
   for (int i = 0; i < m; ++i)

@@ -24,9 +24,10 @@ struct Qd8PackedWeights {
 Qd8PackedWeights qd8_pack_weights(const Qd8GemmKernel& kernel, const int8_t* w, const float* scale,
                                   const float* bias, int n, int k);
 
-// Quantized rows of A: stride bytes apart, k padded with zeros to groups * 4.
+// Quantized rows of A (int8, or int16 where the kernel's row_bytes is 2):
+// stride bytes apart, k padded with zeros to groups * 4.
 struct Qd8Rows {
-  int m = 0, groups = 0;
+  int m = 0, groups = 0, row_bytes = 1;
   size_t stride = 0;
   std::vector<int8_t> values;
   std::vector<Qd8RowParams> params;
