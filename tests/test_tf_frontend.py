@@ -116,6 +116,7 @@ def test_batch_norms_on_variables_fold_and_follow_assignments(results):
     r = scenario(results, "batch_norm_variables")
     assert r["fused_ops"] >= 1, r
     assert r["tf_compute_left"] == [], r  # the batch norms' vector math ran in the fused op too
+    assert r["views_of_variables"] == [], r  # it reads the variables, not TF's reshapes of them
     assert r["changed"], r  # new statistics and scale reached the output
     assert r["first_max_rel"] <= MAX_REL and r["second_max_rel"] <= MAX_REL, r
     assert r["shared"]["fused_ops"] >= 2 and r["shared"]["max_rel"] <= MAX_REL, r  # weight math read by two

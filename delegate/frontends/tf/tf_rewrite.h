@@ -36,11 +36,12 @@ class Rewriter {
                          std::vector<int>* out) const;
   bool creates_cycle(const std::set<std::string>& members, const tensorflow::NodeDef& fused) const;
   void absorb_identities(std::set<std::string>* members) const;
-  std::string fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
+  std::string fused_node(const std::vector<std::vector<int>>& groups, std::set<std::string>* members,
                          const std::vector<int>& in, const std::vector<int>& out, tensorflow::NodeDef* fused) const;
   std::vector<int> constants_made_outside(const std::vector<int>& group) const;
+  std::map<std::string, std::vector<std::string>> readers() const;
   std::string weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
-                            tensorflow::NodeDef* fused) const;
+                            std::set<std::string>* members, tensorflow::NodeDef* fused) const;
   void control_inputs(const std::set<std::string>& members, tensorflow::NodeDef* fused) const;
   void output_shapes(const std::vector<int>& out, tensorflow::NodeDef* fused) const;
   void replace(const std::set<std::string>& members, const tensorflow::NodeDef& fused, const std::vector<int>& out);
