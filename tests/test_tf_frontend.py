@@ -79,6 +79,7 @@ def test_dense_on_rank_3_is_one_fully_connected(results, batch):
     r = scenario(results, "tensordot")[f"batch{batch}"]
     if batch == 1:  # the graph TF ran is collected on its first call
         assert r["fused_ops"] == 1 and r["reshapes"] == 0, r
+        assert r["tf_ops_left"] == [] and r["tf_reshapes"] == [], r
     assert r["max_rel"] <= MAX_REL, r
 
 

@@ -88,17 +88,23 @@ def fused_partitions(fn, *args):
 def scenario_tensordot():
     """Dense layers on rank-3 inputs (TF's Tensordot: Reshape, MatMul, Reshape):
     each one FULLY_CONNECTED keeping the leading dims, no RESHAPE in the
-    partition; two batch sizes of an unknown batch."""
+    partition or left to TF, also where three share their input (as attention's
+    query, key and value do: TF merges their Reshapes to rows into one); two
+    batch sizes of an unknown batch."""
     k = tf.keras
     x = k.Input((6, 24))
-    model = k.Model(x, k.layers.Dense(8)(k.layers.Dense(16, activation="relu")(x)))
+    h = k.layers.Dense(16, activation="relu")(x)
+    q, key, v = (k.layers.Dense(8)(h) for _ in range(3))
+    model = k.Model(x, k.layers.Dense(8)(q * key + v))
     fn = tf.function(model, input_signature=[tf.TensorSpec([None, 6, 24], tf.float32)])
     result = {}
     with fdt.enabled(num_threads=1):
         for batch in (1, 3):
             inp = RNG.standard_normal((batch, 6, 24)).astype(np.float32)
-            got, fused, _ = fused_partitions(fn, inp)
+            got, fused, nodes = fused_partitions(fn, inp)
             result[f"batch{batch}"] = {"fused_ops": len(fused), "reshapes": sum(p.count(b"Reshape") for p in fused),
+                                       "tf_ops_left": sorted({n.op for n in nodes} - PLUMBING - {"Shape"}),
+                                       "tf_reshapes": [n.name for n in nodes if n.op == "Reshape"],
                                        "max_rel": max_rel(got, model(inp))}
     return result
 

@@ -491,6 +491,21 @@ void Rewriter::absorb_identities(std::set<std::string>* members) const {
   }
 }
 
+void Rewriter::drop_unread_skipped() {
+  const auto read = readers();
+  std::set<std::string> drop;
+  for (const std::string& name : ir_.skipped)
+    if (!read.count(name) && !preserve_.count(name)) drop.insert(name);
+  auto* nodes = gd_->mutable_node();
+  int kept = 0;
+  for (int r = 0; r < nodes->size(); ++r) {
+    if (drop.count(nodes->Get(r).name())) continue;
+    if (kept != r) nodes->SwapElements(kept, r);
+    ++kept;
+  }
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+}
+
 std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
   std::vector<int> group;
   for (const std::vector<int>& g : groups) group.insert(group.end(), g.begin(), g.end());

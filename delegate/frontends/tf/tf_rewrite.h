@@ -28,6 +28,8 @@ class Rewriter {
            const std::string& options);
   // Replaces the groups (of plan_.groups) by one fused node: "" or why they stay.
   std::string fuse(const std::vector<std::vector<int>>& groups);
+  // Removes the translation's skipped nodes that nothing reads any more.
+  void drop_unread_skipped();
 
  private:
   std::string members_of(const std::vector<int>& group, std::set<std::string>* members) const;
