@@ -171,6 +171,18 @@ void keep_read_views(std::vector<WeightInput>* weights) {
   }
 }
 
+// Removes the named nodes from gd, keeping the others' order.
+void remove_nodes(const std::set<std::string>& names, GraphDef* gd) {
+  auto* nodes = gd->mutable_node();
+  int kept = 0;
+  for (int r = 0; r < nodes->size(); ++r) {
+    if (names.count(nodes->Get(r).name())) continue;
+    if (kept != r) nodes->SwapElements(kept, r);
+    ++kept;
+  }
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> partitions_of(const Graph& g, const FusionPlan& plan) {
@@ -440,15 +452,8 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, st
 void Rewriter::replace(const std::set<std::string>& members, const NodeDef& fused, const std::vector<int>& out) {
   std::map<std::string, std::string> to;  // "member:k" -> "fused:i"
   for (size_t i = 0; i < out.size(); ++i) to[ir_.tensor_name[out[i]]] = fused.name() + ":" + std::to_string(i);
-  auto* nodes = gd_->mutable_node();
-  int kept = 0;
-  for (int r = 0; r < nodes->size(); ++r) {
-    if (members.count(nodes->Get(r).name())) continue;
-    if (kept != r) nodes->SwapElements(kept, r);
-    ++kept;
-  }
-  nodes->DeleteSubrange(kept, nodes->size() - kept);
-  for (NodeDef& d : *nodes)
+  remove_nodes(members, gd_);
+  for (NodeDef& d : *gd_->mutable_node())
     for (std::string& input : *d.mutable_input()) {
       if (input[0] == '^' && members.count(input.substr(1))) input = "^" + fused.name();
       else if (auto it = to.find(canonical_tensor_name(input)); it != to.end()) input = it->second;
@@ -496,14 +501,7 @@ void Rewriter::drop_unread_skipped() {
   std::set<std::string> drop;
   for (const std::string& name : ir_.skipped)
     if (!read.count(name) && !preserve_.count(name)) drop.insert(name);
-  auto* nodes = gd_->mutable_node();
-  int kept = 0;
-  for (int r = 0; r < nodes->size(); ++r) {
-    if (drop.count(nodes->Get(r).name())) continue;
-    if (kept != r) nodes->SwapElements(kept, r);
-    ++kept;
-  }
-  nodes->DeleteSubrange(kept, nodes->size() - kept);
+  remove_nodes(drop, gd_);
 }
 
 std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
