@@ -74,10 +74,10 @@ def test_keras_hard_swish_is_one_op(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
-@pytest.mark.parametrize("batch", [1, 3])
-def test_dense_on_rank_3_is_one_fully_connected(results, batch):
-    r = scenario(results, "tensordot")[f"batch{batch}"]
-    if batch == 1:  # the graph TF ran is collected on its first call
+@pytest.mark.parametrize("case", ["batch1", "batch3", "heads_batch1", "heads_batch3"])
+def test_dense_on_rank_3_is_one_fully_connected(results, case):
+    r = scenario(results, "tensordot")[case]
+    if case != "batch3":  # the graph TF ran is collected on its first call
         assert r["fused_ops"] == 1 and r["reshapes"] == 0, r
         assert r["tf_ops_left"] == [] and r["tf_reshapes"] == [], r
     assert r["max_rel"] <= MAX_REL, r

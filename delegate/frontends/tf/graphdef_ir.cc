@@ -1,11 +1,13 @@
 #include "frontends/tf/graphdef_ir.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
 #include "frontends/tf/tf_ops.h"
 #include "frontends/tf/tf_patterns.h"
 #include "ir/shape.h"
+#include "ops/shape_rules.h"
 #include "runtime/constant_nodes.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/node_def.pb.h"
@@ -204,9 +206,10 @@ void Translator::add_const(const tensorflow::NodeDef& d) {
   x.is_constant = constant_values(p, &x);
 }
 
-// A Tensordot pattern's shapes: input [..., k] whose rows the MatMul takes,
-// the root's output [..., n] (the same leading dims) its rows reshaped back;
-// shapes computed from an unknown batch compare as at batch 1.
+// A Tensordot pattern's shapes: input [..., k] (or dims that make up k, as
+// attention's heads) whose rows the MatMul takes, the root's output [..., n]
+// (the same leading dims) its rows reshaped back; shapes computed from an
+// unknown batch compare as at batch 1.
 bool Translator::tensordot_fits(int root, const TfPattern& p) const {
   auto dims = [&](const std::string& input) -> const Shape* {
     const std::string canon = canonical_tensor_name(input);
@@ -219,8 +222,8 @@ bool Translator::tensordot_fits(int root, const TfPattern& p) const {
   const Shape *x = dims(p.input), *rows = dims(gd_.node(p.matmul).input(0)), *out = dims(gd_.node(root).name());
   const Shape* mm = dims(gd_.node(p.matmul).name());
   if (!x || !rows || !out || !mm || x->size() < 2 || rows->size() != 2 || mm->size() != 2) return false;
-  if (out->size() != x->size() || x->back() < 0 || x->back() != rows->back() || out->back() != mm->back()) return false;
-  return std::equal(x->begin(), x->end() - 1, out->begin());
+  if (std::any_of(x->begin(), x->end(), [](int64_t d) { return d < 0; })) return false;
+  return fully_connected_shape(*x, {mm->back(), rows->back()}, true) == *out;
 }
 
 // Reshapes to rows that several Tensordots share, read by nothing else: no IR
