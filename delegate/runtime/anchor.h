@@ -103,7 +103,7 @@ struct BoundAnchor {
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
   int64_t row_unit = 0;      // CONV_2D in Winograd form: tiles of whole pairs of output rows (2 * out_w)
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
-  mutable std::vector<const float*> rows;
+  mutable std::vector<const float*, HugePageAllocator<const float*>> rows;
   mutable const float* rows_for = nullptr;
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
   mutable std::vector<float> patches;            // ... copied here on every run
