@@ -74,11 +74,12 @@ def test_keras_hard_swish_is_one_op(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
-@pytest.mark.parametrize("batch", [1, 3])
-def test_dense_on_rank_3_is_one_fully_connected(results, batch):
-    r = scenario(results, "tensordot")[f"batch{batch}"]
-    if batch == 1:  # the graph TF ran is collected on its first call
+@pytest.mark.parametrize("case", ["batch1", "batch3", "heads_batch1", "heads_batch3"])
+def test_dense_on_rank_3_is_one_fully_connected(results, case):
+    r = scenario(results, "tensordot")[case]
+    if case != "batch3":  # the graph TF ran is collected on its first call
         assert r["fused_ops"] == 1 and r["reshapes"] == 0, r
+        assert r["tf_ops_left"] == [] and r["tf_reshapes"] == [], r
     assert r["max_rel"] <= MAX_REL, r
 
 
@@ -116,6 +117,7 @@ def test_batch_norms_on_variables_fold_and_follow_assignments(results):
     r = scenario(results, "batch_norm_variables")
     assert r["fused_ops"] >= 1, r
     assert r["tf_compute_left"] == [], r  # the batch norms' vector math ran in the fused op too
+    assert r["views_of_variables"] == [], r  # it reads the variables, not TF's reshapes of them
     assert r["changed"], r  # new statistics and scale reached the output
     assert r["first_max_rel"] <= MAX_REL and r["second_max_rel"] <= MAX_REL, r
     assert r["shared"]["fused_ops"] >= 2 and r["shared"]["max_rel"] <= MAX_REL, r  # weight math read by two

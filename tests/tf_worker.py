@@ -88,18 +88,30 @@ def fused_partitions(fn, *args):
 def scenario_tensordot():
     """Dense layers on rank-3 inputs (TF's Tensordot: Reshape, MatMul, Reshape):
     each one FULLY_CONNECTED keeping the leading dims, no RESHAPE in the
-    partition; two batch sizes of an unknown batch."""
+    partition or left to TF, also where three share their input (as attention's
+    query, key and value do: TF merges their Reshapes to rows into one); two
+    batch sizes of an unknown batch. Then heads ([6, 2, 12]) flattened into
+    one Dense's input ([6, 24]): at a fixed batch TF merges the two Reshapes
+    to rows."""
     k = tf.keras
     x = k.Input((6, 24))
-    model = k.Model(x, k.layers.Dense(8)(k.layers.Dense(16, activation="relu")(x)))
-    fn = tf.function(model, input_signature=[tf.TensorSpec([None, 6, 24], tf.float32)])
+    h = k.layers.Dense(16, activation="relu")(x)
+    q, key, v = (k.layers.Dense(8)(h) for _ in range(3))
+    model = k.Model(x, k.layers.Dense(8)(q * key + v))
+    heads = k.Input((6, 2, 12))
+    merged = k.Model(heads, k.layers.Dense(8, activation="relu")(k.layers.Reshape((6, 24))(heads)))
     result = {}
     with fdt.enabled(num_threads=1):
-        for batch in (1, 3):
-            inp = RNG.standard_normal((batch, 6, 24)).astype(np.float32)
-            got, fused, _ = fused_partitions(fn, inp)
-            result[f"batch{batch}"] = {"fused_ops": len(fused), "reshapes": sum(p.count(b"Reshape") for p in fused),
-                                       "max_rel": max_rel(got, model(inp))}
+        for name, m, shape in (("batch", model, (6, 24)), ("heads_batch", merged, (6, 2, 12))):
+            fn = tf.function(m, input_signature=[tf.TensorSpec([None, *shape], tf.float32)])
+            for batch in (1, 3):
+                if name == "heads_batch":
+                    fn = tf.function(m, input_signature=[tf.TensorSpec([batch, *shape], tf.float32)])
+                inp = RNG.standard_normal((batch, *shape)).astype(np.float32)
+                got, fused, nodes = fused_partitions(fn, inp)
+                result[f"{name}{batch}"] = {"fused_ops": len(fused), "reshapes": sum(p.count(b"Reshape") for p in fused),
+                    "tf_ops_left": sorted({n.op for n in nodes} - PLUMBING - {"Shape"}),
+                    "tf_reshapes": [n.name for n in nodes if n.op == "Reshape"], "max_rel": max_rel(got, m(inp))}
     return result
 
 
@@ -311,14 +323,20 @@ def scenario_batch_norm_variables():
     fn = tf.function(model, input_signature=[tf.TensorSpec([None, 10, 10, 4], tf.float32)])
     x = RNG.standard_normal((2, 10, 10, 4)).astype(np.float32)
     with fdt.enabled(num_threads=1):
-        first, ops = optimized_ops(fn, x)
+        first, nodes = optimized_nodes(fn, x)
         first_want = model(x)
         bn = model.layers[2]
         bn.moving_variance.assign(bn.moving_variance * 3.0)
         bn.gamma.assign(-bn.gamma)
+        head = model.layers[-2]  # the 1x1 conv, whose bias TF reads through a reshape
+        head.bias.assign(head.bias + 1.0)
         second = fn(x)
     shared, shared_ops, shared_want = shared_weight_math()
+    ops, by_name = [n.op for n in nodes], {n.name: n for n in nodes}
+    views_of_variables = [n.name for n in nodes if n.op in ("Reshape", "Squeeze", "ExpandDims") and
+                          by_name[n.input[0].split(":")[0]].op == "ReadVariableOp"]
     return {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+            "views_of_variables": views_of_variables,
             "shared": {"fused_ops": shared_ops.count("FdFusedPartition"), "max_rel": max_rel(shared, shared_want)},
             "first_max_rel": max_rel(first, first_want),
             "second_max_rel": max_rel(second, model(x)),

@@ -99,8 +99,12 @@ RowRange input_rows(const ConvGeometry& g, int64_t y0, int64_t y1) {
   return {first, std::max(first, last)};
 }
 
-std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
-  if (g.dense()) return {};
+namespace {
+
+// Calls put(offset) for every tap of every output pixel in order, offset as
+// conv_offsets gives it. Not for a dense geometry.
+template <class Put>
+void each_tap_offset(const ConvGeometry& g, Put put) {
   // Where each (output row, filter row) reads, as the offset of its input row in
   // floats, and each (output column, filter column), as that of its pixel in the
   // row: once. Negative: kZero or kPadValue.
@@ -118,8 +122,6 @@ std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
                                g.fold.right, g.fold.mode);
       xs[ox * g.kw + kx] = x < 0 ? x : x * g.channels;
     }
-  std::vector<int32_t> offsets(static_cast<size_t>(g.pixels()) * g.taps());
-  int32_t* o = offsets.data();
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t oy = 0; oy < g.out_h; ++oy)
       for (int64_t ox = 0; ox < g.out_w; ++ox)
@@ -127,24 +129,29 @@ std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
           const int64_t y = ys[oy * g.kh + ky], row = b * g.in_h * row_floats + y;
           const int64_t* x = xs.data() + ox * g.kw;
           for (int kx = 0; kx < g.kw; ++kx)  // zero padding wins over the PAD's constant
-            *o++ = (y | x[kx]) >= 0                 ? static_cast<int32_t>(row + x[kx])
-                   : y == kZero || x[kx] == kZero ? kZeroRow
-                                                  : kPadRow;
+            put((y | x[kx]) >= 0                 ? static_cast<int32_t>(row + x[kx])
+                : y == kZero || x[kx] == kZero ? kZeroRow
+                                               : kPadRow);
         }
+}
+
+}  // namespace
+
+std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
+  if (g.dense()) return {};
+  std::vector<int32_t> offsets(static_cast<size_t>(g.pixels()) * g.taps());
+  int32_t* o = offsets.data();
+  each_tap_offset(g, [&o](int32_t v) { *o++ = v; });
   return offsets;
 }
 
-void conv_indirection(const ConvGeometry& g, const std::vector<int32_t>& offsets, int64_t first, int64_t count,
-                      const float* input, const float* zero_row, const float* pad_row, const float** rows) {
-  const int taps = g.taps();
-  if (!offsets.empty()) {
-    const int32_t* o = offsets.data() + first * taps;
-    for (int64_t i = 0; i < count * taps; ++i)
-      rows[i] = o[i] >= 0 ? input + o[i] : o[i] == kZeroRow ? zero_row : pad_row;
+void conv_indirection(const ConvGeometry& g, const float* input, const float* zero_row, const float* pad_row,
+                      const float** rows) {
+  if (g.dense()) {  // pixel p reads pixel p
+    for (int64_t i = 0; i < g.pixels(); ++i) rows[i] = input + i * g.channels;
     return;
   }
-  const int64_t channels = g.channels;
-  for (int64_t i = 0; i < count; ++i) rows[i] = input + (first + i) * channels;  // dense: pixel p reads pixel p
+  each_tap_offset(g, [&](int32_t o) { *rows++ = o >= 0 ? input + o : o == kZeroRow ? zero_row : pad_row; });
 }
 
 }  // namespace fd

@@ -69,9 +69,10 @@ constexpr int32_t kPadRow = -2;   // inside a constant PAD
 // Empty when the geometry is dense (1x1, stride 1, no padding: pixel p reads pixel p).
 std::vector<int32_t> conv_offsets(const ConvGeometry& g);
 
-// Indirection rows of output pixels [first, first + count): rows[i * taps + t]
-// points at the `channels` input floats that tap t of pixel first + i reads.
-void conv_indirection(const ConvGeometry& g, const std::vector<int32_t>& offsets, int64_t first, int64_t count,
-                      const float* input, const float* zero_row, const float* pad_row, const float** rows);
+// Indirection rows of every output pixel: rows[p * taps + t] points at the
+// `channels` input floats that tap t of pixel p reads (conv_offsets(g) into
+// `input`, else zero_row or pad_row), computed without the offsets table.
+void conv_indirection(const ConvGeometry& g, const float* input, const float* zero_row, const float* pad_row,
+                      const float** rows);
 
 }  // namespace fd

@@ -7,10 +7,15 @@ namespace fd {
 std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weights, bool keep_num_dims) {
   if (weights.size() != 2 || weights[1] <= 0 || input.empty()) return std::nullopt;
   const int64_t n = weights[0], k = weights[1];
-  if (keep_num_dims) {
-    if (input.back() != k) return std::nullopt;
-    Shape out = input;
-    out.back() = n;
+  if (keep_num_dims) {  // the dims before the trailing ones that make up k, then n
+    size_t lead = input.size();
+    int64_t trailing = 1;
+    do {
+      trailing *= input[--lead];
+    } while (lead > 0 && trailing > 0 && trailing < k);
+    if (trailing != k) return std::nullopt;
+    Shape out(input.begin(), input.begin() + lead);
+    out.push_back(n);
     return out;
   }
   const int64_t elements = num_elements(input);

@@ -9,7 +9,9 @@
 namespace fd {
 
 // FULLY_CONNECTED: input [..., k] (rows = elements / k) times weights [n, k]
-// gives [rows, n], or [..., n] when keep_num_dims; nothing if k does not fit.
+// gives [rows, n], or when keep_num_dims [..., n]: the input's dims before
+// the trailing ones that make up k (the last one, in TFLite); nothing if k
+// does not fit.
 std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weights, bool keep_num_dims);
 
 // BATCH_MATMUL: a [..., m, k] times b [..., k, n] (adj_x / adj_y: the operand's

@@ -96,19 +96,21 @@ struct BoundAnchor {
   int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
   // The window anchors (convolutions, pools, MEAN, PAD; anchors/window.cc).
   ConvGeometry geo;
-  // conv_offsets(geo), computed when first needed (window_offsets): a depth-first
-  // chain's read_ring changes geo after bind.
+  // conv_offsets(geo), computed when first needed (window_offsets; the pools'
+  // counts): a depth-first chain's read_ring changes geo after bind.
   mutable std::vector<int32_t> offsets;
   mutable bool offsets_due = false;
   std::vector<float> zero_row, pad_row;
   std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
   std::vector<float> tap_weights;  // the resizes: per output pixel, its taps' weights (offsets: their pixels)
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
-  // for the input at `rows_for`. FULLY_CONNECTED: the input's rows.
+  // for the input at `rows_for`. FULLY_CONNECTED: the input's rows. In
+  // huge-page blocks: a large table first written on the first run would
+  // otherwise fault a 4 KiB page at a time (a run's worth of init time).
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
   int64_t row_unit = 0;      // CONV_2D in Winograd form: tiles of whole pairs of output rows (2 * out_w)
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
-  mutable std::vector<const float*> rows;
+  mutable std::vector<const float*, HugePageAllocator<const float*>> rows;
   mutable const float* rows_for = nullptr;
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
   mutable std::vector<float> patches;            // ... copied here on every run

@@ -53,37 +53,46 @@ int padded_columns(int n, int nr) {
   return full * nr + (nr % 2 == 0 && left <= nr / 2 ? nr / 2 : nr);
 }
 
-void pack_weights_into(WeightValues w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
-                       bool half_tail, PackedWeights* out) {
+void shape_packed(int n, int k, int nr, bool half_tail, PackedWeights* out) {
   PackedWeights& p = *out;
   p.n = n;
   p.k = k;
   p.nr = p.last_nr = nr;
   const int panels = p.panels();
   if (half_tail) p.last_nr = padded_columns(n, nr) - (panels - 1) * nr;
-  const size_t panel_size = static_cast<size_t>(k + 1) * nr;
-  p.data.resize((panels - 1) * panel_size + static_cast<size_t>(k + 1) * p.last_nr);
+  p.data.resize((panels - 1) * p.panel_size() + static_cast<size_t>(k + 1) * p.last_nr);
+}
+
+void pack_panel(const float* src, size_t col_stride, size_t k_stride, const float* bias, int q, int cols,
+                PackedWeights* out) {
+  const int k = out->k, width = out->width(q);
+  float* panel = out->data.data() + q * out->panel_size();
+  if (col_stride == 1) {  // a depth's columns lie side by side: one copy per panel row
+    for (int i = 0; i < k; ++i) {
+      std::copy(src + i * k_stride, src + i * k_stride + cols, panel + i * width);
+      std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
+    }
+  } else {  // a transpose, in blocks of depths that stay in L1
+    for (int i0 = 0; i0 < k; i0 += kPackDepths)
+      transpose_block(src, col_stride, k_stride, i0, std::min(k, i0 + kPackDepths), cols, width, panel);
+  }
+  panel += static_cast<size_t>(k) * width;
+  for (int j = 0; j < width; ++j) panel[j] = bias && j < cols ? bias[j] : 0.f;
+}
+
+void pack_weights_into(WeightValues w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
+                       bool half_tail, PackedWeights* out) {
+  shape_packed(n, k, nr, half_tail, out);
   // A converted source is converted a panel's columns at a time into `scratch`
   // (kept in cache for the packing), or whole where columns interleave (col_stride 1).
   std::vector<float> scratch;
   const auto span = [&](int cols) { return (cols - 1) * col_stride + (k - 1) * k_stride + 1; };
   const float* whole = col_stride == 1 ? float32_span(w.values, w.source, 0, span(n), &scratch) : nullptr;
-  for (int q = 0; q < panels; ++q) {  // panels written in order; columns past n are zeros
-    const int width = q + 1 < panels ? nr : p.last_nr, cols = std::min(width, n - q * nr);
-    float* panel = p.data.data() + q * panel_size;
+  for (int q = 0; q < out->panels(); ++q) {  // panels written in order; columns past n are zeros
+    const int cols = std::min(out->width(q), n - q * nr);
     const size_t first = static_cast<size_t>(q) * nr * col_stride;
     const float* src = whole ? whole + first : float32_span(w.values, w.source, first, span(cols), &scratch);
-    if (col_stride == 1) {  // a depth's columns lie side by side: one copy per panel row
-      for (int i = 0; i < k; ++i) {
-        std::copy(src + i * k_stride, src + i * k_stride + cols, panel + i * width);
-        std::fill(panel + i * width + cols, panel + (i + 1) * width, 0.f);
-      }
-    } else {  // a transpose, in blocks of depths that stay in L1
-      for (int i0 = 0; i0 < k; i0 += kPackDepths)
-        transpose_block(src, col_stride, k_stride, i0, std::min(k, i0 + kPackDepths), cols, width, panel);
-    }
-    panel += static_cast<size_t>(k) * width;
-    for (int j = 0; j < width; ++j) panel[j] = bias && j < cols ? bias[q * nr + j] : 0.f;
+    pack_panel(src, col_stride, k_stride, bias ? bias + q * nr : nullptr, q, cols, out);
   }
 }
 

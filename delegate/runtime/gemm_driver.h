@@ -19,6 +19,8 @@ struct PackedWeights {
   int last_nr = 0;          // the last panel's width: nr, or nr / 2
   std::vector<float, HugePageAllocator<float>> data;  // panels of (k + 1) * width floats: weights by k, then biases
   int panels() const { return (n + nr - 1) / nr; }
+  size_t panel_size() const { return static_cast<size_t>(k + 1) * nr; }  // floats from a panel to the next
+  int width(int panel) const { return panel + 1 < panels() ? nr : last_nr; }
 };
 
 // The columns n takes in panels nr wide, the last nr / 2 wide where that holds
@@ -43,6 +45,15 @@ PackedWeights pack_weights(WeightValues w, const float* bias, int n, int k, int 
 // BATCH_MATMUL operands packed on every run.
 void pack_weights_into(WeightValues w, size_t col_stride, size_t k_stride, const float* bias, int n, int k, int nr,
                        bool half_tail, PackedWeights* out);
+
+// The pieces of pack_weights_into, for packers that make their columns a
+// panel at a time: shape_packed sizes `out` for W [n x k] in panels of nr
+// (no values written); pack_panel writes panel q from its `cols` columns
+// (column j, depth i at src[j * col_stride + i * k_stride]) and their biases
+// (may be null), zeros after them.
+void shape_packed(int n, int k, int nr, bool half_tail, PackedWeights* out);
+void pack_panel(const float* src, size_t col_stride, size_t k_stride, const float* bias, int q, int cols,
+                PackedWeights* out);
 
 // out = w with depth i scaled by scale[i % kc] (kc: the input channels; a
 // convolution's depths run over taps, then channels). The biases are copied.

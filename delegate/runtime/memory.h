@@ -1,5 +1,5 @@
-// Storage for the buffers a partition owns: packed weights, activations and
-// depth-first rings.
+// Storage for the buffers a partition owns: packed weights, activations,
+// depth-first rings and indirection rows.
 // Floats are left uninitialised (each is written before it is read, so a zero
 // fill first would be a wasted pass). Blocks of 64 KiB and more are carved
 // from shared regions aligned to 2 MiB, with transparent huge pages asked for

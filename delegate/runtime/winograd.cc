@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/dtype.h"
+
 namespace fd {
 namespace {
 
@@ -12,7 +14,7 @@ using D4 = double __attribute__((vector_size(32)));
 
 // G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1] for four input
 // channels at once (one per lane), in double, rounded once when stored.
-void transform4(const D4 g[9], D4 u[16]) {
+[[gnu::always_inline]] inline void transform4(const D4 g[9], D4 u[16]) {
   D4 t[4][3];  // G g
   for (int x = 0; x < 3; ++x) {
     const D4 a = g[x], b = g[3 + x], d = g[6 + x];
@@ -31,7 +33,7 @@ void transform4(const D4 g[9], D4 u[16]) {
 
 // Four floats from p as doubles (lanes of them; the rest 0), and back (by
 // reference: a 32-byte vector passed by value would change the ABI with AVX).
-void load4(const float* p, size_t lanes, D4& d) {
+[[gnu::always_inline]] inline void load4(const float* p, size_t lanes, D4& d) {
   F4 v = {0.f, 0.f, 0.f, 0.f};
   if (lanes == 4)
     std::memcpy(&v, p, sizeof v);  // a fixed size: one load
@@ -40,7 +42,7 @@ void load4(const float* p, size_t lanes, D4& d) {
   d = __builtin_convertvector(v, D4);
 }
 
-void store4(const D4& d, float* p, size_t lanes) {
+[[gnu::always_inline]] inline void store4(const D4& d, float* p, size_t lanes) {
   const F4 v = __builtin_convertvector(d, F4);
   if (lanes == 4)
     std::memcpy(p, &v, sizeof v);
@@ -50,7 +52,7 @@ void store4(const D4& d, float* p, size_t lanes) {
 
 // The transform of c filters: g[3 * y + x] and u[4 * i + j] are rows of c
 // floats (one per input channel), four channels at a time (the last padded).
-void transform_filters(const float* const* g, int c, float* const* u) {
+[[gnu::always_inline]] inline void transform_filters(const float* const* g, int c, float* const* u) {
   for (int k = 0; k < c; k += 4) {
     const size_t lanes = std::min(4, c - k);
     D4 gv[9], uv[16];
@@ -58,6 +60,20 @@ void transform_filters(const float* const* g, int c, float* const* u) {
     transform4(gv, uv);
     for (int r = 0; r < 16; ++r) store4(uv[r], u[r] + k, lanes);
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same transform with AVX2's 4-double registers (no FMA: the same roundings).
+__attribute__((target("avx2"))) void transform_filters_avx2(const float* const* g, int c, float* const* u) {
+  transform_filters(g, c, u);
+}
+#endif
+
+void transform_filters_best(const float* const* g, int c, float* const* u) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (converts_with_avx2()) return transform_filters_avx2(g, c, u);
+#endif
+  transform_filters(g, c, u);
 }
 
 }  // namespace
@@ -68,21 +84,25 @@ std::shared_ptr<const WinogradWeights> winograd_weights(WeightValues w, const fl
   out->c = c;
   out->bias.assign(n, 0.f);
   if (bias) std::copy(bias, bias + n, out->bias.begin());
-  const size_t plane = static_cast<size_t>(n) * c;
-  // [n][position][c]: one output channel's 16 rows together (16 streams a plane
-  // apart would share L1 sets: 3x slower).
-  std::unique_ptr<float[]> u(new float[16 * plane]);  // every float written below
+  for (PackedWeights& u : out->u) shape_packed(n, c, nr, true, &u);
+  // A panel's filters at a time, [column][position][c] (one output channel's 16
+  // rows together: 16 streams a plane apart would share L1 sets), packed while
+  // they are in cache.
+  const size_t filter_floats = static_cast<size_t>(16) * c;
+  std::unique_ptr<float[]> u(new float[nr * filter_floats]);  // every float packed is written below
   std::vector<float> filter;  // a converted source's filter o
-  for (int o = 0; o < n; ++o) {
-    const float* wo = float32_span(w.values, w.source, static_cast<int64_t>(o) * 9 * c, 9 * c, &filter);
-    const float* g[9];
-    float* uo[16];
-    for (int k = 0; k < 9; ++k) g[k] = wo + static_cast<size_t>(k) * c;
-    for (int p = 0; p < 16; ++p) uo[p] = u.get() + (static_cast<size_t>(o) * 16 + p) * c;
-    transform_filters(g, c, uo);
+  for (int q = 0; q < out->u[0].panels(); ++q) {
+    const int o0 = q * nr, cols = std::min(nr, n - o0);
+    for (int j = 0; j < cols; ++j) {
+      const float* wo = float32_span(w.values, w.source, static_cast<int64_t>(o0 + j) * 9 * c, 9 * c, &filter);
+      const float* g[9];
+      float* uo[16];
+      for (int k = 0; k < 9; ++k) g[k] = wo + static_cast<size_t>(k) * c;
+      for (int p = 0; p < 16; ++p) uo[p] = u.get() + j * filter_floats + static_cast<size_t>(p) * c;
+      transform_filters_best(g, c, uo);
+    }
+    for (int p = 0; p < 16; ++p) pack_panel(u.get() + p * c, filter_floats, 1, nullptr, q, cols, &out->u[p]);
   }
-  for (int p = 0; p < 16; ++p)
-    pack_weights_into(u.get() + p * c, 16 * static_cast<size_t>(c), 1, nullptr, n, c, nr, true, &out->u[p]);
   return out;
 }
 

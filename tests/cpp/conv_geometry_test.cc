@@ -36,6 +36,53 @@ void expect_offsets_per_tap(const ConvGeometry& g) {
             ASSERT_EQ(offsets[i], expected_offset(g, b, oy, ox, ky, kx)) << b << " " << oy << " " << ox << " " << ky << kx;
 }
 
+// conv_indirection (computed without the offsets table): every tap's row is
+// the input at the tap's offset, else the zero row or the PAD's row.
+void expect_rows_per_tap(const ConvGeometry& g) {
+  const std::vector<float> input(static_cast<size_t>(g.batch * g.in_h * g.in_w * g.channels));
+  const float zero_row[1] = {0.f}, pad_row[1] = {0.f};
+  std::vector<const float*> rows(static_cast<size_t>(g.pixels() * g.taps()));
+  conv_indirection(g, input.data(), zero_row, pad_row, rows.data());
+  size_t i = 0;
+  for (int64_t b = 0; b < g.batch; ++b)
+    for (int64_t oy = 0; oy < g.out_h; ++oy)
+      for (int64_t ox = 0; ox < g.out_w; ++ox)
+        for (int ky = 0; ky < g.kh; ++ky)
+          for (int kx = 0; kx < g.kw; ++kx, ++i) {
+            const int32_t o = expected_offset(g, b, oy, ox, ky, kx);
+            const float* want = o >= 0 ? input.data() + o : o == kZeroRow ? zero_row : pad_row;
+            ASSERT_EQ(rows[i], want) << b << " " << oy << " " << ox << " " << ky << kx;
+          }
+}
+
+std::vector<ConvGeometry> test_geometries() {
+  ConvParams same;
+  same.same_padding = true;
+  ConvParams strided_dilated = same;
+  strided_dilated.stride_h = 2;
+  strided_dilated.dilation_w = 2;
+  FoldedPad pad;
+  pad.top = 1;
+  pad.left = 2;
+  pad.right = 1;
+  pad.value = 3.f;
+  std::string error;
+  std::vector<ConvGeometry> out;
+  for (const ConvParams& p : {same, strided_dilated, ConvParams{}})
+    for (const FoldedPad& fold : {FoldedPad{}, pad}) out.push_back(*conv_geometry({2, 7, 6, 3}, 3, 3, p, fold, &error));
+  out.push_back(*conv_geometry({1, 9, 5, 4}, 3, 3, same, FoldedPad{}, &error));
+  out.back().ring_rows = 4;  // a depth-first chain's ring of 4 input rows
+  return out;
+}
+
+TEST(ConvGeometry, IndirectionRowsPointWhereEachTapReads) {
+  for (const ConvGeometry& g : test_geometries()) expect_rows_per_tap(g);
+  std::string error;
+  const auto dense = conv_geometry({2, 4, 3, 5}, 1, 1, ConvParams{}, FoldedPad{}, &error);  // pixel p reads pixel p
+  ASSERT_TRUE(dense && dense->dense()) << error;
+  expect_rows_per_tap(*dense);
+}
+
 TEST(ConvGeometry, OffsetsReadWhatEachTapReads) {
   ConvParams same;
   same.same_padding = true;

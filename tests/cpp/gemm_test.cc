@@ -283,9 +283,9 @@ namespace {
 
 // The Winograd filter transform G g G^T, each of u's 16 positions computed in
 // double from the filter and rounded once to float, as written out here; a
-// channel count that leaves a partial block of four (7).
-TEST(Winograd, FilterTransformMatchesGgGtInDoubleBitForBit) {
-  const int n = 5, c = 7, nr = 8;
+// channel count that leaves a partial block of four (7); filters over several
+// panels (packed a panel at a time), the last full or half wide, zero past n.
+void expect_winograd_filters(int n, int c, int nr) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   std::vector<float> w(static_cast<size_t>(n) * 9 * c);
@@ -310,6 +310,20 @@ TEST(Winograd, FilterTransformMatchesGgGtInDoubleBitForBit) {
       }
     }
   }
+  for (const PackedWeights& p : u->u) {
+    ASSERT_EQ(p.data.size(), static_cast<size_t>(p.panels() - 1) * p.panel_size() + (p.k + 1) * p.last_nr);
+    const size_t last = static_cast<size_t>(p.panels() - 1) * p.panel_size();
+    const int cols = n - (p.panels() - 1) * p.nr;
+    for (int k = 0; k <= p.k; ++k)  // the last panel's columns past n, and every bias (added after the transform)
+      for (int j = 0; j < p.last_nr; ++j)
+        if (j >= cols || k == p.k) ASSERT_EQ(p.data[last + k * p.last_nr + j], 0.f) << k << " " << j;
+  }
+}
+
+TEST(Winograd, FilterTransformMatchesGgGtInDoubleBitForBit) {
+  expect_winograd_filters(5, 7, 8);   // one panel
+  expect_winograd_filters(21, 9, 8);  // three, the last full
+  expect_winograd_filters(20, 6, 8);  // three, the last half wide
 }
 
 }  // namespace

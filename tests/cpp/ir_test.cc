@@ -9,6 +9,7 @@
 
 #include "graph_builder.h"
 #include "ir/shape.h"
+#include "ops/shape_rules.h"
 #include "plan/planner.h"
 
 namespace fd {
@@ -289,3 +290,16 @@ TEST(Ir, AChainOfConstantNodesFoldsIntoItsLayer) {
 
 }  // namespace
 }  // namespace fd
+
+TEST(ShapeRules, FullyConnectedKeepsTheDimsBeforeThoseThatMakeUpK) {
+  using fd::Shape;
+  const Shape w = {8, 24};  // n = 8, k = 24
+  EXPECT_EQ(fd::fully_connected_shape({3, 6, 24}, w, true), Shape({3, 6, 8}));
+  EXPECT_EQ(fd::fully_connected_shape({3, 6, 2, 12}, w, true), Shape({3, 6, 8}));  // heads
+  EXPECT_EQ(fd::fully_connected_shape({3, 6, 24, 1}, w, true), Shape({3, 6, 8}));
+  EXPECT_EQ(fd::fully_connected_shape({24}, w, true), Shape({8}));
+  EXPECT_EQ(fd::fully_connected_shape({3, 6, 2, 12}, w, false), Shape({18, 8}));
+  EXPECT_FALSE(fd::fully_connected_shape({3, 5, 12}, w, true));  // 12, then 60: no run of dims makes 24
+  EXPECT_FALSE(fd::fully_connected_shape({0, 24}, {8, 0}, true));
+  EXPECT_FALSE(fd::fully_connected_shape({2, 0, 12}, w, true));
+}

@@ -1,11 +1,13 @@
 #include "frontends/tf/graphdef_ir.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
 #include "frontends/tf/tf_ops.h"
 #include "frontends/tf/tf_patterns.h"
 #include "ir/shape.h"
+#include "ops/shape_rules.h"
 #include "runtime/constant_nodes.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/node_def.pb.h"
@@ -143,6 +145,7 @@ class Translator {
   bool add_pattern(int index);
   bool tensordot_fits(int root, const TfPattern& p) const;
   bool add_tensordot(int index, const TfPattern& p);
+  void skip_shared_rows();
   void add_translation(int index, const tensorflow::NodeDef& d, const std::vector<int>& inputs,
                        const std::vector<int>& outputs);
   void add_preserve_node(const std::set<std::string>& preserve);
@@ -203,9 +206,10 @@ void Translator::add_const(const tensorflow::NodeDef& d) {
   x.is_constant = constant_values(p, &x);
 }
 
-// A Tensordot pattern's shapes: input [..., k] whose rows the MatMul takes,
-// the root's output [..., n] (the same leading dims) its rows reshaped back;
-// shapes computed from an unknown batch compare as at batch 1.
+// A Tensordot pattern's shapes: input [..., k] (or dims that make up k, as
+// attention's heads) whose rows the MatMul takes, the root's output [..., n]
+// (the same leading dims) its rows reshaped back; shapes computed from an
+// unknown batch compare as at batch 1.
 bool Translator::tensordot_fits(int root, const TfPattern& p) const {
   auto dims = [&](const std::string& input) -> const Shape* {
     const std::string canon = canonical_tensor_name(input);
@@ -218,8 +222,23 @@ bool Translator::tensordot_fits(int root, const TfPattern& p) const {
   const Shape *x = dims(p.input), *rows = dims(gd_.node(p.matmul).input(0)), *out = dims(gd_.node(root).name());
   const Shape* mm = dims(gd_.node(p.matmul).name());
   if (!x || !rows || !out || !mm || x->size() < 2 || rows->size() != 2 || mm->size() != 2) return false;
-  if (out->size() != x->size() || x->back() < 0 || x->back() != rows->back() || out->back() != mm->back()) return false;
-  return std::equal(x->begin(), x->end() - 1, out->begin());
+  if (std::any_of(x->begin(), x->end(), [](int64_t d) { return d < 0; })) return false;
+  return fully_connected_shape(*x, {mm->back(), rows->back()}, true) == *out;
+}
+
+// Reshapes to rows that several Tensordots share, read by nothing else: no IR
+// node (each Tensordot reads the input itself); TF drops them after the rewrite.
+void Translator::skip_shared_rows() {
+  std::map<std::string, bool> only_patterns;
+  for (const auto& [root, p] : patterns_)
+    if (p.shared_rows >= 0 && on_cpu(gd_.node(root))) only_patterns[gd_.node(p.shared_rows).name()] = true;
+  for (int i = 0; i < gd_.node_size(); ++i)
+    for (const std::string& in : gd_.node(i).input()) {
+      auto it = only_patterns.find(in[0] == '^' ? in.substr(1) : node_of(canonical_tensor_name(in)));
+      if (it != only_patterns.end() && !absorbed_.count(i)) it->second = false;
+    }
+  for (const auto& [name, skip] : only_patterns)
+    if (skip) ir_.skipped.insert(name);
 }
 
 // The root of a pattern (tf_patterns.h) on the CPU: its one IR node.
@@ -385,8 +404,9 @@ GraphDefIr Translator::run(const std::set<std::string>& preserve) {
     it = it->second.matmul >= 0 && !tensordot_fits(it->first, it->second) ? patterns_.erase(it) : std::next(it);
   for (const auto& [root, p] : patterns_)
     if (on_cpu(gd_.node(root))) absorbed_.insert(p.absorbed.begin(), p.absorbed.end());
+  skip_shared_rows();
   for (int i : order)
-    if (!absorbed_.count(i)) add_node(i);
+    if (!absorbed_.count(i) && !ir_.skipped.count(gd_.node(i).name())) add_node(i);
   add_preserve_node(preserve);
   ir_.tensor_name.resize(ir_.graph.tensors.size());
   return std::move(ir_);

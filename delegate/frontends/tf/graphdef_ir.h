@@ -42,6 +42,7 @@ struct GraphDefIr {
   std::map<int, RunTimeWeight> run_time_weights;  // placeholder tensor -> its run-time source
   std::set<std::string> aliases;         // Identity nodes whose output is their input's tensor
   std::map<int, std::vector<int>> absorbed;  // GraphDef index -> nodes its IR node computes too (tf_patterns.h)
+  std::set<std::string> skipped;         // nodes only patterns read: not translated, dropped once unread
   std::string error;                     // set when the graph cannot be translated at all
 };
 

@@ -179,6 +179,7 @@ std::string FuseDelegatePass::rewrite(const GrapplerItem& item, GraphDef* out) c
     if (!why.empty()) log(opts_, LogLevel::kInfo, "a group of " + std::to_string(groups[0].size()) + " nodes stays: " + why);
     else placed += static_cast<int>(groups.size()), ++ops;
   }
+  rewriter.drop_unread_skipped();
   log(opts_, LogLevel::kInfo, item.id + ": " + std::to_string(placed) + " of " + std::to_string(plan.groups.size()) +
                                   " fused groups placed in " + std::to_string(ops) + " fused ops, graph of " +
                                   std::to_string(item.graph.node_size()) + " nodes");

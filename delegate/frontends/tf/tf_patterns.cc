@@ -198,11 +198,13 @@ int Matcher::tensordot(int index, TfPattern* p) const {
   const NodeDef* rows = producer(m.input(0));
   const NodeDef* weights = producer(m.input(1));
   const NodeDef* back = only_reader(&m);
-  if (!rows || rows->op() != "Reshape" || only_reader(rows) != &m || !back || back->op() != "Reshape") return -1;
+  if (!rows || rows->op() != "Reshape" || !back || back->op() != "Reshape") return -1;
   if (!weights || (weights->op() != "Const" && weights->op() != "ReadVariableOp")) return -1;
   if (producer(back->input(0)) != &m) return -1;
   p->input = rows->input(0);
-  p->absorbed = {index_of(rows), index};
+  const bool alone = only_reader(rows) == &m;  // else the Q, K, V projections of one input, say
+  p->absorbed = alone ? std::vector<int>{index_of(rows), index} : std::vector<int>{index};
+  p->shared_rows = alone ? -1 : index_of(rows);
   p->matmul = index;
   return index_of(back);
 }

@@ -23,6 +23,9 @@ struct TfPattern {
   // index) whose weights make the root one FULLY_CONNECTED of `input` keeping
   // its leading dims, if the shapes fit (the translation checks); else -1.
   int matmul = -1;
+  // Its Reshape to rows when other Tensordots read it too: not absorbed (the
+  // translation skips it when only patterns read it).
+  int shared_rows = -1;
 };
 
 // Per root node (GraphDef index). Exact GELU, 0.5 * x * erfc(-x / sqrt(2)) or

@@ -102,6 +102,87 @@ std::vector<std::vector<int>> Partitioner::run() const {
   return parts;
 }
 
+
+// The graph as the rewrite of one group sees it: nodes by name, their readers
+// (data or control), the group's members and the nodes that must stay.
+struct GraphView {
+  std::map<std::string, const NodeDef*> by_name;
+  std::map<std::string, std::vector<std::string>> readers;
+  const std::set<std::string>& members;
+  const std::set<std::string>& preserve;
+};
+
+// A run-time weight as the fused node reads it.
+struct WeightInput {
+  std::string input;               // the tensor it reads
+  std::string source;              // the tensor the group's nodes read (input, or views of it)
+  std::vector<std::string> views;  // the nodes from source back to input; they go with the group
+  int tensor;
+  WeightLayout layout;
+};
+
+// Whether only the group (or `next`, the view reading it) reads node `name`.
+bool read_only_by_group(const GraphView& g, const std::string& name, const std::string& next) {
+  auto it = g.readers.find(name);
+  if (it == g.readers.end() || g.preserve.count(name)) return false;
+  for (const std::string& r : it->second)
+    if (!g.members.count(r) && r != next) return false;
+  return true;
+}
+
+// Weights read as they are (layout kAsIs) through views (Reshape, Squeeze,
+// ExpandDims) that only the group reads hold the viewed tensor's values in
+// its order: the fused node reads that tensor, and the views, with shape
+// constants only they read, go with the group (TF would run them on every call).
+void skip_views(const GraphView& g, WeightInput* w) {
+  static const std::set<std::string> kViews = {"Reshape", "Squeeze", "ExpandDims"};
+  std::string next;
+  while (w->layout == WeightLayout::kAsIs) {
+    const std::string name = node_name_of(w->input);
+    auto it = g.by_name.find(name);
+    if (it == g.by_name.end() || w->input != name + ":0" || !kViews.count(it->second->op())) return;
+    const NodeDef& view = *it->second;
+    if (view.input_size() < 1 || view.input(0)[0] == '^' || !read_only_by_group(g, name, next)) return;
+    w->views.push_back(name);
+    for (int i = 1; i < view.input_size(); ++i) {
+      const std::string shape = node_name_of(canonical_tensor_name(view.input(i)));
+      auto c = g.by_name.find(shape);
+      if (c != g.by_name.end() && c->second->op() == "Const" && read_only_by_group(g, shape, name))
+        w->views.push_back(shape);
+    }
+    w->input = canonical_tensor_name(view.input(0));
+    next = name;
+  }
+}
+
+// A node one weight reads stays: a weight whose views hold it reads its
+// source instead (no views), until no weight's views hold a node read.
+void keep_read_views(std::vector<WeightInput>* weights) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::set<std::string> read;
+    for (const WeightInput& w : *weights) read.insert(node_name_of(w.input));
+    for (WeightInput& w : *weights)
+      if (std::any_of(w.views.begin(), w.views.end(), [&](const std::string& v) { return read.count(v) > 0; })) {
+        w.input = w.source;
+        w.views.clear();
+        changed = true;
+      }
+  }
+}
+
+// Removes the named nodes from gd, keeping the others' order.
+void remove_nodes(const std::set<std::string>& names, GraphDef* gd) {
+  auto* nodes = gd->mutable_node();
+  int kept = 0;
+  for (int r = 0; r < nodes->size(); ++r) {
+    if (names.count(nodes->Get(r).name())) continue;
+    if (kept != r) nodes->SwapElements(kept, r);
+    ++kept;
+  }
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> partitions_of(const Graph& g, const FusionPlan& plan) {
@@ -202,12 +283,7 @@ bool Rewriter::creates_cycle(const std::set<std::string>& members, const NodeDef
   std::set<std::string> entries;
   for (const std::string& input : fused.input())
     entries.insert(input[0] == '^' ? input.substr(1) : node_name_of(canonical_tensor_name(input)));
-  std::map<std::string, std::vector<std::string>> readers;
-  for (const NodeDef& d : gd_->node())
-    for (const std::string& input : d.input()) {
-      const std::string canon = canonical_tensor_name(input);
-      readers[canon.empty() ? input.substr(1) : node_name_of(canon)].push_back(d.name());
-    }
+  std::map<std::string, std::vector<std::string>> readers = this->readers();
   std::vector<std::string> todo;
   std::set<std::string> seen;
   for (const std::string& m : members)
@@ -258,14 +334,25 @@ void Rewriter::output_shapes(const std::vector<int>& out, NodeDef* fused) const 
   }
 }
 
+// Node name -> the nodes reading it (data or control), in the graph as it is now.
+std::map<std::string, std::vector<std::string>> Rewriter::readers() const {
+  std::map<std::string, std::vector<std::string>> r;
+  for (const NodeDef& d : gd_->node())
+    for (const std::string& input : d.input()) {
+      const std::string canon = canonical_tensor_name(input);
+      r[canon.empty() ? input.substr(1) : node_name_of(canon)].push_back(d.name());
+    }
+  return r;
+}
+
 // The run-time weights the group's anchors read, as the fused node's weight
-// inputs; "" or why they cannot be read.
+// inputs (the views they skip join *members); "" or why they cannot be read.
 std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
-                                    NodeDef* fused) const {
+                                    std::set<std::string>* members, NodeDef* fused) const {
+  GraphView graph{{}, readers(), *members, preserve_};
+  for (const NodeDef& d : gd_->node()) graph.by_name[d.name()] = &d;
+  std::vector<WeightInput> weights;
   std::set<int> seen;
-  auto& attrs = *fused->mutable_attr();
-  attrs["weight_tensors"].mutable_list();
-  attrs["weight_layouts"].mutable_list();
   for (int pos : group)
     for (int t : ir_.graph.nodes[pos].inputs) {
       auto w = ir_.run_time_weights.find(t);
@@ -276,11 +363,21 @@ std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::ma
         for (int t2 : ir_.graph.nodes[member].outputs)
           if (t2 == w->second.source) return "weights computed inside the group";
       auto it = rewired_.find(source);
-      fused->add_input(it != rewired_.end() ? it->second : source);
-      attrs["weight_tensors"].mutable_list()->add_i(renumbered.at(t));
-      attrs["weight_layouts"].mutable_list()->add_i(static_cast<int>(w->second.layout));
+      const std::string input = it != rewired_.end() ? it->second : source;
+      weights.push_back({input, input, {}, t, w->second.layout});
+      skip_views(graph, &weights.back());
     }
-  attrs["W"].set_i(static_cast<int64_t>(seen.size()));
+  keep_read_views(&weights);
+  auto& attrs = *fused->mutable_attr();
+  attrs["weight_tensors"].mutable_list();
+  attrs["weight_layouts"].mutable_list();
+  for (const WeightInput& w : weights) {
+    fused->add_input(w.input);
+    attrs["weight_tensors"].mutable_list()->add_i(renumbered.at(w.tensor));
+    attrs["weight_layouts"].mutable_list()->add_i(static_cast<int>(w.layout));
+    members->insert(w.views.begin(), w.views.end());
+  }
+  attrs["W"].set_i(static_cast<int64_t>(weights.size()));
   return "";
 }
 
@@ -303,7 +400,7 @@ std::vector<int> Rewriter::constants_made_outside(const std::vector<int>& group)
 }
 
 // The FdFusedPartition node for the group; "" or why it cannot be made.
-std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
+std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, std::set<std::string>* members,
                                  const std::vector<int>& in, const std::vector<int>& out, NodeDef* fused) const {
   std::vector<int> group;  // every node, in execution order
   std::vector<Fold> folds;
@@ -336,16 +433,16 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, co
     fused->add_input(it != rewired_.end() ? it->second : ir_.tensor_name[t]);
     attrs["input_tensors"].mutable_list()->add_i(renumbered.at(t));
   }
-  const std::string why = weight_inputs(group, renumbered, fused);  // the outside constants' weights too
+  const std::string why = weight_inputs(group, renumbered, members, fused);  // the outside constants' weights too
   if (!why.empty()) return why;
-  control_inputs(members, fused);
+  control_inputs(*members, fused);
   for (int t : out) attrs["output_tensors"].mutable_list()->add_i(renumbered.at(t));
   attrs["N"].set_i(static_cast<int64_t>(in.size()));
   attrs["M"].set_i(static_cast<int64_t>(out.size()));
   attrs["partition"].set_s(bytes);
   attrs["options"].set_s(options_);
   // The TF nodes it replaces, for `fusedelegate plan --tf` (an internal attr: no op-def change).
-  for (const std::string& m : members) attrs["_fd_fused_nodes"].mutable_list()->add_s(m);
+  for (const std::string& m : *members) attrs["_fd_fused_nodes"].mutable_list()->add_s(m);
   output_shapes(out, fused);
   return "";
 }
@@ -355,15 +452,8 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, co
 void Rewriter::replace(const std::set<std::string>& members, const NodeDef& fused, const std::vector<int>& out) {
   std::map<std::string, std::string> to;  // "member:k" -> "fused:i"
   for (size_t i = 0; i < out.size(); ++i) to[ir_.tensor_name[out[i]]] = fused.name() + ":" + std::to_string(i);
-  auto* nodes = gd_->mutable_node();
-  int kept = 0;
-  for (int r = 0; r < nodes->size(); ++r) {
-    if (members.count(nodes->Get(r).name())) continue;
-    if (kept != r) nodes->SwapElements(kept, r);
-    ++kept;
-  }
-  nodes->DeleteSubrange(kept, nodes->size() - kept);
-  for (NodeDef& d : *nodes)
+  remove_nodes(members, gd_);
+  for (NodeDef& d : *gd_->mutable_node())
     for (std::string& input : *d.mutable_input()) {
       if (input[0] == '^' && members.count(input.substr(1))) input = "^" + fused.name();
       else if (auto it = to.find(canonical_tensor_name(input)); it != to.end()) input = it->second;
@@ -406,6 +496,14 @@ void Rewriter::absorb_identities(std::set<std::string>* members) const {
   }
 }
 
+void Rewriter::drop_unread_skipped() {
+  const auto read = readers();
+  std::set<std::string> drop;
+  for (const std::string& name : ir_.skipped)
+    if (!read.count(name) && !preserve_.count(name)) drop.insert(name);
+  remove_nodes(drop, gd_);
+}
+
 std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
   std::vector<int> group;
   for (const std::vector<int>& g : groups) group.insert(group.end(), g.begin(), g.end());
@@ -419,7 +517,7 @@ std::string Rewriter::fuse(const std::vector<std::vector<int>>& groups) {
   if (why.empty()) why = inputs_of(group, produced, &in);
   if (why.empty()) why = outputs_of(members, produced, &out);
   NodeDef fused;
-  if (why.empty()) why = fused_node(groups, members, in, out, &fused);
+  if (why.empty()) why = fused_node(groups, &members, in, out, &fused);
   if (why.empty() && creates_cycle(members, fused)) why = "a path leads from the group back into it";
   if (why.empty()) replace(members, fused, out);
   return why;

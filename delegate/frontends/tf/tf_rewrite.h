@@ -28,6 +28,8 @@ class Rewriter {
            const std::string& options);
   // Replaces the groups (of plan_.groups) by one fused node: "" or why they stay.
   std::string fuse(const std::vector<std::vector<int>>& groups);
+  // Removes the translation's skipped nodes that nothing reads any more.
+  void drop_unread_skipped();
 
  private:
   std::string members_of(const std::vector<int>& group, std::set<std::string>* members) const;
@@ -36,11 +38,12 @@ class Rewriter {
                          std::vector<int>* out) const;
   bool creates_cycle(const std::set<std::string>& members, const tensorflow::NodeDef& fused) const;
   void absorb_identities(std::set<std::string>* members) const;
-  std::string fused_node(const std::vector<std::vector<int>>& groups, const std::set<std::string>& members,
+  std::string fused_node(const std::vector<std::vector<int>>& groups, std::set<std::string>* members,
                          const std::vector<int>& in, const std::vector<int>& out, tensorflow::NodeDef* fused) const;
   std::vector<int> constants_made_outside(const std::vector<int>& group) const;
+  std::map<std::string, std::vector<std::string>> readers() const;
   std::string weight_inputs(const std::vector<int>& group, const std::map<int, int>& renumbered,
-                            tensorflow::NodeDef* fused) const;
+                            std::set<std::string>* members, tensorflow::NodeDef* fused) const;
   void control_inputs(const std::set<std::string>& members, tensorflow::NodeDef* fused) const;
   void output_shapes(const std::vector<int>& out, tensorflow::NodeDef* fused) const;
   void replace(const std::set<std::string>& members, const tensorflow::NodeDef& fused, const std::vector<int>& out);

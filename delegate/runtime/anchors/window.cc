@@ -37,7 +37,7 @@ namespace {
 void to_filter_rows(const BoundAnchor& a, int64_t pixels) {
   const int kw = a.geo.kw;
   const int64_t kc = a.geo.channels, n_rows = pixels * a.geo.kh;
-  std::vector<const float*>& rows = a.rows;
+  auto& rows = a.rows;
   a.patch_taps.clear();
   std::vector<int64_t> patched;  // filter rows pointing at a patch
   for (int64_t i = 0; i < n_rows; ++i) {
@@ -65,8 +65,7 @@ void point_window_rows(const BoundAnchor& a, const float* const* inputs) {
     a.rows_for = input;
     const int64_t pixels = a.geo.pixels();
     a.rows.resize(static_cast<size_t>(pixels) * a.geo.taps());
-    conv_indirection(a.geo, window_offsets(a), 0, pixels, input, a.zero_row.data(), a.pad_row.data(),
-                     a.rows.data());
+    conv_indirection(a.geo, input, a.zero_row.data(), a.pad_row.data(), a.rows.data());
     if (a.filter_rows) to_filter_rows(a, pixels);
   }
   for (size_t r = 0; r < a.patch_taps.size(); ++r)  // filter rows cut by padding, copied afresh
