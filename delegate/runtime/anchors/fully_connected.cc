@@ -11,6 +11,8 @@
 namespace fd {
 namespace {
 
+static_assert(kDynamicRangeMaxDepth == kQd8MaxDepth, "the planner's depth bound is the qd8 GEMM's");
+
 // Int8 weights [n, k]: their scales per output channel and the bias, an output
 // map taken into both (x * a + b: scale * a, bias * a + b), then packed.
 void make_qd8(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
