@@ -436,12 +436,12 @@ def special_specs():
              about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU, per-channel MUL: the cost rule leaves "
                    "the depthwise layer (slower fused), and the MUL alone is too small a group; the "
                    "runtime's multiplier path is tested in tests/cpp (Program.DepthwiseWithEveryMultiplier...)"),
-        Spec("int8_weights", int8_weights_block, [[2, 10, 10, 16]], 0, 0, claimed_all=5, partitions_all=3,
+        Spec("int8_weights", int8_weights_block, [[2, 10, 10, 16]], 0, 0, claimed_all=7, partitions_all=4,
              weights="dynamic_int8", emits=("CONV_2D+RELU", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"),
              about="dynamic-range int8 weights (CONV_2D, DEPTHWISE_CONV_2D read them directly): the front end "
                    "dequantizes them into float32 once; compared with the float twin (the same weights "
-                   "dequantized), not with the hybrid kernels; swish, MEAN; the FULLY_CONNECTED (+TANH) is "
-                   "left to the runtime's int8 kernels by a cost rule"),
+                   "dequantized), not with the hybrid kernels; swish, MEAN; the FULLY_CONNECTED (+TANH) runs as "
+                   "TFLite's hybrid kernel (its rows quantized to int8), which the twin keeps"),
         Spec("tconv_int8_weights", tconv_int8, [[1, 5, 6, 16]], 0, 0, claimed_all=2, partitions_all=1,
              weights="dynamic_int8", emits=("TRANSPOSE_CONV stride=2x2 padding=SAME",),
              about="TRANSPOSE_CONV with dynamic-range int8 weights, dequantized by the front end (the runtime "
@@ -559,7 +559,18 @@ def gemm_specs():
     def fc_large_dynamic(tf, x):  # 1.2 MB of weights: the GEMM streams them in row blocks
         return tf.tanh(tf.matmul(x, _const("fc_large_w", [300, 1000], -0.1, 0.1)) + _const("fc_large_b", [1000]))
 
+    def fc_dynamic_int8(tf, a, b, c):  # each layer reads a model input: its rows quantized as the builtin's
+        y1 = tf.nn.relu(tf.matmul(a, _const("fci8_w1", [37, 50], -0.3, 0.3)) + _const("fci8_b1", [50], -0.2, 0.2))
+        y2 = tf.matmul(b, _const("fci8_w2", [130, 24], -0.3, 0.3))
+        h = tf.tensordot(c, _const("fci8_w3", [64, 40], -0.3, 0.3), axes=[[2], [0]])
+        return y1, y2, h + _const("fci8_b3", [40], -0.2, 0.2)
+
     return [
+        Spec("fc_dynamic_int8", fc_dynamic_int8, [[3, 37], [2, 130], [2, 5, 64]], 0, 0, claimed_all=3,
+             partitions_all=3, weights="dynamic_int8", emits=("FULLY_CONNECTED+RELU", "FULLY_CONNECTED"),
+             about="dynamic-range int8 weights: FULLY_CONNECTED+RELU 37 -> 50 with bias, 130 -> 24 without, "
+                   "64 -> 40 with bias on a rank-3 input (keep_num_dims), each alone in its group; run as "
+                   "TFLite's hybrid kernel does (rows quantized to int8, an int8 GEMM), compared with it"),
         Spec("fc_gelu", fc_gelu, [[1, 24, 32]], 0, 0, claimed_all=2, partitions_all=1,
              emits=("FULLY_CONNECTED", "GELU"),
              about="FULLY_CONNECTED (3-D input) + GELU: a GEMM with its epilogue"),
@@ -1074,17 +1085,31 @@ def _patch(model, renames):
     return bytes(fbu.convert_object_to_bytearray(m))
 
 
+def _hybrid_fc_weights(schema, m):
+    """The tensors a FULLY_CONNECTED of a float32 input reads as int8 weights."""
+    sg = m.subgraphs[0]
+    codes = [max(oc.builtinCode, oc.deprecatedBuiltinCode) for oc in m.operatorCodes]
+    return {op.inputs[1] for op in sg.operators
+            if codes[op.opcodeIndex] == schema.BuiltinOperator.FULLY_CONNECTED and len(op.inputs) > 1
+            and sg.tensors[op.inputs[0]].type == schema.TensorType.FLOAT32
+            and sg.tensors[op.inputs[1]].type == schema.TensorType.INT8}
+
+
 def float_twin(model):
     """The model with every int8 constant made the float32 tensor of its dequantized values
     ((q - zero point) * scale, per channel of its quantized dimension): the builtin kernels
-    then compute in float what a hybrid layer approximates."""
+    then compute in float what a hybrid layer approximates, as the delegate does. Except a
+    FULLY_CONNECTED's int8 weights: the delegate computes it as TFLite's hybrid kernel does
+    (each input row quantized to int8), which the twin then runs too."""
     from tensorflow.lite.tools import flatbuffer_utils as fbu
     schema = _schema()
     m = fbu.read_model_from_bytearray(bytearray(model))
-    for t in m.subgraphs[0].tensors:
+    hybrid_fc = _hybrid_fc_weights(schema, m)
+    for i, t in enumerate(m.subgraphs[0].tensors):
         data = m.buffers[t.buffer].data
         if (t.type != schema.TensorType.INT8 or data is None or len(data) == 0 or t.quantization is None
-                or t.sparsity is not None):  # sparse: read only by the DENSIFYs densified() removed
+                or t.sparsity is not None  # sparse: read only by the DENSIFYs densified() removed
+                or i in hybrid_fc):
             continue
         q = np.asarray(data, dtype=np.uint8).view(np.int8).reshape(t.shape).astype(np.float32)
         scale, zero = np.asarray(t.quantization.scale, np.float32), np.asarray(t.quantization.zeroPoint)

@@ -5,7 +5,7 @@ import pytest
 
 from checks import check_claims, check_invokes, counts
 
-MODELS = ["fc_gelu", "fc_mlp", "fc_nobias", "fc_large_dynamic", "fc_huge_weights"]
+MODELS = ["fc_gelu", "fc_mlp", "fc_nobias", "fc_large_dynamic", "fc_huge_weights", "fc_dynamic_int8"]
 TOL = 1e-5  # GEMM accumulation order differs from the reference kernels
 
 

@@ -21,6 +21,10 @@ class Float32Source {
 
   int64_t count() const { return count_; }
   DType stored_as() const { return stored_as_; }
+  // kI8: the stored int8 values (else null).
+  const int8_t* i8_values() const {
+    return stored_as_ == DType::kI8 ? static_cast<const int8_t*>(stored_.bytes()) : nullptr;
+  }
   // Values [first, first + n) as float32, the same floats the runtime's DEQUANTIZE writes.
   void convert(int64_t first, int64_t n, float* out) const;
 

@@ -49,6 +49,9 @@ struct Node {
   Activation act = Activation::kNone;
   float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with; kSoftmax: beta
   bool keep_num_dims = false;  // FULLY_CONNECTED, MEAN: output keeps the input's rank
+  // FULLY_CONNECTED of int8 weights and a float input: TFLite's hybrid kernel
+  // quantizes each input row asymmetrically (true) or symmetrically (false).
+  bool asymmetric_quantize_inputs = false;
   ConvParams conv;
   PadMode pad_mode = PadMode::kConstant;  // kPad
   std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings

@@ -269,7 +269,7 @@ void read_conv(Reader& r, ConvParams& c) {
 
 // `tensor`: original tensor index -> new one.
 void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
-  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
+  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
                align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
@@ -279,6 +279,7 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   w.enumeration(act);
   w.f32(param);
   w.flag(keep_num_dims);
+  w.flag(asymmetric_quantize_inputs);
   write_conv(w, conv);
   w.enumeration(pad_mode);
   w.int64s(pads);
@@ -297,7 +298,7 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
 }
 
 void read_node(Reader& r, Node& n) {
-  auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
+  auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
          align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = n;
   id = r.i32();
   name = r.str();
@@ -307,6 +308,7 @@ void read_node(Reader& r, Node& n) {
   act = r.enumeration<Activation>("activation");
   param = r.f32();
   keep_num_dims = r.flag();
+  asymmetric_quantize_inputs = r.flag();
   read_conv(r, conv);
   pad_mode = r.enumeration<PadMode>("pad mode");
   pads = r.int64s();

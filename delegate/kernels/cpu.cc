@@ -26,6 +26,13 @@ std::string resolve(const std::string& isa) {
   return "";
 }
 
+#if defined(__x86_64__)
+// The AVX-512 qd8 kernel needs AVX512BW (vpmaddwd on 512 bits); else AVX2's.
+const Qd8GemmKernel* qd8_avx512() {
+  return __builtin_cpu_supports("avx512bw") ? &qd8_gemm_kernel_avx512() : &qd8_gemm_kernel_avx2();
+}
+#endif
+
 }  // namespace
 
 // Each ISA's tables are built only when that ISA is asked for and present:
@@ -35,24 +42,25 @@ const Kernels* kernels_for(const std::string& isa) {
   const std::string want = resolve(isa);
   if (want == "scalar") {
     static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar(), &row_kernel_scalar(),
-                                nullptr, &winograd_kernel_scalar()};
+                                nullptr, &winograd_kernel_scalar(), &qd8_gemm_kernel_scalar()};
     return &scalar;
   }
 #if defined(__x86_64__)
   if (want == "avx2") {
     static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2(),
-                              nullptr, &winograd_kernel_avx2()};
+                              nullptr, &winograd_kernel_avx2(), &qd8_gemm_kernel_avx2()};
     return &avx2;
   }
   if (want == "avx512") {
     static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(),
-                                &row_kernel_avx512(), &gemm_kernel_avx512_wide(), &winograd_kernel_avx512()};
+                                &row_kernel_avx512(), &gemm_kernel_avx512_wide(), &winograd_kernel_avx512(),
+                                qd8_avx512()};
     return &avx512;
   }
 #elif defined(__aarch64__)
   if (want == "neon") {
     static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon(),
-                              nullptr, &winograd_kernel_neon()};
+                              nullptr, &winograd_kernel_neon(), &qd8_gemm_kernel_neon()};
     return &neon;
   }
 #endif

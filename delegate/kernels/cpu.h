@@ -7,6 +7,7 @@
 
 #include "kernels/ew_table.h"
 #include "kernels/gemm.h"
+#include "kernels/qd8_gemm.h"
 
 namespace fd {
 
@@ -31,6 +32,7 @@ struct Kernels {
   const RowKernel* rows;
   const GemmKernel* gemm_wide = nullptr;  // optional: wider panels, see gemm_for
   const WinogradKernel* winograd = nullptr;  // optional: 3x3 stride-1 convolutions
+  const Qd8GemmKernel* qd8_gemm = nullptr;   // dynamic-range int8 GEMM
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

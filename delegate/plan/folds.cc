@@ -5,6 +5,7 @@
 
 #include "ir/shape.h"
 #include "ops/affine_steps.h"
+#include "ops/dynamic_range.h"
 #include "ops/op_classes.h"
 #include "plan/passes.h"
 
@@ -171,12 +172,12 @@ void fold_constants(const Graph& g, std::vector<bool>& legal, std::vector<std::s
 
 // A squeeze-excite MUL folds into the CONV_2D or FULLY_CONNECTED that is its
 // one reader when scaling the weights on each run costs no more than a pass
-// over the MUL's output would.
+// over the MUL's output would (not into int8 weights: their input is quantized).
 void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& r = g.nodes[i];
     if (!legal[i] || !s.into[i].empty() ||
-        !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)))
+        !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)) || is_dynamic_range_fc(g, r))
       continue;
     const int t = r.inputs[0], p = index.producer[t];
     if (p < 0 || !legal[p] || s.folded[p] || index.readers[t] != 1) continue;

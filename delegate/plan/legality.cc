@@ -4,6 +4,7 @@
 
 #include "ir/shape.h"
 #include "ops/conv_geometry.h"
+#include "ops/dynamic_range.h"
 #include "ops/op_classes.h"
 #include "ops/shape_rules.h"
 #include "ops/transpose_conv_geometry.h"
@@ -144,6 +145,8 @@ std::string weighted_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
   const Shape& w = g.tensors[node.inputs[1]].shape;
   if (node.anchor == AnchorOp::kFullyConnected) {
+    if (is_dynamic_range_fc(g, node))
+      if (std::string why = dynamic_range_fc_legality(g, node); !why.empty()) return why;
     if (g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // takes_run_time_shapes
     const auto out = fully_connected_shape(in, w, node.keep_num_dims);
     if (!out) return "input " + to_string(in) + " does not fit weights " + to_string(w);

@@ -23,6 +23,7 @@
 #include "ops/transpose_conv_geometry.h"
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
+#include "runtime/qd8_gemm_driver.h"
 #include "runtime/winograd.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
@@ -35,6 +36,10 @@ struct AnchorStep {
   const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools, MEAN
   const RowKernel* rows = nullptr;   // SOFTMAX, row reductions
   std::shared_ptr<const PackedWeights> weights;  // FULLY_CONNECTED and the convolutions
+  // FULLY_CONNECTED of int8 weights (ops/dynamic_range.h): them packed for the
+  // qd8 GEMM (gemm and weights then null).
+  const Qd8GemmKernel* qd8 = nullptr;
+  std::shared_ptr<const Qd8PackedWeights> qd8_weights;
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "ir/float_source.h"
 #include "ir/graph.h"
 #include "ir/shape.h"
 #include "plan/planner.h"
@@ -67,6 +68,17 @@ class GraphBuilder {
     node.inputs = {input, tensor({n, k}, true, weights)};
     if (bias) node.inputs.push_back(tensor({n}, true, bias));
     return add(std::move(node), std::move(out_shape));
+  }
+  // Makes constant weights `t` int8 as the TFLite front end leaves them (its
+  // dequantize_int8_weights): float32 converted from q (which must outlive the
+  // graph) by `quantization`, stored_as int8.
+  void int8_weights(int t, const int8_t* q, Quantization quantization) {
+    Tensor& w = g.tensors[t];
+    Float32Source source;
+    if (!Float32Source::from_i8(ConstantData::borrow(q, elements(w.shape)), w.shape, quantization, &source)) return;
+    w.quantization = std::move(quantization);
+    w.data = ConstantData::converted(std::move(source));
+    w.stored_as = DType::kI8;
   }
   // CONV_2D (filter [oc, kh, kw, ic]) or DEPTHWISE_CONV_2D (filter [1, kh, kw, c]).
   int conv(AnchorOp op, int input, const float* filter, Shape filter_shape, const float* bias, ConvParams p,

@@ -342,22 +342,28 @@ TEST(Planner, ACostRuleLeavesDepthwiseWithADepthMultiplier) {
 }
 
 // A FULLY_CONNECTED whose weights the model stores as int8 (dynamic-range
-// quantization) is left to the runtime's int8 kernels; its epilogue groups
-// without it. The same layer with float32 weights anchors its epilogue.
-TEST(Planner, ACostRuleLeavesFullyConnectedWithInt8Weights) {
+// quantization) runs as TFLite's hybrid kernel, its input rows quantized
+// asymmetrically: claimed with its epilogue. Symmetric quantization, or
+// weights of a nonzero zero point, the runtime does not do: the layer is left,
+// with the reason, and its epilogue groups without it.
+TEST(Planner, AFullyConnectedWithInt8WeightsIsClaimedWhereItRunsAsTheHybridKernel) {
   static const float w[8 * 8] = {};
-  for (DType stored : {DType::kOther, DType::kI8}) {
+  static const int8_t q[8 * 8] = {};
+  const char* kReasons[] = {"", "FULLY_CONNECTED with int8 weights quantizes its input symmetrically",
+                            "FULLY_CONNECTED with int8 weights of a nonzero zero point"};
+  for (int variant : {0, 1, 2}) {
     GraphBuilder b;
     const int y = b.fc(b.tensor({4, 8}), w, nullptr, 8, 8, {4, 8});
-    b.g.tensors[b.g.nodes[0].inputs[1]].stored_as = stored;
+    b.g.nodes[0].asymmetric_quantize_inputs = variant != 1;
+    b.int8_weights(b.g.nodes[0].inputs[1], q, {std::vector<float>(8, 0.1f), std::vector<int64_t>(8, variant == 2), 0});
     b.ew(EwOp::Tanh, {b.ew(EwOp::Abs, {b.ew(EwOp::Exp, {y}, {4, 8})}, {4, 8})}, {4, 8});
     const FusionPlan p = plan_fusion(b.g, {});
     ASSERT_EQ(p.groups.size(), 1u);
-    if (stored == DType::kOther) {
+    if (variant == 0) {
       EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 2, 3}));
     } else {
       EXPECT_EQ(p.group_of[0], -1);
-      EXPECT_EQ(p.reason[0].rfind("cost: FULLY_CONNECTED with int8 weights", 0), 0u) << p.reason[0];
+      EXPECT_EQ(p.reason[0].rfind(kReasons[variant], 0), 0u) << p.reason[0];
       EXPECT_EQ(p.groups[0], (std::vector<int>{1, 2, 3}));
     }
   }

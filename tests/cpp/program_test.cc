@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 
@@ -33,6 +34,7 @@ double ref_op(EwOp op, double a, double b) {
     case EwOp::Logistic: return 1 / (1 + std::exp(-a));
     case EwOp::Exp: return std::exp(a);
     case EwOp::Abs: return std::fabs(a);
+    case EwOp::Relu: return std::max(0.0, a);
     case EwOp::Relu6: return std::min(6.0, std::max(0.0, a));
     case EwOp::Pow: return std::pow(a, b);
     case EwOp::Prelu: return a >= 0 ? a : a * b;
@@ -272,6 +274,53 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
 }
 
 // Evaluates every node one by one, materialising each tensor.
+// Row x of k values quantized as TFLite's AsymmetricQuantizeFloats does (its
+// formula by hand): q[i] = round(zero_point + x[i] / scale), in [-128, 127].
+std::vector<int> naive_quantize_row(const float* x, int64_t k, double* scale, int* zero_point) {
+  float lo = 0.f, hi = 0.f;
+  for (int64_t i = 0; i < k; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+  std::vector<int> q(k, 0);
+  *scale = 1.0;
+  *zero_point = 0;
+  if (lo == hi) return q;
+  const double s = (static_cast<double>(hi) - lo) / 255.0;
+  const double zp = 128.0 + std::fabs(lo / s) < 127.0 + std::fabs(hi / s) ? -128.0 - lo / s : 127.0 - hi / s;
+  *zero_point = zp <= -128.0 ? -128 : zp >= 127.0 ? 127 : static_cast<int>(std::round(zp));
+  const float scale_f = static_cast<float>(s), inv = static_cast<float>(1.0 / scale_f);
+  for (int64_t i = 0; i < k; ++i) {
+    const float t = static_cast<float>(*zero_point) + x[i] * inv;
+    q[i] = std::min(127, std::max(-128, static_cast<int>(std::round(t))));
+  }
+  *scale = scale_f;
+  return q;
+}
+
+// FULLY_CONNECTED in double; with int8 weights as TFLite's hybrid kernel: each
+// input row quantized (above), the int8 product scaled by both scales.
+std::vector<float> naive_fully_connected(const Graph& g, const Node& n, const std::vector<float>& x) {
+  const Tensor& w = g.tensors[n.inputs[1]];
+  const int64_t nn = w.shape[0], k = w.shape[1], m = static_cast<int64_t>(x.size()) / k;
+  const int8_t* wq = w.stored_as == DType::kI8 ? w.data.float32_source()->i8_values() : nullptr;
+  std::vector<float> out(m * nn);
+  for (int64_t i = 0; i < m; ++i) {
+    double x_scale = 1.0;
+    int zp = 0;
+    const std::vector<int> xq = wq ? naive_quantize_row(&x[i * k], k, &x_scale, &zp) : std::vector<int>();
+    for (int64_t j = 0; j < nn; ++j) {
+      double acc = 0.0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += wq ? static_cast<double>(xq[p] - zp) * wq[j * k + p]
+                  : static_cast<double>(x[i * k + p]) * w.f32_data()[j * k + p];
+      if (wq) acc *= x_scale * w.quantization.scales[w.quantization.per_axis() ? j : 0];
+      acc += n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[j] : 0.0;
+      if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
+      if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
+      out[i * nn + j] = to_float_range(acc);
+    }
+  }
+  return out;
+}
+
 std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vector<float>> values) {
   for (const Node& n : g.nodes) {
     const Shape& in_shape = g.tensors[n.inputs[0]].shape;
@@ -301,20 +350,7 @@ std::map<int, std::vector<float>> naive(const Graph& g, std::map<int, std::vecto
       continue;
     }
     if (n.kind == OpKind::kAnchor) {
-      const Tensor& w = g.tensors[n.inputs[1]];
-      const int64_t nn = w.shape[0], k = w.shape[1];
-      const auto& x = values.at(n.inputs[0]);
-      const int64_t m = static_cast<int64_t>(x.size()) / k;
-      std::vector<float> out(m * nn);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < nn; ++j) {
-          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[j] : 0.0;
-          for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(x[i * k + p]) * w.f32_data()[j * k + p];
-          if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
-          if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
-          out[i * nn + j] = to_float_range(acc);
-        }
-      values[n.outputs[0]] = out;
+      values[n.outputs[0]] = naive_fully_connected(g, n, values.at(n.inputs[0]));
       continue;
     }
     const Shape& out = g.tensors[n.outputs[0]].shape;
@@ -551,6 +587,48 @@ TEST(Program, WeightsBeyondL2TileByGemmRowBlocks) {
 }
 
 using test::random_weights;
+
+// Int8 weights [n, k] in [-127, 127], kept alive for the whole test.
+const int8_t* random_int8_weights(size_t n, uint32_t seed) {
+  static std::deque<std::vector<int8_t>> keep;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> u(-127, 127);
+  keep.emplace_back(n);
+  for (int8_t& v : keep.back()) v = static_cast<int8_t>(u(rng));
+  return keep.back().data();
+}
+
+// A FULLY_CONNECTED of int8 weights (per output channel or per tensor) runs as
+// TFLite's hybrid kernel: rows quantized, an int8 GEMM, scaled back; with its
+// bias, RELU or an output map folded into its scales, on every ISA; 37 rows
+// shared between threads, or 2 rows whose columns are shared.
+TEST(Program, AFullyConnectedOfInt8WeightsRunsAsTheHybridKernel) {
+  for (bool per_channel : {true, false})
+    for (bool map : {false, true})
+      for (int64_t rows : {37, 2}) {
+        Case c;
+        const int64_t n = 45, k = rows == 2 ? 1500 : 37;  // k = 37: not a multiple of 4
+        const Shape out = {rows, n};
+        const int y = c.b.fc(c.input({rows, k}), random_weights(n * k, 13), map ? nullptr : random_weights(n, 14), n,
+                             k, out, map ? Activation::kNone : Activation::kRelu);
+        c.b.g.nodes[0].asymmetric_quantize_inputs = true;
+        Quantization q{per_channel ? std::vector<float>(n) : std::vector<float>{0.004f}, {}, per_channel ? 0 : -1};
+        for (size_t j = 0; j < q.scales.size(); ++j) q.scales[j] = 0.001f * (j % 7 + 1);
+        q.zero_points.assign(q.scales.size(), 0);
+        c.b.int8_weights(c.b.g.nodes[0].inputs[1], random_int8_weights(n * k, 15), q);
+        int z = y;
+        if (map) z = c.b.ew(EwOp::Relu, {c.b.ew(EwOp::Add, {c.b.ew(EwOp::Mul, {y, c.constant({n}, -2.f, 2.f)}, out),
+                                                            c.constant({n}, -1.f, 1.f)}, out)}, out);
+        std::vector<int> group(c.b.g.nodes.size());
+        std::iota(group.begin(), group.end(), 0);
+        std::vector<bool> written(c.b.g.tensors.size(), false);
+        written[z] = true;
+        const Program p = build_program(c.b.g, group, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
+        EXPECT_NE(p.to_string().find("qd8_gemm"), std::string::npos) << p.to_string();
+        ThreadPool pool(2);
+        c.check({z}, &pool, 1e-5);
+      }
+}
 
 
 ConvParams conv_params(int stride, int dilation, bool same) {

@@ -72,7 +72,7 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
-  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, conv, pad_mode, pads, dims, adj_x, adj_y,
+  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
                align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(name, b.name);
@@ -82,6 +82,7 @@ void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   EXPECT_EQ(act, b.act);
   EXPECT_EQ(bits(param), bits(b.param));
   EXPECT_EQ(keep_num_dims, b.keep_num_dims);
+  EXPECT_EQ(asymmetric_quantize_inputs, b.asymmetric_quantize_inputs);
   expect_same(conv, b.conv);
   EXPECT_EQ(pad_mode, b.pad_mode);
   EXPECT_EQ(pads, b.pads);
@@ -164,6 +165,7 @@ Graph every_field_graph() {
   n.act = Activation::kReluN1To1;
   n.param = -1.75e-30f;
   n.keep_num_dims = true;
+  n.asymmetric_quantize_inputs = true;
   n.conv = {2, 3, 4, 5, true, 6, 7};
   n.pad_mode = PadMode::kSymmetric;
   n.pads = {0, 1, -2, 3};

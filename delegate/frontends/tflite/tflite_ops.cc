@@ -109,6 +109,7 @@ void translate_fully_connected(const void* data, Node* node) {
   node->anchor = AnchorOp::kFullyConnected;
   node->act = activation(data);
   node->keep_num_dims = p && p->keep_num_dims;
+  node->asymmetric_quantize_inputs = p && p->asymmetric_quantize_inputs;
 }
 
 void translate_pool(int code, const void* data, Node* node) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/affine_steps.h"
 #include "runtime/anchor.h"
 
 namespace fd {
@@ -74,6 +75,10 @@ const AnchorOpDef& anchor_op_def(AnchorOp op);
 // anchor.cc: what program.cc folded into the step (a PAD, a per-channel input
 // scale, an input map) as to_string shows it: "pad 1,1,1,1 folded, ".
 std::string describe_folds(const AnchorStep& s);
+
+// anchor_weights.cc: an output map's MUL/ADD/SUB steps composed per output
+// channel (the last axis of `out`): value = x * a + b.
+std::vector<AffineMap> output_channel_map(const Graph& g, const Fold& f, const Shape& out);
 
 // anchor_weights.cc: the weights (input 1) and bias (input 2, may be absent)
 // a weighted anchor packs: the graph's, or with an output map (a

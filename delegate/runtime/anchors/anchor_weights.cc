@@ -4,10 +4,8 @@
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
-namespace {
 
-// The fold's MUL/ADD/SUB steps composed per output channel: value = x * a + b.
-std::vector<AffineMap> output_map(const Graph& g, const Fold& f, const Shape& out) {
+std::vector<AffineMap> output_channel_map(const Graph& g, const Fold& f, const Shape& out) {
   std::vector<AffineMap> map(out.back());
   for (int m : f.nodes) {
     const Node& n = g.nodes[m];
@@ -21,8 +19,6 @@ std::vector<AffineMap> output_map(const Graph& g, const Fold& f, const Shape& ou
   return map;
 }
 
-}  // namespace
-
 AnchorWeights::AnchorWeights(const Graph& g, const Node& node, const AnchorFolds& folds, bool channels_last,
                              AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];
@@ -30,7 +26,7 @@ AnchorWeights::AnchorWeights(const Graph& g, const Node& node, const AnchorFolds
   bias_ = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
   if (!folds.output_affine) return;
   a.output_map = true;
-  const std::vector<AffineMap> map = output_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
+  const std::vector<AffineMap> map = output_channel_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
   const size_t n = map.size(), size = static_cast<size_t>(num_elements(w.shape)), k = size / n;
   const float* floats = w.f32_data();
   w_copy_.resize(size);

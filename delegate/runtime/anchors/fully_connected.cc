@@ -1,28 +1,59 @@
 // FULLY_CONNECTED: input rows times weights [n, k] (a GEMM anchor, see
-// gemm_anchor.cc); the input's rows are read in place.
+// gemm_anchor.cc); the input's rows are read in place. Int8 weights of a float
+// input (ops/dynamic_range.h) run through the qd8 GEMM: each tile's input rows
+// quantized as TFLite's hybrid kernel does, the weights packed as stored.
+#include "ir/float_source.h"
 #include "ir/shape.h"
+#include "ops/dynamic_range.h"
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
 namespace {
 
+static_assert(kDynamicRangeMaxDepth == kQd8MaxDepth, "the planner's depth bound is the qd8 GEMM's");
+
+// Int8 weights [n, k]: their scales per output channel and the bias, an output
+// map taken into both (x * a + b: scale * a, bias * a + b), then packed.
+void make_qd8(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const Quantization& q = w.quantization;
+  const float* b = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  std::vector<float> scale(a.n), bias(a.n, 0.f);
+  for (int c = 0; c < a.n; ++c) scale[c] = q.scales[q.per_axis() ? c : 0];
+  if (b) bias.assign(b, b + a.n);
+  if (folds.output_affine) {
+    a.output_map = true;
+    const std::vector<AffineMap> map = output_channel_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
+    for (int c = 0; c < a.n; ++c) {
+      scale[c] = static_cast<float>(scale[c] * map[c].a);
+      bias[c] = static_cast<float>(bias[c] * map[c].a + map[c].b);
+    }
+  }
+  a.qd8 = kernels.qd8_gemm;
+  a.qd8_weights = std::make_shared<const Qd8PackedWeights>(qd8_pack_weights(
+      *a.qd8, w.data.float32_source()->i8_values(), scale.data(), bias.data(), a.n, static_cast<int>(w.shape[1])));
+}
+
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, k]
-  const AnchorWeights weights(g, node, folds, false, a);
   a.n = static_cast<int>(w.shape[0]);
+  if (is_dynamic_range_fc(g, node) && kernels.qd8_gemm && !folds.scale_input)
+    return make_qd8(g, node, kernels, folds, a);
+  const AnchorWeights weights(g, node, folds, false, a);
   pack_gemm_weights(kernels, weights.values(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
 }
 
+int64_t depth(const AnchorStep& s) { return s.qd8_weights ? s.qd8_weights->k : s.weights->k; }
+
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
-  const PackedWeights& w = *b.step.weights;
-  const auto out = fully_connected_shape(inputs[0], {w.n, w.k}, b.step.keep_num_dims);
+  const auto out = fully_connected_shape(inputs[0], {b.step.n, depth(b.step)}, b.step.keep_num_dims);
   if (!out) {
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the fully connected weights";
     return false;
   }
   b.output = *out;
-  b.k = w.k;
+  b.k = depth(b.step);
   return true;
 }
 
@@ -36,15 +67,33 @@ void before_run(const BoundAnchor& a, const float* const* inputs) {
   for (int64_t i = 0; i < rows; ++i) a.rows[i] = input + i * a.k;
 }
 
+// Rows [first, first + count), the columns of panels [first_panel, last_panel):
+// with int8 weights, the rows quantized here (per thread: threads sharing the
+// columns of the same rows quantize them each).
+void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out) {
+  if (!a.step.qd8) return run_gemm_panels(a, first, count, first_panel, last_panel, out);
+  if (count <= 0) return;
+  thread_local Qd8Rows rows;
+  qd8_quantize_rows(*a.step.qd8, static_cast<int>(count), static_cast<int>(a.k), a.rows[first], a.k, &rows);
+  qd8_gemm(*a.step.qd8, *a.step.qd8_weights, rows, out, a.n, a.step.lo, a.step.hi, first_panel, last_panel);
+}
+
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) { run_panels(a, first, count, 0, -1, out); }
+
+int panels(const BoundAnchor& a) { return a.step.qd8 ? a.step.qd8_weights->panels() : gemm_panels(a); }
+
+int64_t bound_depth(const BoundAnchor& a) { return a.k; }
+
 std::string describe(const AnchorStep& s) {
-  return std::to_string(s.weights->n) + "x" + std::to_string(s.weights->k) + ", " + describe_folds(s) + s.gemm->name;
+  return std::to_string(s.n) + "x" + std::to_string(depth(s)) + ", " + describe_folds(s) +
+         (s.qd8 ? s.qd8->name : s.gemm->name);
 }
 
 }  // namespace
 
 const AnchorOpDef kFullyConnectedAnchor = {
-    "FullyConnected", /*clamps=*/true, make, bind, before_run, run_gemm_rows, /*run_tile=*/nullptr,
-    gemm_depth, describe, run_gemm_panels, gemm_panels,
+    "FullyConnected", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
+    bound_depth, describe, run_panels, panels,
 };
 
 }  // namespace fd

@@ -1,0 +1,115 @@
+// Dynamic-range int8 ("qd8") GEMM: float activations quantized per row on the
+// fly, int8 weights with a float scale per output channel (TFLite's
+// Optimize.DEFAULT without a representative dataset; XNNPACK's qd8-f32-qc8w).
+//
+// Row quantization (TFLite's tensor_utils::AsymmetricQuantizeFloats, which we
+// follow; XNNPACK's qd8 conversion computes the same in float and rounds half
+// to even). For a row x[0..k):
+//   rmin = min(0, min x), rmax = max(0, max x)            (0 is always in range)
+//   rmin == rmax: scale 1, zero point 0, every q 0.
+//   else, in double: s = (rmax - rmin) / 255; the zero point from the end with
+//   the smaller error, zp = -128 - rmin / s  if 128 + |rmin / s| < 127 + |rmax / s|,
+//   else zp = 127 - rmax / s; nudged: <= -128 -> -128, >= 127 -> 127, else
+//   round half away from zero. scale = float(s), inv = 1.0f / scale.
+//   q[i] = round_half_away(clamp(float(zp) + x[i] * inv, -128, 127)), in float:
+//   one multiply, one add (no fma), so every ISA quantizes bit for bit alike.
+// The parameters are computed by scalar code (qd8_row_params) for every ISA; the
+// per-ISA kernels find the row's min and max and convert it.
+//
+// GEMM: A float [m, k] row-major; W int8 [n, k] (symmetric, zero point 0),
+// w_scale float [n]; bias float [n] (may be null: 0).
+//   acc[i][j]  = sum_k a_q[i][k] * w_q[j][k]                         (int32, exact)
+//   corr[i][j] = acc[i][j] - a_zp[i] * wsum[j], wsum[j] = sum_k w_q[j][k]
+//              = sum_k (a_q[i][k] - a_zp[i]) * w_q[j][k]             (exact in int32
+//                for k <= kQd8MaxDepth: |a_q - zp| <= 255, |w| <= 128)
+//   out[i][j]  = clamp(fma(float(corr) * a_scale[i], w_scale[j], bias[j]), lo, hi)
+// float(corr) rounds to nearest even; the float steps are the same on every ISA,
+// so all ISAs give bit-identical outputs from the same quantized rows.
+//
+// Layouts. Quantized rows: int8, or widened to int16 (x86: broadcast straight
+// into vpmaddwd), k padded with zeros to a multiple of 4 (kQd8Group).
+// Packed weights, per panel of nr output columns: for each group of 4 depths, nr
+// columns of 4 consecutive depths (column j's w[j][4g .. 4g+3]), as int8 or
+// widened to int16 (x86: vpmaddwd reads int16 pairs), zero past k and past n;
+// then int32 wsum[nr], float w_scale[nr], float bias[nr] (zeros past n).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace fd {
+
+constexpr int kQd8Group = 4;            // depths per packed group
+constexpr int kQd8MaxDepth = 1 << 16;   // k bound for exact int32 accumulation
+
+struct Qd8RowParams {
+  float scale = 1.f;
+  int32_t zero_point = 0;
+};
+
+// The row parameters from the row's min and max (TFLite's formula, above).
+Qd8RowParams qd8_row_params(float min, float max);
+
+// Quantizes one row of k floats into q[0 .. round_up(k, 4)) (int8 or int16 as
+// the kernel's row_bytes), the pad zeros.
+using Qd8QuantizeRowFn = void (*)(int k, const float* x, void* q, Qd8RowParams* params);
+
+// An mr x nc block of out (mr <= MR, nc <= NR) from one panel: a holds mr
+// quantized rows lda bytes apart (groups = padded k / 4), rows their parameters.
+using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const void* a, size_t lda,
+                                    const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
+                                    float hi);
+
+struct Qd8GemmKernel {
+  const char* name;  // e.g. qd8_gemm_6x8_avx2
+  int mr, nr;
+  int weight_bytes;  // 1: int8 panels, 2: int16
+  int row_bytes;     // 1: int8 quantized rows, 2: int16
+  Qd8GemmMicroKernel fn;
+  Qd8QuantizeRowFn quantize_row;
+};
+
+// Bytes of one panel of nr columns over `groups` depth groups.
+inline size_t qd8_panel_bytes(int groups, int nr, int weight_bytes) {
+  return static_cast<size_t>(groups) * kQd8Group * nr * weight_bytes + 3 * sizeof(float) * nr;
+}
+
+// One value, exactly as every ISA converts it: clamped first (the bounds are
+// integers, so clamping then rounding equals rounding then clamping).
+inline int8_t qd8_quantize_value(float x, float inv_scale, float zero_point) {
+  float t = zero_point + x * inv_scale;
+  t = t < -128.f ? -128.f : t > 127.f ? 127.f : t;
+  const float a = t < 0 ? -t : t;
+  const float f = static_cast<float>(static_cast<int>(a));  // floor: a >= 0
+  const float r = a - f >= 0.5f ? f + 1.f : f;                 // half away from zero
+  return static_cast<int8_t>(t < 0 ? -r : r);
+}
+
+// The parts of a panel after its weights.
+struct Qd8PanelTail {
+  const int32_t* wsum;
+  const float* scale;
+  const float* bias;
+};
+inline Qd8PanelTail qd8_panel_tail(const void* panel, int groups, int nr, int weight_bytes) {
+  const char* p = static_cast<const char*>(panel) + static_cast<size_t>(groups) * kQd8Group * nr * weight_bytes;
+  return {reinterpret_cast<const int32_t*>(p), reinterpret_cast<const float*>(p + 4 * nr),
+          reinterpret_cast<const float*>(p + 8 * nr)};
+}
+
+// Output j of a row from its exact int32 dot product (the float steps above).
+inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi) {
+  const int32_t corr = acc - row.zero_point * tail.wsum[j];
+  const float y = std::fma(static_cast<float>(corr) * row.scale, tail.scale[j], tail.bias[j]);
+  return std::min(hi, std::max(lo, y));
+}
+
+// Defined in qd8_gemm_<isa>.cc where that ISA is compiled in.
+const Qd8GemmKernel& qd8_gemm_kernel_scalar();
+const Qd8GemmKernel& qd8_gemm_kernel_avx2();
+const Qd8GemmKernel& qd8_gemm_kernel_avx512();
+const Qd8GemmKernel& qd8_gemm_kernel_neon();
+
+}  // namespace fd

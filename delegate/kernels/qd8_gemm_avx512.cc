@@ -1,0 +1,103 @@
+// qd8 GEMM for avx512 (needs AVX512BW: cpu.cc picks avx2's kernel without it):
+// 8 rows x 16 columns on int16 panels, avx2's scheme at 512 bits (vpmaddwd
+// against 8 columns x 4 depths; 2 partial sums per column, folded at the end).
+#include <immintrin.h>
+
+
+#include "kernels/qd8_gemm.h"
+#include "kernels/qd8_quantize_row.h"
+
+#define FD_AVX512BW __attribute__((target("avx512f,avx512bw")))
+
+namespace fd {
+namespace {
+
+// Depths 4g .. 4g+3 of a row as int16, [a0 a1 a2 a3] in each 64-bit slot.
+FD_AVX512BW inline __m512i broadcast_group(const int8_t* p) {
+  return _mm512_cvtepi8_epi16(_mm256_castps_si256(_mm256_broadcast_ss(reinterpret_cast<const float*>(p))));
+}
+
+// Sums of 16 columns from partials over columns 0-7 (lo) and 8-15 (hi).
+FD_AVX512BW inline __m512i fold_partials(__m512i lo, __m512i hi) {
+  const __m256i a = _mm512_cvtepi64_epi32(_mm512_add_epi32(lo, _mm512_srli_epi64(lo, 32)));
+  const __m256i b = _mm512_cvtepi64_epi32(_mm512_add_epi32(hi, _mm512_srli_epi64(hi, 32)));
+  return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+// 16 outputs of one row from their int32 sums (qd8_output_value's steps).
+FD_AVX512BW inline void store_outputs(__m512i acc, Qd8RowParams row, Qd8PanelTail tail, float* out, int nc,
+                                      __m512 lo, __m512 hi) {
+  const __m512i wsum = _mm512_loadu_si512(tail.wsum);
+  const __m512i corr = _mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(row.zero_point), wsum));
+  const __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(corr), _mm512_set1_ps(row.scale));
+  const __m512 y = _mm512_fmadd_ps(x, _mm512_loadu_ps(tail.scale), _mm512_loadu_ps(tail.bias));
+  _mm512_mask_storeu_ps(out, static_cast<__mmask16>((1u << nc) - 1), _mm512_min_ps(hi, _mm512_max_ps(lo, y)));
+}
+
+template <int MR>
+FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a, size_t lda,
+                                 const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
+                                 float hi) {
+  constexpr int NR = 16;
+  const int8_t* a = static_cast<const int8_t*>(rows_a);
+  const int16_t* w = static_cast<const int16_t*>(panel);
+  const int8_t* row[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) row[r] = a + (r < mr ? r : mr - 1) * lda;  // extra rows reread the last
+  __m512i lo_acc[MR], hi_acc[MR];  // columns 0-7 and 8-15 (separate arrays: in registers)
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) lo_acc[r] = hi_acc[r] = _mm512_setzero_si512();
+  for (int g = 0; g < groups; ++g, w += NR * kQd8Group) {
+    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 32);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512i x = broadcast_group(row[r] + g * kQd8Group);
+      lo_acc[r] = _mm512_add_epi32(lo_acc[r], _mm512_madd_epi16(x, w0));
+      hi_acc[r] = _mm512_add_epi32(hi_acc[r], _mm512_madd_epi16(x, w1));
+    }
+  }
+  const Qd8PanelTail tail = qd8_panel_tail(panel, groups, NR, 2);
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  // Compile-time bounds keep the accumulators in registers (a loop to mr
+  // made GCC store them to the stack on every depth group).
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+}
+
+// AVX512F only (the file's flags): no AVX512BW needed here.
+struct Avx512RowOps {
+  static constexpr int W = 16;
+  static void min_max(int k, const float* x, float* lo, float* hi) {
+    __m512 vmin = _mm512_setzero_ps(), vmax = _mm512_setzero_ps();
+    for (int i = 0; i < k; i += 16) {
+      vmin = _mm512_min_ps(vmin, _mm512_loadu_ps(x + i));
+      vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(x + i));
+    }
+    *lo = _mm512_reduce_min_ps(vmin);
+    *hi = _mm512_reduce_max_ps(vmax);
+  }
+  // 16 values: qd8_quantize_value's steps (clamp, then round half away from
+  // zero: the truncated magnitude plus one where its fraction is >= 0.5).
+  static void convert(const float* x, float inv, float zp, int8_t* q) {
+    __m512 t = _mm512_add_ps(_mm512_set1_ps(zp), _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_set1_ps(inv)));
+    t = _mm512_min_ps(_mm512_set1_ps(127.f), _mm512_max_ps(_mm512_set1_ps(-128.f), t));
+    const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512 mag = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(t)));
+    const __m512 whole = _mm512_roundscale_ps(mag, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask16 up = _mm512_cmp_ps_mask(_mm512_sub_ps(mag, whole), _mm512_set1_ps(0.5f), _CMP_GE_OQ);
+    const __m512 r = _mm512_mask_add_ps(whole, up, whole, _mm512_set1_ps(1.f));
+    const __m512i signed_r = _mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(t)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q),
+                     _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(_mm512_castsi512_ps(signed_r))));
+  }
+};
+
+}  // namespace
+
+const Qd8GemmKernel& qd8_gemm_kernel_avx512() {
+  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1, &qd8_gemm_avx512<8>, &qd8_quantize_row<Avx512RowOps>};
+  return kernel;
+}
+
+}  // namespace fd

@@ -1,0 +1,24 @@
+// FULLY_CONNECTED of a float input and int8 constant weights with float scales
+// (a model converted with Optimize.DEFAULT and no representative dataset).
+// TFLite's hybrid kernel quantizes each input row to int8, multiplies in int32
+// and scales back; the runtime does the same (kernels/qd8_gemm.h), not a float
+// product with the dequantized weights, so that the results agree.
+#pragma once
+
+#include <string>
+
+#include "ir/graph.h"
+
+namespace fd {
+
+// The deepest rows the int32 accumulation holds exactly (kernels/qd8_gemm.h: kQd8MaxDepth).
+constexpr int kDynamicRangeMaxDepth = 1 << 16;
+
+// Whether `node` is such a FULLY_CONNECTED (the front end converted its weights
+// from int8: Tensor::stored_as).
+bool is_dynamic_range_fc(const Graph& g, const Node& node);
+
+// For such a node: "" if the runtime computes it as TFLite does, else why not.
+std::string dynamic_range_fc_legality(const Graph& g, const Node& node);
+
+}  // namespace fd

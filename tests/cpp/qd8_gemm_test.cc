@@ -1,0 +1,194 @@
+// Dynamic-range int8 GEMM (kernels/qd8_gemm.h): row quantization against the
+// formula written out by hand, every ISA bit for bit against the scalar
+// reference, and the result within the quantization error of the float product.
+#include "runtime/qd8_gemm_driver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <tuple>
+
+#include "kernels/cpu.h"
+
+namespace fd {
+namespace {
+
+struct Problem {
+  int m, n, k;
+};
+
+// m, n, k off every tile size, k = 1, and k = 1024 and 1031 (sums far past int16).
+const Problem kProblems[] = {{1, 1, 1},   {5, 7, 3},      {13, 33, 17},  {7, 9, 1},   {25, 70, 129},
+                             {3, 5, 1024}, {19, 17, 1031}, {128, 40, 64}, {2, 100, 6}};
+
+std::vector<const Qd8GemmKernel*> every_qd8_kernel() {
+  std::vector<const Qd8GemmKernel*> all;
+  for (const auto& isa : available_isas()) all.push_back(kernels_for(isa)->qd8_gemm);
+  return all;
+}
+
+const Qd8GemmKernel& scalar_kernel() { return *kernels_for("scalar")->qd8_gemm; }
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+std::vector<int8_t> random_weights(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> u(-128, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t& x : v) x = static_cast<int8_t>(u(rng));
+  return v;
+}
+
+// Row i's first `count` quantized values, whatever their width (row_bytes).
+std::vector<int> row_values(const Qd8Rows& rows, int i, int count) {
+  const int8_t* row = rows.values.data() + i * rows.stride;
+  std::vector<int> v(count);
+  for (int d = 0; d < count; ++d) {
+    int16_t wide = row[d];
+    if (rows.row_bytes == 2) std::memcpy(&wide, row + 2 * d, sizeof wide);
+    v[d] = wide;
+  }
+  return v;
+}
+
+TEST(Qd8, QuantizesAsTheFormulaByHand) {
+  // [-1, 0, 3]: s = 4/255; zero point from min -128 + 63.75 (error 191.75), from
+  // max 127 - 191.25 (error 318.25): -64.25 -> -64. q = round(-64 + x * 63.75).
+  // [0, 255, ...]: s = 1, zero point -128; -125.5 -> -126, -124.5 -> -125 and
+  // -27.5 -> -28 (half away from zero; half to even would give -126, -124, -28).
+  struct Case {
+    std::vector<float> x;
+    float scale;
+    int zero_point;
+    std::vector<int> q;
+  };
+  const Case cases[] = {{{-1.f, 0.f, 3.f}, 4.f / 255.f, -64, {-128, -64, 127, 0}},
+                        {{0.f, 255.f, 2.5f, 3.5f, 100.5f}, 1.f, -128, {-128, 127, -126, -125, -28, 0, 0, 0}},
+                        {{0.f, 0.f}, 1.f, 0, {0, 0, 0, 0}}};
+  for (const auto* kernel : every_qd8_kernel())
+    for (const auto& c : cases) {
+      Qd8Rows rows;
+      rows.values.assign(64, 99);  // the pad is written too
+      const int k = static_cast<int>(c.x.size());
+      qd8_quantize_rows(*kernel, 1, k, c.x.data(), k, &rows);
+      EXPECT_FLOAT_EQ(rows.params[0].scale, c.scale) << kernel->name;
+      EXPECT_EQ(rows.params[0].zero_point, c.zero_point) << kernel->name;
+      EXPECT_EQ(row_values(rows, 0, static_cast<int>(c.q.size())), c.q) << kernel->name;
+    }
+}
+
+TEST(Qd8, EveryIsaQuantizesBitForBit) {
+  for (int k : {1, 3, 8, 17, 33, 64, 1000, 1031})
+    for (const auto& [lo, hi] : {std::pair<float, float>{-1.f, 1.f}, {0.25f, 3.f}, {-7.f, -0.5f}}) {
+      const auto x = random_floats(k, k * 3 + 1, lo, hi);
+      Qd8Rows ref, got;
+      qd8_quantize_rows(scalar_kernel(), 1, k, x.data(), k, &ref);
+      for (const auto* kernel : every_qd8_kernel()) {
+        qd8_quantize_rows(*kernel, 1, k, x.data(), k, &got);
+        ASSERT_EQ(got.params[0].scale, ref.params[0].scale) << kernel->name << " k=" << k;
+        ASSERT_EQ(got.params[0].zero_point, ref.params[0].zero_point) << kernel->name << " k=" << k;
+        ASSERT_EQ(row_values(got, 0, got.groups * kQd8Group), row_values(ref, 0, ref.groups * kQd8Group))
+            << kernel->name << " k=" << k;
+      }
+    }
+}
+
+// out for A [m x k] through `kernel`'s row quantization, packing and
+// micro-kernel; ldc = n + 5, the guard past n untouched.
+std::vector<float> run_gemm(const Qd8GemmKernel& kernel, const Problem& p, const std::vector<float>& a,
+                            const std::vector<int8_t>& w, const std::vector<float>& scale, const float* bias,
+                            float lo, float hi) {
+  const size_t ldc = p.n + 5;
+  Qd8Rows rows;
+  qd8_quantize_rows(kernel, p.m, p.k, a.data(), p.k, &rows);
+  const Qd8PackedWeights packed = qd8_pack_weights(kernel, w.data(), scale.data(), bias, p.n, p.k);
+  std::vector<float> out(p.m * ldc, 1234.5f);
+  qd8_gemm(kernel, packed, rows, out.data(), ldc, lo, hi);
+  // The same in two runs of panels (how threads would share it).
+  std::vector<float> halves(p.m * ldc, 1234.5f);
+  qd8_gemm(kernel, packed, rows, halves.data(), ldc, lo, hi, 0, packed.panels() / 2);
+  qd8_gemm(kernel, packed, rows, halves.data(), ldc, lo, hi, packed.panels() / 2);
+  EXPECT_EQ(out, halves) << kernel.name;
+  for (int i = 0; i < p.m; ++i)
+    for (size_t j = p.n; j < ldc; ++j) EXPECT_EQ(out[i * ldc + j], 1234.5f) << kernel.name << " wrote past n";
+  return out;
+}
+
+TEST(Qd8, EveryIsaMatchesScalarBitForBit) {
+  for (const auto& p : kProblems)
+    for (const auto& [lo, hi, with_bias] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, true},
+                                            {-0.5f, 0.5f, true}, {-INFINITY, INFINITY, false}}) {
+      const auto a = random_floats(p.m * p.k, p.m + p.k, -2.f, 3.f), scale = random_floats(p.n, p.n, 0.001f, 0.01f),
+                 bias = random_floats(p.n, p.n + 1, -1.f, 1.f);
+      const auto w = random_weights(p.n * p.k, p.n * 7 + p.k);
+      const float* b = with_bias ? bias.data() : nullptr;
+      const auto ref = run_gemm(scalar_kernel(), p, a, w, scale, b, lo, hi);
+      for (const auto* kernel : every_qd8_kernel())
+        ASSERT_EQ(run_gemm(*kernel, p, a, w, scale, b, lo, hi), ref)
+            << kernel->name << " m=" << p.m << " n=" << p.n << " k=" << p.k;
+    }
+}
+
+// The extremes: every a_q - zp = -255 and every w = -128 (or 127), k = 1024:
+// |sum| = 255 * 128 * 1024 (2^25), exact in int32 on every ISA.
+TEST(Qd8, LargestSumsAreExact) {
+  const Problem p{7, 19, 1024};
+  std::vector<float> a(p.m * p.k, -3.f);
+  for (int i = 0; i < p.m; ++i) a[i * p.k] = 1e-30f;  // max 1e-30: zero point 127, q(-3) = -128
+  std::vector<int8_t> w(p.n * p.k, -128);
+  for (int j = 1; j < p.n; j += 2) std::fill(w.begin() + j * p.k, w.begin() + (j + 1) * p.k, 127);
+  const std::vector<float> scale(p.n, 1.f);
+  for (const auto* kernel : every_qd8_kernel()) {
+    Qd8Rows rows;
+    qd8_quantize_rows(*kernel, p.m, p.k, a.data(), p.k, &rows);
+    ASSERT_EQ(rows.params[0].zero_point, 127);
+    const auto out = run_gemm(*kernel, p, a, w, scale, nullptr, -INFINITY, INFINITY);
+    for (int i = 0; i < p.m; ++i)
+      for (int j = 0; j < p.n; ++j) {
+        // Depth 0: q = 127 (the 1e-30), a_q - zp = 0; the others -255.
+        const int64_t sum = int64_t{-255} * (p.k - 1) * w[j * p.k];
+        ASSERT_EQ(out[i * (p.n + 5) + j], static_cast<float>(sum) * rows.params[i].scale) << kernel->name;
+      }
+  }
+}
+
+// Against the float product of A and W = w_scale * w_q (double precision).
+// Quantization error: zp = -128 - rmin / s rounded moves the grid by at most half
+// a step, so rmin and rmax land within half a step of -128 and 127; clamping them
+// and rounding everything else each move a value by at most s / 2. (The float
+// steps of t = zp + x * inv add about 2^-17 of a step.) So each |a - s (q - zp)|
+// <= s/2 (1 + 1e-4), and |out - exact| <= s/2 (1 + 1e-4) sum_k |W[j][k]|, plus
+// float rounding of the epilogue: a few ulps of sum_k |a W| + |bias|.
+TEST(Qd8, WithinQuantizationErrorOfTheFloatProduct) {
+  for (const auto& p : kProblems) {
+    const auto a = random_floats(p.m * p.k, p.k + 5, -1.f, 4.f), scale = random_floats(p.n, p.n, 0.001f, 0.01f),
+               bias = random_floats(p.n, p.n + 2, -1.f, 1.f);
+    const auto w = random_weights(p.n * p.k, p.n + p.k);
+    Qd8Rows rows;
+    qd8_quantize_rows(scalar_kernel(), p.m, p.k, a.data(), p.k, &rows);
+    const auto out = run_gemm(scalar_kernel(), p, a, w, scale, bias.data(), -INFINITY, INFINITY);
+    for (int i = 0; i < p.m; ++i)
+      for (int j = 0; j < p.n; ++j) {
+        double exact = bias[j], w_abs = 0, mag = std::fabs(bias[j]);
+        for (int d = 0; d < p.k; ++d) {
+          const double wf = static_cast<double>(scale[j]) * w[j * p.k + d];
+          exact += a[i * p.k + d] * wf;
+          w_abs += std::fabs(wf);
+          mag += std::fabs(a[i * p.k + d] * wf);
+        }
+        const double bound = rows.params[i].scale / 2 * (1 + 1e-4) * w_abs + 4e-7 * mag;
+        ASSERT_NEAR(out[i * (p.n + 5) + j], exact, bound) << "m=" << p.m << " n=" << p.n << " k=" << p.k;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace fd
