@@ -279,14 +279,17 @@ def scenario_variable_update():
 
 def batch_norm_net():
     """Convolutions each followed by a Keras BatchNormalization (in a tf.function
-    written out as Mul/AddV2/Rsqrt/Sub on its variables) and a ReLU6."""
+    written out as Mul/AddV2/Rsqrt/Sub on its variables) and a ReLU6; the last
+    one reads a squeeze-excite product (its scale and the batch norm both fold
+    into its weights)."""
     k = tf.keras
     x = k.Input((10, 10, 4))
     y = k.layers.Conv2D(16, 3, padding="same", use_bias=False)(x)
     y = k.layers.ReLU(6.0)(k.layers.BatchNormalization()(y))
     y = k.layers.DepthwiseConv2D(3, padding="same", use_bias=False)(y)
-    y = k.layers.BatchNormalization()(y)
-    y = k.layers.Conv2D(8, 1)(k.layers.ReLU(6.0)(y))
+    y = k.layers.ReLU(6.0)(k.layers.BatchNormalization()(y))
+    gate = k.layers.Conv2D(16, 1, activation="sigmoid")(k.layers.GlobalAveragePooling2D(keepdims=True)(y))
+    y = k.layers.Conv2D(8, 1)(y * gate)
     model = k.Model(x, k.layers.BatchNormalization()(y))
     for layer in model.layers:  # statistics and scales far from the initial ones
         if isinstance(layer, k.layers.BatchNormalization):

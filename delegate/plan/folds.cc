@@ -173,10 +173,15 @@ void fold_constants(const Graph& g, std::vector<bool>& legal, std::vector<std::s
 // A squeeze-excite MUL folds into the CONV_2D or FULLY_CONNECTED that is its
 // one reader when scaling the weights on each run costs no more than a pass
 // over the MUL's output would (not into int8 weights: their input is quantized).
+// An output map folded into the same weights stays: the run scales those.
 void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal, FoldSet& s) {
+  auto only_output_maps = [&](size_t i) {
+    return std::all_of(s.into[i].begin(), s.into[i].end(),
+                       [&](int f) { return s.folds[f].kind == FoldKind::kOutputAffine; });
+  };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& r = g.nodes[i];
-    if (!legal[i] || !s.into[i].empty() ||
+    if (!legal[i] || !only_output_maps(i) ||
         !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)) || is_dynamic_range_fc(g, r))
       continue;
     const int t = r.inputs[0], p = index.producer[t];

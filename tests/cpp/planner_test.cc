@@ -448,6 +448,27 @@ TEST(Planner, AChannelScaleFoldsIntoTheConvolutionWhenItsWeightsAreSmaller) {
   }
 }
 
+// A TensorFlow graph's squeeze-excite: the scaled input feeds a convolution
+// whose batch norm (an output map) folds into its weights too.
+TEST(Planner, AChannelScaleAndAnOutputMapFoldIntoOneConvolution) {
+  GraphBuilder b;
+  static const float w[8 * 32] = {}, bn[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const Shape s = {1, 8, 8, 32}, out = {1, 8, 8, 8};
+  const int x = b.tensor(s);
+  const int gate = b.pool(AnchorOp::kMean, x, ConvParams{}, {1, 1, 1, 32});
+  const int scaled = b.ew(EwOp::Mul, {x, gate}, s);
+  const int c = b.conv(AnchorOp::kConv2D, scaled, w, {8, 1, 1, 32}, nullptr, valid_stride(1), out);
+  b.ew(EwOp::Add, {b.ew(EwOp::Mul, {c, b.tensor({8}, true, bn)}, out), b.tensor({8}, true, bn)}, out);
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  const FusionPlan p = plan_fusion(b.g, all);
+  std::vector<FoldKind> kinds;
+  for (const Fold& f : p.folds) kinds.push_back(f.kind);
+  EXPECT_EQ(kinds, (std::vector<FoldKind>{FoldKind::kOutputAffine, FoldKind::kChannelScale}));
+  EXPECT_EQ(p.group_of[1], p.group_of[2]);
+  EXPECT_EQ(p.group_of[4], p.group_of[2]);
+}
+
 TEST(Planner, AChannelScaleWithAnotherReaderIsNotFolded) {
   GraphBuilder b;
   static const float w[8 * 8] = {};
