@@ -159,3 +159,9 @@ def test_version_mismatch_names_both_versions(results):
     r = scenario(results, "version_mismatch")
     assert r["raised"] and "was built against TensorFlow 9" in r["raised"], r
     assert "but TensorFlow" in r["raised"] and "installed" in r["raised"], r
+
+
+def test_a_view_read_as_data_and_as_weights_keeps_its_node(results):
+    r = scenario(results, "view_read_as_data")
+    assert r["fused_ops"] >= 1, r  # the rewrite's graph is valid (else TF keeps the graph unfused)
+    assert r["max_rel"] <= MAX_REL, r

@@ -469,10 +469,29 @@ def scenario_version_mismatch(tmp):
         del os.environ["FUSEDELEGATE_TF_LIBRARY"]
 
 
+def scenario_view_read_as_data():
+    """A variable's Reshape that a fused MatMul reads as its data input and a
+    MUL of the same group reads as weights (the RESHAPE family off, so the
+    view stays a TF node): the fused op must not lose its input."""
+    v = tf.Variable(RNG.standard_normal(4).astype(np.float32))
+    w = tf.Variable(RNG.standard_normal((4, 4)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([3, 4], tf.float32)])
+    def f(x):
+        r = tf.reshape(v, [1, 4])
+        return tf.nn.relu((tf.matmul(r, w) + x) * r)
+
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    with fdt.enabled(num_threads=1, fusions="fully_connected,elementwise"):
+        got, ops = optimized_ops(f, x)
+    return {"fused_ops": ops.count("FdFusedPartition"), "max_rel": max_rel(got, f.python_function(x))}
+
+
 def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
                              "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable",
-                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables", "hard_swish", "tensordot"]
+                             "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables", "hard_swish", "tensordot",
+                             "view_read_as_data"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]

@@ -155,12 +155,13 @@ void skip_views(const GraphView& g, WeightInput* w) {
   }
 }
 
-// A node one weight reads stays: a weight whose views hold it reads its
-// source instead (no views), until no weight's views hold a node read.
-void keep_read_views(std::vector<WeightInput>* weights) {
+// A node the fused node reads (`inputs`: its data inputs so far, or a
+// weight's) stays: a weight whose views hold it reads its source instead (no
+// views), until no weight's views hold a node read.
+void keep_read_views(const std::set<std::string>& inputs, std::vector<WeightInput>* weights) {
   for (bool changed = true; changed;) {
     changed = false;
-    std::set<std::string> read;
+    std::set<std::string> read = inputs;
     for (const WeightInput& w : *weights) read.insert(node_name_of(w.input));
     for (WeightInput& w : *weights)
       if (std::any_of(w.views.begin(), w.views.end(), [&](const std::string& v) { return read.count(v) > 0; })) {
@@ -367,7 +368,9 @@ std::string Rewriter::weight_inputs(const std::vector<int>& group, const std::ma
       weights.push_back({input, input, {}, t, w->second.layout});
       skip_views(graph, &weights.back());
     }
-  keep_read_views(&weights);
+  std::set<std::string> data_inputs;
+  for (const std::string& input : fused->input()) data_inputs.insert(node_name_of(canonical_tensor_name(input)));
+  keep_read_views(data_inputs, &weights);
   auto& attrs = *fused->mutable_attr();
   attrs["weight_tensors"].mutable_list();
   attrs["weight_layouts"].mutable_list();
