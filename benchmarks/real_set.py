@@ -180,7 +180,7 @@ def parse_args(argv):
     p.add_argument("--runs", type=int, default=3, help="least invokes per configuration per round (default 3)")
     p.add_argument("--min_batch_ms", type=float, default=20.0,
                    help="more invokes per round where XNNPACK's would take less than this (default 20)")
-    p.add_argument("--init_runs", type=int, default=5, help="fresh interpreters per configuration (default 5)")
+    p.add_argument("--init_runs", type=int, default=9, help="fresh interpreters per configuration (default 9)")
     p.add_argument("--out", default=os.path.join(HERE, "models"), help="model folder (default benchmarks/models)")
     p.add_argument("--json", metavar="FILE", help="write the settings and every row as JSON")
     args = p.parse_args(argv)
