@@ -74,11 +74,12 @@ def test_keras_hard_swish_is_one_op(results):
     assert r["max_rel"] <= MAX_REL, r
 
 
-@pytest.mark.parametrize("case", ["batch1", "batch3", "heads_batch1", "heads_batch3"])
+@pytest.mark.parametrize("case", ["batch1", "batch3", "fixed_batch1", "fixed_batch3", "heads_batch1", "heads_batch3"])
 def test_dense_on_rank_3_is_one_fully_connected(results, case):
     r = scenario(results, "tensordot")[case]
     if case != "batch3":  # the graph TF ran is collected on its first call
         assert r["fused_ops"] == 1 and r["reshapes"] == 0, r
+        assert r["outputs"] == 1 or case == "batch1", r  # the model's output alone
         assert r["tf_ops_left"] == [] and r["tf_reshapes"] == [], r
     assert r["max_rel"] <= MAX_REL, r
 

@@ -90,9 +90,10 @@ def scenario_tensordot():
     each one FULLY_CONNECTED keeping the leading dims, no RESHAPE in the
     partition or left to TF, also where three share their input (as attention's
     query, key and value do: TF merges their Reshapes to rows into one); two
-    batch sizes of an unknown batch. Then heads ([6, 2, 12]) flattened into
-    one Dense's input ([6, 24]): at a fixed batch TF merges the two Reshapes
-    to rows."""
+    batch sizes of an unknown batch (its Shape ops read the shared input: an
+    output too), then a fixed one (the model's output alone). Then heads ([6,
+    2, 12]) flattened into one Dense's input ([6, 24]): at a fixed batch TF
+    merges the two Reshapes to rows."""
     k = tf.keras
     x = k.Input((6, 24))
     h = k.layers.Dense(16, activation="relu")(x)
@@ -102,14 +103,17 @@ def scenario_tensordot():
     merged = k.Model(heads, k.layers.Dense(8, activation="relu")(k.layers.Reshape((6, 24))(heads)))
     result = {}
     with fdt.enabled(num_threads=1):
-        for name, m, shape in (("batch", model, (6, 24)), ("heads_batch", merged, (6, 2, 12))):
+        for name, m, shape in (("batch", model, (6, 24)), ("fixed_batch", model, (6, 24)),
+                               ("heads_batch", merged, (6, 2, 12))):
             fn = tf.function(m, input_signature=[tf.TensorSpec([None, *shape], tf.float32)])
             for batch in (1, 3):
-                if name == "heads_batch":
+                if name != "batch":
                     fn = tf.function(m, input_signature=[tf.TensorSpec([batch, *shape], tf.float32)])
                 inp = RNG.standard_normal((batch, *shape)).astype(np.float32)
                 got, fused, nodes = fused_partitions(fn, inp)
-                result[f"{name}{batch}"] = {"fused_ops": len(fused), "reshapes": sum(p.count(b"Reshape") for p in fused),
+                outputs = sum(n.attr["M"].i for n in nodes if n.op == "FdFusedPartition")
+                result[f"{name}{batch}"] = {"fused_ops": len(fused), "outputs": outputs,
+                    "reshapes": sum(p.count(b"Reshape") for p in fused),
                     "tf_ops_left": sorted({n.op for n in nodes} - PLUMBING - {"Shape"}),
                     "tf_reshapes": [n.name for n in nodes if n.op == "Reshape"], "max_rel": max_rel(got, m(inp))}
     return result

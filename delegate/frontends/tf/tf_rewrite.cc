@@ -246,7 +246,8 @@ std::string Rewriter::inputs_of(const std::vector<int>& group, const std::set<in
 }
 
 // The group's outputs: what nodes outside read of its members (and the
-// first output of each preserved member).
+// first output of each preserved member). A skipped node (a shared Reshape to
+// rows) that only members read is not outside: it goes once they do.
 std::string Rewriter::outputs_of(const std::set<std::string>& members, const std::set<int>& produced,
                                  std::vector<int>* out) const {
   std::set<int> read;
@@ -256,8 +257,14 @@ std::string Rewriter::outputs_of(const std::set<std::string>& members, const std
     read.insert(it->second);
     return std::string();
   };
+  const auto read_by = readers();
+  auto only_members_read = [&](const std::string& name) {
+    auto it = read_by.find(name);
+    return it == read_by.end() ||
+           std::all_of(it->second.begin(), it->second.end(), [&](const std::string& r) { return members.count(r) > 0; });
+  };
   for (const NodeDef& d : gd_->node()) {
-    if (members.count(d.name())) continue;
+    if (members.count(d.name()) || (ir_.skipped.count(d.name()) && only_members_read(d.name()))) continue;
     for (const std::string& input : d.input()) {
       const std::string canon = canonical_tensor_name(input);
       if (canon.empty() || !members.count(node_name_of(canon))) continue;
