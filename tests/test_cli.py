@@ -44,8 +44,10 @@ def test_bench_json_has_every_configuration(tmp_path, chain, runtime):
     result = json.loads(out.read_text())
     assert result["runtime"] == runtime and result["rounds"] == 4
     assert list(result["configurations"]) == CONFIGS
+    runs = result["runs_per_round"]  # chosen: enough invokes for 10 ms of the fastest configuration
+    assert runs > 1  # chain_8 takes well under 10 ms
     for name, c in result["configurations"].items():
-        assert len(c["times_ms"]) == 4
+        assert len(c["times_ms"]) == 4 * runs
         for key in ("min", "median", "mean", "p90", "p99", "std"):
             assert c["latency_ms"][key] >= 0
         assert c["init_ms"] > 0 and c["first_inference_ms"] > 0 and c["peak_rss_mb"] > 0
@@ -208,7 +210,8 @@ def test_bench_tf_json_and_csv(tmp_path, tf_models, name):
     assert configs["tf"]["ratio_vs"]["tf"] == 1.0 and configs["tf"]["fused_ops"] == 0
     assert configs["tf+pass"]["fused_ops"] == truth["fused_ops"]
     for c in configs.values():
-        assert len(c["times_ms"]) == 3 and c["latency_ms"]["median"] > 0 and c["ratio_vs"]["tf"] > 0
+        assert len(c["times_ms"]) == 3 * result["runs_per_round"]
+        assert c["latency_ms"]["median"] > 0 and c["ratio_vs"]["tf"] > 0
         assert all(a["max_rel"] <= 1e-4 for a in c["accuracy_vs_tf"]), c["accuracy_vs_tf"]
     assert [r["configuration"] for r in csv.DictReader(table.open())] == list(configs)
     assert "tf+pass" in proc.stdout
@@ -245,3 +248,12 @@ def test_tf_bad_paths_give_one_line(tmp_path, tf_models):
     assert_one_line_error(cli("plan", "--tf", junk), "cannot load")
     assert_one_line_error(cli("bench", "model.tflite", "--tf", folder / "tiny.keras"), "not both")
     assert_one_line_error(cli("plan"), "--tf PATH")
+
+
+def test_runs_per_round_fill_ten_ms_of_the_fastest_configuration():
+    from fusedelegate.bench import runs_per_round
+    assert runs_per_round(0, [2.0, 0.5, 1.0]) == 20
+    assert runs_per_round(0, [0.01]) == 100  # at most 100
+    assert runs_per_round(0, [25.0, 40.0]) == 1
+    assert runs_per_round(0, [None, None]) == 1  # no warm-up runs: one
+    assert runs_per_round(3, [0.5]) == 3  # asked for

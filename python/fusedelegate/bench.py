@@ -5,6 +5,7 @@ seeded inputs. Rounds alternate between configurations (rotating their order)
 so drift on a busy device cancels; ratios are paired per round.
 """
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -147,6 +148,19 @@ def rotated(items, r):
     return list(items[r:]) + list(items[:r])
 
 
+MIN_ROUND_MS = 10.0
+
+
+def runs_per_round(requested, warmup_means_ms):
+    """`requested`, or (0, the default) enough runs for MIN_ROUND_MS of the fastest
+    configuration, at most 100: one invoke of a model of a millisecond measures its
+    process waking and its caches refilling after the others ran more than the model."""
+    if requested > 0:
+        return requested
+    known = [m for m in warmup_means_ms if m]
+    return max(1, min(100, math.ceil(MIN_ROUND_MS / min(known)))) if known else 1
+
+
 def paired_rounds(runners, args, name_of):
     """Rounds of args.runs_per_round runs of each runner (each round starts one later), until
     args.num_runs rounds or args.max_secs; each runner's times go to its .times. Returns the
@@ -185,6 +199,7 @@ def run_bench(args, options):
             outs = {w.config: w.outputs(tmp) for w in workers}
         for w in workers:
             w.info["warmup_ms"] = statistics.mean(w.run(args.warmup_runs)) if args.warmup_runs else None
+        args.runs_per_round = runs_per_round(args.runs_per_round, [w.info["warmup_ms"] for w in workers])
         rounds, per_round = paired_rounds(workers, args, lambda w: w.config)
     finally:
         for w in workers:

@@ -130,7 +130,9 @@ def build_parser():
                    help="TFLite runtime (auto: litert, then tflite_runtime, then tensorflow)")
     b.add_argument("--num_threads", type=int, default=1)
     b.add_argument("--num_runs", type=int, default=50, help="rounds; each runs every configuration")
-    b.add_argument("--runs_per_round", type=int, default=1)
+    b.add_argument("--runs_per_round", type=int, default=0,
+                   help="invokes per configuration per round; 0 (default): enough for 10 ms of the fastest "
+                        "configuration (1 for models of 10 ms and more)")
     b.add_argument("--warmup_runs", type=int, default=5)
     b.add_argument("--init_runs", type=int, default=3,
                    help="fresh processes per configuration timed for init, in turn; reports the median")

@@ -7,7 +7,7 @@ import statistics
 import sys
 import time
 
-from .bench import BenchError, accuracy, latency_stats, paired_rounds, parse_value_ranges
+from .bench import BenchError, accuracy, latency_stats, paired_rounds, parse_value_ranges, runs_per_round
 from .tf_model import load_tf_model, optimized_graphs, random_inputs
 
 TF_CONFIGS = ("tf", "tf+xla", "tf+pass")
@@ -71,9 +71,8 @@ def first_calls(configs):
 
 def timed_rounds(configs, args):
     """Alternating rounds; returns the number run and each configuration's per-round medians."""
-    for c in configs:
-        if args.warmup_runs:
-            c.run(args.warmup_runs)
+    means = [statistics.mean(c.run(args.warmup_runs)) if args.warmup_runs else None for c in configs]
+    args.runs_per_round = runs_per_round(args.runs_per_round, means)
     return paired_rounds(configs, args, lambda c: c.name)
 
 
