@@ -102,7 +102,6 @@ std::vector<std::vector<int>> Partitioner::run() const {
   return parts;
 }
 
-
 // The graph as the rewrite of one group sees it: nodes by name, their readers
 // (data or control), the group's members and the nodes that must stay.
 struct GraphView {
