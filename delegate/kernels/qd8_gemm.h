@@ -77,8 +77,10 @@ inline size_t qd8_panel_bytes(int groups, int nr, int weight_bytes) {
 }
 
 // One value, exactly as every ISA converts it: clamped first (the bounds are
-// integers, so clamping then rounding equals rounding then clamping).
-inline int8_t qd8_quantize_value(float x, float inv_scale, float zero_point) {
+// integers, so clamping then rounding equals rounding then clamping). Static
+// (as qd8_output_value): each ISA's file keeps its own copy, so no build
+// links one compiled for another ISA in its place.
+static inline int8_t qd8_quantize_value(float x, float inv_scale, float zero_point) {
   float t = zero_point + x * inv_scale;
   t = t < -128.f ? -128.f : t > 127.f ? 127.f : t;
   const float a = t < 0 ? -t : t;
@@ -100,7 +102,7 @@ inline Qd8PanelTail qd8_panel_tail(const void* panel, int groups, int nr, int we
 }
 
 // Output j of a row from its exact int32 dot product (the float steps above).
-inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi) {
+static inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi) {
   const int32_t corr = acc - row.zero_point * tail.wsum[j];
   const float y = std::fma(static_cast<float>(corr) * row.scale, tail.scale[j], tail.bias[j]);
   return std::min(hi, std::max(lo, y));

@@ -316,7 +316,9 @@ void expect_winograd_filters(int n, int c, int nr) {
     const int cols = n - (p.panels() - 1) * p.nr;
     for (int k = 0; k <= p.k; ++k)  // the last panel's columns past n, and every bias (added after the transform)
       for (int j = 0; j < p.last_nr; ++j)
-        if (j >= cols || k == p.k) ASSERT_EQ(p.data[last + k * p.last_nr + j], 0.f) << k << " " << j;
+        if (j >= cols || k == p.k) {
+          ASSERT_EQ(p.data[last + k * p.last_nr + j], 0.f) << k << " " << j;
+        }
   }
 }
 

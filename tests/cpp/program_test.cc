@@ -601,13 +601,14 @@ const int8_t* random_int8_weights(size_t n, uint32_t seed) {
 // A FULLY_CONNECTED of int8 weights (per output channel or per tensor) runs as
 // TFLite's hybrid kernel: rows quantized, an int8 GEMM, scaled back; with its
 // bias, RELU or an output map folded into its scales, on every ISA; 37 rows
-// shared between threads, or 2 rows whose columns are shared.
+// shared between threads, or 2 rows whose columns are shared; 200 long rows
+// quantized in blocks (at most 256 KiB of them at a time).
 TEST(Program, AFullyConnectedOfInt8WeightsRunsAsTheHybridKernel) {
   for (bool per_channel : {true, false})
     for (bool map : {false, true})
-      for (int64_t rows : {37, 2}) {
+      for (int64_t rows : {37, 2, 200}) {
         Case c;
-        const int64_t n = 45, k = rows == 2 ? 1500 : 37;  // k = 37: not a multiple of 4
+        const int64_t n = 45, k = rows == 37 ? 37 : 1500;  // k = 37: not a multiple of 4
         const Shape out = {rows, n};
         const int y = c.b.fc(c.input({rows, k}), random_weights(n * k, 13), map ? nullptr : random_weights(n, 14), n,
                              k, out, map ? Activation::kNone : Activation::kRelu);

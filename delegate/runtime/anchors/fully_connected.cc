@@ -2,6 +2,8 @@
 // gemm_anchor.cc); the input's rows are read in place. Int8 weights of a float
 // input (ops/dynamic_range.h) run through the qd8 GEMM: each tile's input rows
 // quantized as TFLite's hybrid kernel does, the weights packed as stored.
+#include <algorithm>
+
 #include "ir/float_source.h"
 #include "ir/shape.h"
 #include "ops/dynamic_range.h"
@@ -67,15 +69,25 @@ void before_run(const BoundAnchor& a, const float* const* inputs) {
   for (int64_t i = 0; i < rows; ++i) a.rows[i] = input + i * a.k;
 }
 
+// Quantized rows per block at most fill this (a tile of many long rows would
+// otherwise grow each thread's buffer without bound).
+constexpr int64_t kQd8RowBlockBytes = 256 << 10;
+
 // Rows [first, first + count), the columns of panels [first_panel, last_panel):
-// with int8 weights, the rows quantized here (per thread: threads sharing the
-// columns of the same rows quantize them each).
+// with int8 weights, the rows quantized here a block at a time (per thread:
+// threads sharing the columns of the same rows quantize them each).
 void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out) {
   if (!a.step.qd8) return run_gemm_panels(a, first, count, first_panel, last_panel, out);
-  if (count <= 0) return;
+  const Qd8GemmKernel& kernel = *a.step.qd8;
+  const int64_t row_bytes = (a.k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
+  const int64_t block = std::max<int64_t>(kernel.mr, kQd8RowBlockBytes / row_bytes / kernel.mr * kernel.mr);
   thread_local Qd8Rows rows;
-  qd8_quantize_rows(*a.step.qd8, static_cast<int>(count), static_cast<int>(a.k), a.rows[first], a.k, &rows);
-  qd8_gemm(*a.step.qd8, *a.step.qd8_weights, rows, out, a.n, a.step.lo, a.step.hi, first_panel, last_panel);
+  for (int64_t r = first; r < first + count; r += block) {
+    const int64_t m = std::min(block, first + count - r);
+    qd8_quantize_rows(kernel, static_cast<int>(m), static_cast<int>(a.k), a.rows[r], a.k, &rows);
+    qd8_gemm(kernel, *a.step.qd8_weights, rows, out + (r - first) * a.n, a.n, a.step.lo, a.step.hi, first_panel,
+             last_panel);
+  }
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) { run_panels(a, first, count, 0, -1, out); }
