@@ -166,3 +166,10 @@ def test_a_view_read_as_data_and_as_weights_keeps_its_node(results):
     r = scenario(results, "view_read_as_data")
     assert r["fused_ops"] >= 1, r  # the rewrite's graph is valid (else TF keeps the graph unfused)
     assert r["max_rel"] <= MAX_REL, r
+
+
+def test_small_mobilenet_v2_fuses_every_convolution(results):
+    r = scenario(results, "mobilenet_v2")
+    assert r["fused_ops"] >= 1, r
+    assert not {"Conv2D", "_FusedConv2D", "DepthwiseConv2dNative", "Relu6", "Mul", "AddV2"} & set(r["tf_compute_left"]), r
+    assert r["max_rel"] <= MAX_REL, r

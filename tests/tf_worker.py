@@ -79,6 +79,21 @@ def scenario_keras_block():
     return result
 
 
+def scenario_mobilenet_v2():
+    """Keras' MobileNetV2 at alpha 0.35 (random weights, 96 px, batch norms on
+    variables, inference): every convolution runs in the fused ops."""
+    tf.keras.utils.set_random_seed(3)
+    model = tf.keras.applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3), weights=None, classes=10,
+                                              classifier_activation=None)  # logits: softmax would hide errors
+    fn = tf.function(lambda v: model(v, training=False), input_signature=[tf.TensorSpec([None, 96, 96, 3], tf.float32)])
+    x = RNG.uniform(-1, 1, (2, 96, 96, 3)).astype(np.float32)
+    want = fn(x).numpy()
+    with fdt.enabled(num_threads=1):
+        got, ops = optimized_ops(fn, x)
+    return {"fused_ops": ops.count("FdFusedPartition"), "tf_compute_left": sorted(set(ops) - PLUMBING),
+            "max_rel": max_rel(got, want)}
+
+
 def fused_partitions(fn, *args):
     """fn(*args), the partition strings of the fused ops TF ran, and its nodes."""
     got, nodes = optimized_nodes(fn, *args)
@@ -495,7 +510,7 @@ def main():
     names = sys.argv[2:] or ["version_mismatch", "keras_block", "op_coverage", "variable_update", "gradients",
                              "nothing_to_fuse", "session", "bad_partition", "saved_model", "concurrent_calls", "disable",
                              "transformer_block", "gelu_forms", "device_filter", "batch_norm_variables", "hard_swish", "tensordot",
-                             "view_read_as_data"]
+                             "view_read_as_data", "mobilenet_v2"]
     results = {}
     for name in names:
         fn = globals()[f"scenario_{name}"]
