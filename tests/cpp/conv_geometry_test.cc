@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace fd {
 namespace {
 
@@ -68,9 +72,13 @@ std::vector<ConvGeometry> test_geometries() {
   pad.value = 3.f;
   std::string error;
   std::vector<ConvGeometry> out;
+  auto add = [&](const std::optional<ConvGeometry>& g) {
+    if (g) out.push_back(*g);
+    else ADD_FAILURE() << error;
+  };
   for (const ConvParams& p : {same, strided_dilated, ConvParams{}})
-    for (const FoldedPad& fold : {FoldedPad{}, pad}) out.push_back(*conv_geometry({2, 7, 6, 3}, 3, 3, p, fold, &error));
-  out.push_back(*conv_geometry({1, 9, 5, 4}, 3, 3, same, FoldedPad{}, &error));
+    for (const FoldedPad& fold : {FoldedPad{}, pad}) add(conv_geometry({2, 7, 6, 3}, 3, 3, p, fold, &error));
+  add(conv_geometry({1, 9, 5, 4}, 3, 3, same, FoldedPad{}, &error));
   out.back().ring_rows = 4;  // a depth-first chain's ring of 4 input rows
   return out;
 }
@@ -84,28 +92,7 @@ TEST(ConvGeometry, IndirectionRowsPointWhereEachTapReads) {
 }
 
 TEST(ConvGeometry, OffsetsReadWhatEachTapReads) {
-  ConvParams same;
-  same.same_padding = true;
-  ConvParams strided_dilated = same;
-  strided_dilated.stride_h = 2;
-  strided_dilated.dilation_w = 2;
-  FoldedPad pad;
-  pad.top = 1;
-  pad.left = 2;
-  pad.right = 1;
-  pad.value = 3.f;
-  std::string error;
-  for (const ConvParams& p : {same, strided_dilated, ConvParams{}}) {
-    for (const FoldedPad& fold : {FoldedPad{}, pad}) {
-      const auto g = conv_geometry({2, 7, 6, 3}, 3, 3, p, fold, &error);
-      ASSERT_TRUE(g) << error;
-      expect_offsets_per_tap(*g);
-    }
-  }
-  auto ring = conv_geometry({1, 9, 5, 4}, 3, 3, same, FoldedPad{}, &error);
-  ASSERT_TRUE(ring) << error;
-  ring->ring_rows = 4;  // a depth-first chain's ring of 4 input rows
-  expect_offsets_per_tap(*ring);
+  for (const ConvGeometry& g : test_geometries()) expect_offsets_per_tap(g);
 }
 
 }  // namespace
