@@ -42,25 +42,36 @@ void ew_loop(const float* a, const float* b, const float* c, float* dst, size_t 
   }
 }
 
-// Operand x at element j of row r: its row's value, or its own (n lanes).
+// Operand x of row r: the row's value splatted once (Row), or its own lanes at j.
 template <class V, bool Row>
-inline V operand(const float* x, size_t r, size_t j, int n) {
-  if (Row) return V::splat(x[r]);
-  return n == V::W ? V::load(x + j) : V::load_tail(x + j, n);
+inline V operand(const float* x, V row_value, size_t j) {
+  return Row ? row_value : V::load(x + j);
+}
+
+template <class V, bool Row>
+inline V operand_tail(const float* x, V row_value, size_t j, int n) {
+  return Row ? row_value : V::load_tail(x + j, n);
 }
 
 template <class V, class Op, int Arity, int Rows>
 void ew_rows_loop(const float* a, const float* b, const float* c, float* dst, size_t rows, size_t len, float p) {
-  for (size_t r = 0, row = 0; r < rows; ++r, row += len)
-    for (size_t j = row, end = row + len; j < end; j += V::W) {
-      const int n = end - j < V::W ? static_cast<int>(end - j) : V::W;
-      const V va = operand<V, (Rows & 1) != 0>(a, r, j, n);
-      const V vb = operand<V, (Rows & 2) != 0>(b, r, j, n);
-      const V vc = Arity > 2 ? operand<V, (Rows & 4) != 0>(c, r, j, n) : va;
-      const V y = Op::template f<V>(va, vb, vc, p);
-      if (n == V::W) y.store(dst + j);
-      else y.store_tail(dst + j, n);
+  constexpr bool ra = (Rows & 1) != 0, rb = (Rows & 2) != 0, rc = (Rows & 4) != 0;
+  for (size_t r = 0, row = 0; r < rows; ++r, row += len) {
+    const V va = V::splat(ra ? a[r] : 0.f), vb = V::splat(rb ? b[r] : 0.f);
+    const V vc = V::splat(Arity > 2 && rc ? c[r] : 0.f);
+    size_t j = row;
+    const size_t end = row + len;
+    for (; j + V::W <= end; j += V::W) {
+      const V x = operand<V, ra>(a, va, j);
+      Op::template f<V>(x, operand<V, rb>(b, vb, j), Arity > 2 ? operand<V, rc>(c, vc, j) : x, p).store(dst + j);
     }
+    if (j < end) {
+      const int n = static_cast<int>(end - j);
+      const V x = operand_tail<V, ra>(a, va, j, n);
+      Op::template f<V>(x, operand_tail<V, rb>(b, vb, j, n), Arity > 2 ? operand_tail<V, rc>(c, vc, j, n) : x, p)
+          .store_tail(dst + j, n);
+    }
+  }
 }
 
 // The row kernel of one op for one mask: null for no row operand, for all of
