@@ -18,8 +18,9 @@
 
 namespace fd {
 
-// Computes an mr x nc block of C (mr <= MR, nc <= NR) from one packed panel.
-// a holds mr rows of `taps` pointers: a[r * taps + t]. C has row stride ldc.
+// Computes an mr x nc block of C (mr <= MR) from the packed panels it spans:
+// NR columns each, (taps * kc + 1) * NR floats apart. a holds mr rows of
+// `taps` pointers: a[r * taps + t]. C has row stride ldc.
 // next: null, or memory to bring towards L2 meanwhile, one 64-byte line per k
 // (taps * kc lines from next on): part of the panel the next call reads.
 using GemmMicroKernel = void (*)(int mr, int nc, int taps, int kc, const float* const* a, const float* panel,

@@ -10,10 +10,11 @@
 
 namespace fd::simd {
 
-// MR rows x NV vectors of C.
+// MR rows x NV vectors of C from one panel.
 template <class V, int MR, int NV>
-void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
-                      size_t ldc, float lo, float hi, const float* next) {
+[[gnu::always_inline]] inline void gemm_panel_tile(int mr, int nc, int taps, int kc, const float* const* a,
+                                                   const float* panel, float* c, size_t ldc, V vlo, V vhi,
+                                                   const float* next) {
   constexpr int NR = NV * V::W;
   const float* bias = panel + static_cast<size_t>(taps) * kc * NR;
   V acc[MR][NV];
@@ -44,8 +45,7 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
   }
   // Stores with compile-time bounds, so the accumulators stay in registers;
   // a partial tile tests its row and column counts per store.
-  const V vlo = V::splat(lo), vhi = V::splat(hi);
-  const bool full = mr == MR && nc == NR;
+  const bool full = mr == MR && nc >= NR;
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) {
     if (!full && r >= mr) continue;
@@ -58,6 +58,18 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
       else if (left > 0) y.store_tail(out + v * V::W, left);
     }
   }
+}
+
+// MR rows x nc columns of C: one panel per NR columns, the panels (taps * kc + 1)
+// * NR floats apart (gemm.h's packing), so one call covers a row tile's columns.
+template <class V, int MR, int NV>
+void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
+                      size_t ldc, float lo, float hi, const float* next) {
+  constexpr int NR = NV * V::W;
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  const size_t panel_size = (static_cast<size_t>(taps) * kc + 1) * NR;
+  for (int c0 = 0; c0 < nc; c0 += NR, panel += panel_size)
+    gemm_panel_tile<V, MR, NV>(mr, nc - c0, taps, kc, a, panel, c + c0, ldc, vlo, vhi, next);
 }
 
 // One pixel's block of up to NV vectors of channels from c0 (left of them):

@@ -115,13 +115,58 @@ void scale_weights_into(const PackedWeights& w, const float* scale, int kc, Pack
   }
 }
 
+namespace {
+
+// The micro-kernel for the next tile of `left` rows, and the rows it takes:
+// a single row alone where the kernel has a one-row tile, one middle tile
+// where they fit it, else small tiles where they do less work than one mostly
+// idle full tile.
+GemmMicroKernel tile_kernel(const GemmKernel& kernel, int left, bool half, int* step) {
+  left = std::min(kernel.mr, left);
+  const bool one = kernel.fn_one && left == 1;
+  const bool mid = kernel.fn_mid && left > kernel.few_mr && left <= kernel.mid_mr;
+  const bool few = !mid && (left + kernel.few_mr - 1) / kernel.few_mr * kernel.few_mr < kernel.mr;
+  *step = few ? std::min(left, kernel.few_mr) : left;
+  return one   ? (half ? kernel.fn_one_half : kernel.fn_one)
+         : mid ? (half ? kernel.fn_mid_half : kernel.fn_mid)
+         : few ? (half ? kernel.fn_few_half : kernel.fn_few)
+               : (half ? kernel.fn_half : kernel.fn);
+}
+
+// Weights that stay in L2: row tiles outer, each one call over all its panels
+// of full width (the micro-kernel walks them), then the half-width last panel.
+void gemm_by_row_tiles(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows,
+                       float* c, size_t ldc, float lo, float hi, int first_panel, int last_panel) {
+  if (first_panel >= last_panel) return;
+  const int kc = w.k / taps;
+  const bool half_last = last_panel == w.panels() && w.last_nr < w.nr;
+  const int full_end = half_last ? last_panel - 1 : last_panel;
+  const int nc = std::min(w.n, full_end * w.nr) - first_panel * w.nr, half_nc = w.n - full_end * w.nr;
+  const float* panel = w.data.data() + first_panel * w.panel_size();
+  const float* half_panel = w.data.data() + full_end * w.panel_size();
+  for (int r = 0, step = 0; r < m; r += step) {
+    const float* const* a = rows + static_cast<size_t>(r) * taps;
+    float* out = c + r * ldc;
+    const GemmMicroKernel fn = tile_kernel(kernel, m - r, false, &step);
+    if (nc > 0) fn(step, nc, taps, kc, a, panel, out + first_panel * w.nr, ldc, lo, hi, nullptr);
+    if (half_last)
+      tile_kernel(kernel, m - r, true, &step)(step, half_nc, taps, kc, a, half_panel, out + full_end * w.nr, ldc, lo,
+                                              hi, nullptr);
+  }
+}
+
+}  // namespace
+
 void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, const float* const* rows, float* c,
           size_t ldc, float lo, float hi, int first_panel, int last_panel) {
   const int panels = w.panels();
   if (last_panel < 0 || last_panel > panels) last_panel = panels;
+  const size_t weight_bytes = w.data.size() * sizeof(float);
+  if (weight_bytes <= tiling().row_tile_weights_bytes)
+    return gemm_by_row_tiles(kernel, w, m, taps, rows, c, ldc, lo, hi, first_panel, last_panel);
   const int kc = w.k / taps;
-  const size_t panel_size = static_cast<size_t>(w.k + 1) * w.nr;
-  const bool stream = w.data.size() * sizeof(float) > tiling().streamed_weights_bytes;
+  const size_t panel_size = w.panel_size();
+  const bool stream = weight_bytes > tiling().streamed_weights_bytes;
   for (int m0 = 0; m0 < m; m0 += kGemmRowBlock) {
     const int m1 = std::min(m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {
@@ -132,25 +177,12 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
       // tiles cover its weights (k rows of width floats).
       const float* next_panel = stream && q + 1 < last_panel ? panel + panel_size : nullptr;
       const int prefetching_tiles = (q + 2 == panels ? w.last_nr : w.nr) / 16;
-      int tile = 0;
-      for (int r = m0; r < m1; ++tile) {
-        const int left = std::min(kernel.mr, m1 - r);
-        // Leftover rows: a single row alone where the kernel has a one-row tile, one
-        // middle tile where they fit it, else small tiles where they do less work
-        // than one mostly idle full tile.
-        const bool one = kernel.fn_one && left == 1;
-        const bool mid = kernel.fn_mid && left > kernel.few_mr && left <= kernel.mid_mr;
-        const bool few = !mid && (left + kernel.few_mr - 1) / kernel.few_mr * kernel.few_mr < kernel.mr;
-        const int step = few ? std::min(left, kernel.few_mr) : left;
-        const GemmMicroKernel fn = one   ? (half ? kernel.fn_one_half : kernel.fn_one)
-                                   : mid ? (half ? kernel.fn_mid_half : kernel.fn_mid)
-                                   : few ? (half ? kernel.fn_few_half : kernel.fn_few)
-                                         : (half ? kernel.fn_half : kernel.fn);
+      for (int r = m0, tile = 0, step = 0; r < m1; r += step, ++tile) {
+        const GemmMicroKernel fn = tile_kernel(kernel, m1 - r, half, &step);
         const float* next =
             next_panel && tile < prefetching_tiles ? next_panel + static_cast<size_t>(tile) * w.k * 16 : nullptr;
         fn(step, nc, taps, kc, rows + static_cast<size_t>(r) * taps, panel, c + r * ldc + q * w.nr, ldc, lo, hi,
            next);
-        r += step;
       }
     }
   }

@@ -22,6 +22,11 @@ struct Tiling {
   // Weights past L2 stream from L3: the tiles of one panel prefetch the next,
   // and a tile grows to a GEMM row block (ResNet-50 8% faster).
   size_t streamed_weights_bytes;
+  // Weights up to a quarter of L2 stay there while each row tile passes over
+  // all of them in one micro-kernel call (a 1x1 conv 24->144 in MobileNetV2:
+  // call and epilogue costs no longer per panel; larger weights go panel by
+  // panel over a row block).
+  size_t row_tile_weights_bytes;
   // Depth-first chains: tensors of L2's size or more; rings take half of L2
   // (MobileNetV2, EfficientNet-B0, ResNet-50: smaller tensors gain less,
   // quarter-L2 rings make strips too thin).

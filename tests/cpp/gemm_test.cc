@@ -40,10 +40,13 @@ std::vector<std::pair<std::string, const GemmKernel&>> every_gemm_kernel() {
 }
 
 TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
-  // The last one's weights are past tiling().streamed_weights_bytes: tiles prefetch the next panel.
+  // The last two's weights are past tiling().row_tile_weights_bytes (panel
+  // by panel over row blocks, not one call per row tile over all panels), the
+  // last one's past streamed_weights_bytes too: tiles prefetch the next panel.
+  const int by_panels = static_cast<int>(tiling().row_tile_weights_bytes / (301 * sizeof(float))) + 37;
   const int streamed = static_cast<int>(tiling().streamed_weights_bytes / (301 * sizeof(float))) + 37;
-  const Problem problems[] = {{1, 1, 1},  {5, 7, 3},   {13, 33, 17},  {12, 32, 64},
-                              {25, 70, 129}, {197, 40, 300}, {7, 100, 1}, {100, 3, 50}, {1, 70, 129},
+  const Problem problems[] = {{1, 1, 1},     {5, 7, 3},      {13, 33, 17}, {12, 32, 64},  {25, 70, 129},
+                              {197, 40, 300}, {7, 100, 1},   {100, 3, 50}, {1, 70, 129}, {110, by_panels, 300},
                               {30, streamed, 300}};
   const float kGuard = 1234.5f;
   for (const auto& [m, n, k] : problems) {

@@ -44,6 +44,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(zen4.anchor_tile_floats, 16384);
   EXPECT_EQ(zen4.row_tile_floats, 4096);
   EXPECT_EQ(zen4.streamed_weights_bytes, kMiB);
+  EXPECT_EQ(zen4.row_tile_weights_bytes, 256 * kKiB);
   EXPECT_EQ(zen4.depth_first_min_bytes, kMiB);
   EXPECT_EQ(zen4.depth_first_budget_bytes, 512 * kKiB);
 
@@ -52,6 +53,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(xeon.anchor_tile_floats, 32768);
   EXPECT_EQ(xeon.depth_first_budget_bytes, kMiB);
   EXPECT_EQ(xeon.streamed_weights_bytes, 2 * kMiB);
+  EXPECT_EQ(xeon.row_tile_weights_bytes, 512 * kKiB);
 }
 
 TEST(Tiling, UnknownOrImplausibleCachesFallBack) {
