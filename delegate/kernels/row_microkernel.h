@@ -67,8 +67,8 @@ template <RowReduction R, class T> inline T combine(T a, T b) {
   else return a + b;
 }
 
-// Each row to one value: two accumulators, then the lanes (summed from 0 for
-// a sum), then the tail; a mean divides the sum by n (as TFLite's MEAN).
+// Each row to one value: two accumulators (a sum's from 0), then their lanes
+// pairwise, then the tail; a mean divides the sum by n (as TFLite's MEAN).
 template <class V, RowReduction R>
 void reduce_rows(int rows, int n, const float* in, float* out) {
   constexpr bool sums = R == RowReduction::kMean || R == RowReduction::kSum;
@@ -82,8 +82,9 @@ void reduce_rows(int rows, int n, const float* in, float* out) {
     for (; i + V::W <= n; i += V::W) a0 = combine<R>(a0, V::load(in + i));
     float l[V::W];
     combine<R>(a0, a1).store(l);
-    float v = sums ? 0.f : l[0];
-    for (int j = 0; j < V::W; ++j) v = combine<R>(v, l[j]);
+    for (int half = V::W / 2; half > 0; half /= 2)  // the lanes pairwise: log2(W) steps deep
+      for (int j = 0; j < half; ++j) l[j] = combine<R>(l[j], l[j + half]);
+    float v = l[0];
     for (; i < n; ++i) v = combine<R>(v, in[i]);
     out[r] = R == RowReduction::kMean ? v / static_cast<float>(n) : v;
   }
