@@ -29,12 +29,14 @@ inline __m256i fold_partials(__m256i lo, __m256i hi) {
 }
 
 // 8 outputs of one row from their int32 sums (qd8_output_value's steps).
+template <Qd8Scaling S>
 inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, float* out, int nc, __m256 lo,
                           __m256 hi) {
   const __m256i wsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tail.wsum));
   const __m256i corr = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(row.zero_point), wsum));
-  const __m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(corr), _mm256_set1_ps(row.scale));
-  __m256 y = _mm256_fmadd_ps(x, _mm256_loadu_ps(tail.scale), _mm256_loadu_ps(tail.bias));
+  const __m256 x = _mm256_cvtepi32_ps(corr), a = _mm256_set1_ps(row.scale), w = _mm256_loadu_ps(tail.scale);
+  __m256 y = S == Qd8Scaling::kProduct ? _mm256_add_ps(_mm256_mul_ps(x, _mm256_mul_ps(w, a)), _mm256_loadu_ps(tail.bias))
+                                       : _mm256_fmadd_ps(_mm256_mul_ps(x, a), w, _mm256_loadu_ps(tail.bias));
   y = _mm256_min_ps(hi, _mm256_max_ps(lo, y));
   if (nc == 8) {
     _mm256_storeu_ps(out, y);
@@ -44,7 +46,7 @@ inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, floa
   _mm256_maskstore_ps(out, _mm256_cmpgt_epi32(_mm256_set1_epi32(nc), lane), y);
 }
 
-template <int MR>
+template <int MR, Qd8Scaling S>
 void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8;
@@ -72,10 +74,10 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
   // made GCC store them to the stack on every depth group).
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
-    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+    if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
-// Round half away from zero of t in [-128, 127], as qd8_quantize_value.
+// Round half away from zero of t in [-255, 255], as qd8_quantize_value.
 inline __m256i round_half_away(__m256 t) {
   const __m256 sign = _mm256_set1_ps(-0.f);
   const __m256 mag = _mm256_andnot_ps(sign, t);
@@ -100,10 +102,11 @@ struct Avx2RowOps {
     *hi = *std::max_element(lanes_max, lanes_max + 8);
   }
   // 8 values to int16 at q.
-  static void convert(const float* x, float inv, float zp, int16_t* q) {
-    __m256 t = _mm256_add_ps(_mm256_set1_ps(zp), _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv)));
-    t = _mm256_min_ps(_mm256_set1_ps(127.f), _mm256_max_ps(_mm256_set1_ps(-128.f), t));
-    const __m256i i32 = round_half_away(t);
+  static void convert(const float* x, float inv, int32_t zp, int16_t* q) {
+    __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv));
+    t = _mm256_min_ps(_mm256_set1_ps(255.f), _mm256_max_ps(_mm256_set1_ps(-255.f), t));
+    __m256i i32 = _mm256_add_epi32(round_half_away(t), _mm256_set1_epi32(zp));
+    i32 = _mm256_min_epi32(_mm256_set1_epi32(127), _mm256_max_epi32(_mm256_set1_epi32(-128), i32));
     // Quadwords 0 and 2 hold values 0-3 and 4-7.
     const __m256i i16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i32, i32), 0x08);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_castsi256_si128(i16));
@@ -113,8 +116,8 @@ struct Avx2RowOps {
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx2() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2, &qd8_gemm_avx2<6>,
-                                    &qd8_quantize_row<Avx2RowOps, int16_t>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2, &qd8_gemm_avx2<6, Qd8Scaling::kRowFirst>,
+                                    &qd8_quantize_row<Avx2RowOps, int16_t>, &qd8_gemm_avx2<6, Qd8Scaling::kProduct>};
   return kernel;
 }
 

@@ -21,7 +21,8 @@ void qd8_quantize_row(int k, const float* x, void* out, Qd8RowParams* params) {
     hi = std::max(hi, x[i]);
   }
   *params = qd8_row_params(lo, hi);
-  const float inv = 1.f / params->scale, zp = static_cast<float>(params->zero_point);
+  const float inv = 1.f / params->scale;
+  const int32_t zp = params->zero_point;
   for (int i = 0; i < full; i += Ops::W) Ops::convert(x + i, inv, zp, q + i);
   int i = full;
   for (; i < k; ++i) q[i] = qd8_quantize_value(x[i], inv, zp);

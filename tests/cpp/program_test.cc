@@ -275,7 +275,8 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
 
 // Evaluates every node one by one, materialising each tensor.
 // Row x of k values quantized as TFLite's AsymmetricQuantizeFloats does (its
-// formula by hand): q[i] = round(zero_point + x[i] / scale), in [-128, 127].
+// formula by hand, the range subtracted in float): q[i] = round(x[i] / scale) +
+// zero_point, in [-128, 127].
 std::vector<int> naive_quantize_row(const float* x, int64_t k, double* scale, int* zero_point) {
   float lo = 0.f, hi = 0.f;
   for (int64_t i = 0; i < k; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
@@ -283,13 +284,12 @@ std::vector<int> naive_quantize_row(const float* x, int64_t k, double* scale, in
   *scale = 1.0;
   *zero_point = 0;
   if (lo == hi) return q;
-  const double s = (static_cast<double>(hi) - lo) / 255.0;
+  const double s = static_cast<double>(hi - lo) / 255.0;
   const double zp = 128.0 + std::fabs(lo / s) < 127.0 + std::fabs(hi / s) ? -128.0 - lo / s : 127.0 - hi / s;
   *zero_point = zp <= -128.0 ? -128 : zp >= 127.0 ? 127 : static_cast<int>(std::round(zp));
   const float scale_f = static_cast<float>(s), inv = static_cast<float>(1.0 / scale_f);
   for (int64_t i = 0; i < k; ++i) {
-    const float t = static_cast<float>(*zero_point) + x[i] * inv;
-    q[i] = std::min(127, std::max(-128, static_cast<int>(std::round(t))));
+    q[i] = std::min(127, std::max(-128, static_cast<int>(std::round(x[i] * inv)) + *zero_point));
   }
   *scale = scale_f;
   return q;

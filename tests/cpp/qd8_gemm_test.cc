@@ -61,9 +61,10 @@ std::vector<int> row_values(const Qd8Rows& rows, int i, int count) {
 
 TEST(Qd8, QuantizesAsTheFormulaByHand) {
   // [-1, 0, 3]: s = 4/255; zero point from min -128 + 63.75 (error 191.75), from
-  // max 127 - 191.25 (error 318.25): -64.25 -> -64. q = round(-64 + x * 63.75).
-  // [0, 255, ...]: s = 1, zero point -128; -125.5 -> -126, -124.5 -> -125 and
-  // -27.5 -> -28 (half away from zero; half to even would give -126, -124, -28).
+  // max 127 - 191.25 (error 318.25): -64.25 -> -64. q = round(x * 63.75) - 64.
+  // [0, 255, ...]: s = 1, zero point -128; 2.5 -> 3, 3.5 -> 4 and 100.5 -> 101
+  // (half away from zero; half to even would give 2, 4, 100), the zero point
+  // added after rounding: -125, -124, -27.
   struct Case {
     std::vector<float> x;
     float scale;
@@ -71,7 +72,7 @@ TEST(Qd8, QuantizesAsTheFormulaByHand) {
     std::vector<int> q;
   };
   const Case cases[] = {{{-1.f, 0.f, 3.f}, 4.f / 255.f, -64, {-128, -64, 127, 0}},
-                        {{0.f, 255.f, 2.5f, 3.5f, 100.5f}, 1.f, -128, {-128, 127, -126, -125, -28, 0, 0, 0}},
+                        {{0.f, 255.f, 2.5f, 3.5f, 100.5f}, 1.f, -128, {-128, 127, -125, -124, -27, 0, 0, 0}},
                         {{0.f, 0.f}, 1.f, 0, {0, 0, 0, 0}}};
   for (const auto* kernel : every_qd8_kernel())
     for (const auto& c : cases) {
@@ -164,7 +165,7 @@ TEST(Qd8, LargestSumsAreExact) {
 // Quantization error: zp = -128 - rmin / s rounded moves the grid by at most half
 // a step, so rmin and rmax land within half a step of -128 and 127; clamping them
 // and rounding everything else each move a value by at most s / 2. (The float
-// steps of t = zp + x * inv add about 2^-17 of a step.) So each |a - s (q - zp)|
+// steps of t = x * inv add about 2^-17 of a step.) So each |a - s (q - zp)|
 // <= s/2 (1 + 1e-4), and |out - exact| <= s/2 (1 + 1e-4) sum_k |W[j][k]|, plus
 // float rounding of the epilogue: a few ulps of sum_k |a W| + |bias|.
 TEST(Qd8, WithinQuantizationErrorOfTheFloatProduct) {

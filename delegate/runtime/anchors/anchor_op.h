@@ -121,6 +121,11 @@ void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+// Int8 weights (ops/dynamic_range.h) [n, k] (k: the rest of their axes), their
+// scales per output channel, the bias and an output map taken into both,
+// packed for the qd8 GEMM (a.qd8, a.qd8_weights; a.n set).
+void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
+                      AnchorStep& a);
 void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                      float* out);  // run_panels
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out);  // all panels
