@@ -64,6 +64,9 @@ Qd8RowParams qd8_row_params(float min, float max);
 // the kernel's row_bytes), the pad zeros.
 using Qd8QuantizeRowFn = void (*)(int k, const float* x, void* q, Qd8RowParams* params);
 
+// The same row as floats q - zero point (qd8_quantize_row_centered).
+using Qd8QuantizeCenteredFn = void (*)(int k, const float* x, float* out, Qd8RowParams* params);
+
 // An mr x nc block of out (mr <= MR, nc <= NR) from one panel: a holds mr
 // quantized rows lda bytes apart (groups = padded k / 4), rows their parameters.
 using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const void* a, size_t lda,
@@ -81,6 +84,7 @@ struct Qd8GemmKernel {
   Qd8GemmMicroKernel fn;          // Qd8Scaling::kRowFirst
   Qd8QuantizeRowFn quantize_row;
   Qd8GemmMicroKernel fn_product;  // Qd8Scaling::kProduct
+  Qd8QuantizeCenteredFn quantize_centered;
   Qd8GemmMicroKernel micro(Qd8Scaling s) const { return s == Qd8Scaling::kProduct ? fn_product : fn; }
 };
 

@@ -77,15 +77,17 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
     if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
-// Round half away from zero of t in [-255, 255], as qd8_quantize_value.
-inline __m256i round_half_away(__m256 t) {
+// Round half away from zero of t in [-255, 255], as qd8_quantize_value: whole floats.
+inline __m256 round_half_away_ps(__m256 t) {
   const __m256 sign = _mm256_set1_ps(-0.f);
   const __m256 mag = _mm256_andnot_ps(sign, t);
   const __m256 whole = _mm256_round_ps(mag, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   const __m256 up = _mm256_and_ps(_mm256_cmp_ps(_mm256_sub_ps(mag, whole), _mm256_set1_ps(0.5f), _CMP_GE_OQ),
                                   _mm256_set1_ps(1.f));
-  return _mm256_cvttps_epi32(_mm256_or_ps(_mm256_add_ps(whole, up), _mm256_and_ps(t, sign)));
+  return _mm256_or_ps(_mm256_add_ps(whole, up), _mm256_and_ps(t, sign));
 }
+
+inline __m256i round_half_away(__m256 t) { return _mm256_cvttps_epi32(round_half_away_ps(t)); }
 
 struct Avx2RowOps {
   static constexpr int W = 8;
@@ -111,13 +113,23 @@ struct Avx2RowOps {
     const __m256i i16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i32, i32), 0x08);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_castsi256_si128(i16));
   }
+  // 8 values as floats q - zp: convert's steps on whole floats (exact).
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv));
+    t = _mm256_min_ps(_mm256_set1_ps(255.f), _mm256_max_ps(_mm256_set1_ps(-255.f), t));
+    const __m256 z = _mm256_set1_ps(static_cast<float>(zp));
+    __m256 q = _mm256_add_ps(round_half_away_ps(t), z);
+    q = _mm256_min_ps(_mm256_set1_ps(127.f), _mm256_max_ps(_mm256_set1_ps(-128.f), q));
+    _mm256_storeu_ps(out, _mm256_sub_ps(q, z));
+  }
 };
 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx2() {
   static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2, &qd8_gemm_avx2<6, Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<Avx2RowOps, int16_t>, &qd8_gemm_avx2<6, Qd8Scaling::kProduct>};
+                                    &qd8_quantize_row<Avx2RowOps, int16_t>, &qd8_gemm_avx2<6, Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<Avx2RowOps>};
   return kernel;
 }
 

@@ -82,6 +82,19 @@ struct Avx512RowOps {
   // 16 values: qd8_quantize_value's steps (clamp, then round half away from
   // zero: the truncated magnitude plus one where its fraction is >= 0.5).
   static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
+    __m512i i32 = _mm512_add_epi32(_mm512_cvttps_epi32(rounded(x, inv)), _mm512_set1_epi32(zp));
+    i32 = _mm512_min_epi32(_mm512_set1_epi32(127), _mm512_max_epi32(_mm512_set1_epi32(-128), i32));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(i32));
+  }
+  // 16 values as floats q - zp: the same steps on whole floats (exact).
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    const __m512 z = _mm512_set1_ps(static_cast<float>(zp));
+    __m512 q = _mm512_add_ps(rounded(x, inv), z);
+    q = _mm512_min_ps(_mm512_set1_ps(127.f), _mm512_max_ps(_mm512_set1_ps(-128.f), q));
+    _mm512_storeu_ps(out, _mm512_sub_ps(q, z));
+  }
+  // x * inv clamped to +-255, rounded half away from zero (whole floats).
+  static __m512 rounded(const float* x, float inv) {
     __m512 t = _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_set1_ps(inv));
     t = _mm512_min_ps(_mm512_set1_ps(255.f), _mm512_max_ps(_mm512_set1_ps(-255.f), t));
     const __m512i sign = _mm512_set1_epi32(INT32_MIN);
@@ -89,10 +102,7 @@ struct Avx512RowOps {
     const __m512 whole = _mm512_roundscale_ps(mag, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
     const __mmask16 up = _mm512_cmp_ps_mask(_mm512_sub_ps(mag, whole), _mm512_set1_ps(0.5f), _CMP_GE_OQ);
     const __m512 r = _mm512_mask_add_ps(whole, up, whole, _mm512_set1_ps(1.f));
-    const __m512i signed_r = _mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(t)));
-    __m512i i32 = _mm512_add_epi32(_mm512_cvttps_epi32(_mm512_castsi512_ps(signed_r)), _mm512_set1_epi32(zp));
-    i32 = _mm512_min_epi32(_mm512_set1_epi32(127), _mm512_max_epi32(_mm512_set1_epi32(-128), i32));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(i32));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(t))));
   }
 };
 
@@ -100,7 +110,8 @@ struct Avx512RowOps {
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx512() {
   static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1, &qd8_gemm_avx512<8, Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<Avx512RowOps>, &qd8_gemm_avx512<8, Qd8Scaling::kProduct>};
+                                    &qd8_quantize_row<Avx512RowOps>, &qd8_gemm_avx512<8, Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<Avx512RowOps>};
   return kernel;
 }
 

@@ -81,13 +81,25 @@ struct NeonRowOps {
     }
     vst1_s8(q, vqmovn_s16(vcombine_s16(vqmovn_s32(i[0]), vqmovn_s32(i[1]))));
   }
+  // 8 values as floats q - zp: the same steps on whole floats (frinta rounds
+  // half away from zero; exact).
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    const float32x4_t z = vdupq_n_f32(static_cast<float>(zp));
+    for (int h = 0; h < 2; ++h) {
+      const float32x4_t t = vmulq_f32(vld1q_f32(x + 4 * h), vdupq_n_f32(inv));
+      const float32x4_t r = vrndaq_f32(vminq_f32(vdupq_n_f32(255.f), vmaxq_f32(vdupq_n_f32(-255.f), t)));
+      const float32x4_t q = vminq_f32(vdupq_n_f32(127.f), vmaxq_f32(vdupq_n_f32(-128.f), vaddq_f32(r, z)));
+      vst1q_f32(out + 4 * h, vsubq_f32(q, z));
+    }
+  }
 };
 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_neon() {
   static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1, &qd8_gemm_neon<4, Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<NeonRowOps>, &qd8_gemm_neon<4, Qd8Scaling::kProduct>};
+                                    &qd8_quantize_row<NeonRowOps>, &qd8_gemm_neon<4, Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<NeonRowOps>};
   return kernel;
 }
 

@@ -31,6 +31,9 @@ struct ScalarRowOps {
     }
   }
   static void convert(const float* x, float inv, int32_t zp, int8_t* q) { *q = qd8_quantize_value(*x, inv, zp); }
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    *out = static_cast<float>(qd8_quantize_value(*x, inv, zp) - zp);
+  }
 };
 
 template <Qd8Scaling S>
@@ -54,7 +57,8 @@ void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t 
 
 const Qd8GemmKernel& qd8_gemm_kernel_scalar() {
   static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1, &qd8_gemm_4x4_scalar<Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<ScalarRowOps>, &qd8_gemm_4x4_scalar<Qd8Scaling::kProduct>};
+                                    &qd8_quantize_row<ScalarRowOps>, &qd8_gemm_4x4_scalar<Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<ScalarRowOps>};
   return kernel;
 }
 

@@ -23,7 +23,9 @@ bool is_dynamic_range_fc(const Graph& g, const Node& node) {
   return is_dynamic_range(g, node, AnchorOp::kFullyConnected);
 }
 
-bool is_dynamic_range_conv(const Graph& g, const Node& node) { return is_dynamic_range(g, node, AnchorOp::kConv2D); }
+bool is_dynamic_range_conv(const Graph& g, const Node& node) {
+  return is_dynamic_range(g, node, AnchorOp::kConv2D) || is_dynamic_range(g, node, AnchorOp::kDepthwiseConv2D);
+}
 
 std::string dynamic_range_fc_legality(const Graph& g, const Node& node) {
   const Tensor& w = g.tensors[node.inputs[1]];
@@ -41,10 +43,30 @@ std::string dynamic_range_fc_legality(const Graph& g, const Node& node) {
   return "";
 }
 
-// TFLite's per-channel hybrid kernel (EvalHybridPerChannel) runs where the
+namespace {
+
+// DEPTHWISE_CONV_2D's hybrid kernel: per-channel scales along the last axis.
+std::string depthwise_legality(const Graph& g, const Node& node) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const Quantization& q = w.quantization;
+  const Float32Source* source = w.data.float32_source();
+  if (!source || source->stored_as() != DType::kI8 || w.shape.size() != 4 || w.shape[0] != 1)
+    return "DEPTHWISE_CONV_2D with int8 weights that are not a constant [1, kh, kw, n] tensor";
+  if (q.axis != 3 || static_cast<int64_t>(q.scales.size()) != w.shape[3])
+    return "DEPTHWISE_CONV_2D with int8 weights not quantized per output channel";
+  if (any_zero_point(q)) return "DEPTHWISE_CONV_2D with int8 weights of a nonzero zero point";
+  if (g.tensors[node.inputs[0]].shape.back() != w.shape[3])
+    return "DEPTHWISE_CONV_2D with int8 weights and a depth multiplier: not supported";
+  return "";
+}
+
+}  // namespace
+
+// TFLite's per-channel hybrid CONV_2D (EvalHybridPerChannel) runs where the
 // scales differ; one scale for all channels takes EvalHybrid, which quantizes
 // the input symmetrically. Both run undilated (op_params.dilation = 1).
 std::string dynamic_range_conv_legality(const Graph& g, const Node& node) {
+  if (node.anchor == AnchorOp::kDepthwiseConv2D) return depthwise_legality(g, node);
   const Tensor& w = g.tensors[node.inputs[1]];
   const Quantization& q = w.quantization;
   const Float32Source* source = w.data.float32_source();

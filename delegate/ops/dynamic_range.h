@@ -1,8 +1,9 @@
-// FULLY_CONNECTED and CONV_2D of a float input and int8 constant weights with
+// FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D of a float input and int8 constant weights with
 // float scales (a model converted with Optimize.DEFAULT and no representative
 // dataset). TFLite's hybrid kernels quantize the input to int8 (FULLY_CONNECTED:
-// each row; CONV_2D: each image), multiply in int32 and scale back; the runtime
-// does the same (kernels/qd8_gemm.h, runtime/qd8_conv.h), not a float product
+// each row; the convolutions: each image), multiply in int32 and scale back;
+// the runtime does the same (kernels/qd8_gemm.h, qd8_depthwise.h,
+// runtime/qd8_conv.h), not a float product
 // with the dequantized weights, so that the results agree.
 #pragma once
 
@@ -22,7 +23,7 @@ bool is_dynamic_range_fc(const Graph& g, const Node& node);
 // For such a node: "" if the runtime computes it as TFLite does, else why not.
 std::string dynamic_range_fc_legality(const Graph& g, const Node& node);
 
-// Whether `node` is such a CONV_2D.
+// Whether `node` is such a CONV_2D or DEPTHWISE_CONV_2D.
 bool is_dynamic_range_conv(const Graph& g, const Node& node);
 
 // For such a node: "" if the runtime computes it as TFLite does, else why not.

@@ -118,7 +118,7 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
     // An int8 conv quantizes the padded image: a constant other than 0 would
     // widen its range (0 is in it always, and quantizes to the zero point).
     if (is_dynamic_range_conv(g, g.nodes[r]) && g.nodes[i].pad_mode == PadMode::kConstant && g.nodes[i].param != 0) {
-      reason[i] = "PAD of a nonzero constant does not fuse into a CONV_2D with int8 weights";
+      reason[i] = "PAD of a nonzero constant does not fuse into a convolution with int8 weights";
       legal[i] = false;
       continue;
     }

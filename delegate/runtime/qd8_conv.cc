@@ -18,6 +18,22 @@ void qd8_quantize_images(const Qd8GemmKernel& kernel, int64_t batch, int64_t ima
                         images->values.data() + b * image_size * kernel.row_bytes, &images->params[b]);
 }
 
+void qd8_quantize_images_centered(const Qd8GemmKernel& kernel, int64_t batch, int64_t image_size, const float* input,
+                                  Qd8Images* images) {
+  images->image_size = image_size;
+  images->centered.resize(static_cast<size_t>(batch * image_size));
+  images->params.resize(batch);
+  for (int64_t b = 0; b < batch; ++b)
+    kernel.quantize_centered(static_cast<int>(image_size), input + b * image_size,
+                             images->centered.data() + b * image_size, &images->params[b]);
+}
+
+void qd8_dw_output(const Qd8DwScales& s, Qd8RowParams image, int64_t pixels, int n, float lo, float hi, float* out) {
+  const float a = image.scale;
+  for (int64_t p = 0; p < pixels; ++p, out += n)
+    for (int c = 0; c < n; ++c) out[c] = std::min(hi, std::max(lo, out[c] * a * s.scale[c] + s.bias[c]));
+}
+
 namespace {
 
 // Row i of rows: pixel first + i's taps one after another, then zeros to whole groups.

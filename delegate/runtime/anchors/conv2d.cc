@@ -103,12 +103,7 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
 // Int8 weights: the input's images quantized, the windows' offsets made (both
 // here, before the tiles run in parallel).
 void before_run(const BoundAnchor& a, const float* const* inputs) {
-  if (a.step.qd8) {
-    const ConvGeometry& g = a.geo;
-    qd8_quantize_images(*a.step.qd8, g.batch, g.in_h * g.in_w * g.channels, inputs[0], &a.qd8_images);
-    window_offsets(a);
-    return;
-  }
+  if (a.step.qd8) return quantize_window_input(a, inputs[0]);
   if (a.step.scale_input)
     scale_weights_into(*a.step.weights, inputs[1], static_cast<int>(a.geo.channels), &a.scaled);
   point_window_rows(a, inputs);
@@ -122,8 +117,7 @@ constexpr int64_t kQd8RowBlockBytes = 256 << 10;
 void run_qd8_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                     float* out) {
   const Qd8GemmKernel& kernel = *a.step.qd8;
-  const Qd8Windows windows{a.offsets.empty() ? nullptr : a.offsets.data(), a.geo.taps(), a.geo.channels,
-                           a.geo.out_h * a.geo.out_w};
+  const Qd8Windows windows = qd8_windows(a);
   const int64_t row_bytes = (a.step.qd8_weights->k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
   const int64_t block = std::max<int64_t>(kernel.mr, kQd8RowBlockBytes / row_bytes / kernel.mr * kernel.mr);
   thread_local Qd8Rows rows;

@@ -39,19 +39,8 @@ void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int fir
 void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
                       AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];
-  const Quantization& q = w.quantization;
-  const float* b = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
-  std::vector<float> scale(a.n), bias(a.n, 0.f);
-  for (int c = 0; c < a.n; ++c) scale[c] = q.scales[q.per_axis() ? c : 0];
-  if (b) bias.assign(b, b + a.n);
-  if (folds.output_affine) {  // x * m + s: scale * m, bias * m + s
-    a.output_map = true;
-    const std::vector<AffineMap> map = output_channel_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
-    for (int c = 0; c < a.n; ++c) {
-      scale[c] = static_cast<float>(scale[c] * map[c].a);
-      bias[c] = static_cast<float>(bias[c] * map[c].a + map[c].b);
-    }
-  }
+  std::vector<float> scale, bias;
+  qd8_scale_and_bias(g, node, folds, a, &scale, &bias);
   a.qd8 = kernels.qd8_gemm;
   const int k = static_cast<int>(num_elements(w.shape) / a.n);
   a.qd8_weights = std::make_shared<const Qd8PackedWeights>(
