@@ -11,17 +11,13 @@
 
 #include "kernels/cpu.h"
 #include "ops/conv_geometry.h"
+#include "qd8_test_util.h"
 
 namespace fd {
 namespace {
 
-std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+using test::every_qd8_kernel;
+using test::random_floats;
 
 // Value i of a row of `row_bytes`-wide values.
 int value_at(const int8_t* row, int row_bytes, int64_t i) {
@@ -73,12 +69,6 @@ void expect_windows(const Qd8GemmKernel& kernel, const ConvGeometry& g, int64_t 
       ASSERT_EQ(value_at(row, kernel.row_bytes, d), expect) << kernel.name << " pixel " << p << " depth " << d;
     }
   }
-}
-
-std::vector<const Qd8GemmKernel*> every_qd8_kernel() {
-  std::vector<const Qd8GemmKernel*> all;
-  for (const auto& isa : available_isas()) all.push_back(kernels_for(isa)->qd8_gemm);
-  return all;
 }
 
 // 3x3 SAME at strides 1 and 2 (padding on every side), 5x5 VALID, a folded

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "kernels/cpu.h"
+#include "qd8_test_util.h"
 
 namespace fd {
 namespace {
@@ -23,21 +24,10 @@ struct Problem {
 const Problem kProblems[] = {{1, 1, 1},   {5, 7, 3},      {13, 33, 17},  {7, 9, 1},   {25, 70, 129},
                              {3, 5, 1024}, {19, 17, 1031}, {128, 40, 64}, {2, 100, 6}};
 
-std::vector<const Qd8GemmKernel*> every_qd8_kernel() {
-  std::vector<const Qd8GemmKernel*> all;
-  for (const auto& isa : available_isas()) all.push_back(kernels_for(isa)->qd8_gemm);
-  return all;
-}
+using test::every_qd8_kernel;
+using test::random_floats;
 
 const Qd8GemmKernel& scalar_kernel() { return *kernels_for("scalar")->qd8_gemm; }
-
-std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
 
 std::vector<int8_t> random_weights(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
