@@ -35,8 +35,9 @@ inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, floa
   const __m256i wsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tail.wsum));
   const __m256i corr = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(row.zero_point), wsum));
   const __m256 x = _mm256_cvtepi32_ps(corr), a = _mm256_set1_ps(row.scale), w = _mm256_loadu_ps(tail.scale);
-  __m256 y = S == Qd8Scaling::kProduct ? _mm256_add_ps(_mm256_mul_ps(x, _mm256_mul_ps(w, a)), _mm256_loadu_ps(tail.bias))
-                                       : _mm256_fmadd_ps(_mm256_mul_ps(x, a), w, _mm256_loadu_ps(tail.bias));
+  const __m256 b = _mm256_loadu_ps(tail.bias);
+  __m256 y = S == Qd8Scaling::kProduct ? _mm256_add_ps(_mm256_mul_ps(x, _mm256_mul_ps(w, a)), b)
+                                       : _mm256_fmadd_ps(_mm256_mul_ps(x, a), w, b);
   y = _mm256_min_ps(hi, _mm256_max_ps(lo, y));
   if (nc == 8) {
     _mm256_storeu_ps(out, y);

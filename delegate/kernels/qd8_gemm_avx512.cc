@@ -31,8 +31,9 @@ FD_AVX512BW inline void store_outputs(__m512i acc, Qd8RowParams row, Qd8PanelTai
   const __m512i wsum = _mm512_loadu_si512(tail.wsum);
   const __m512i corr = _mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(row.zero_point), wsum));
   const __m512 x = _mm512_cvtepi32_ps(corr), a = _mm512_set1_ps(row.scale), w = _mm512_loadu_ps(tail.scale);
-  const __m512 y = S == Qd8Scaling::kProduct ? _mm512_add_ps(_mm512_mul_ps(x, _mm512_mul_ps(w, a)), _mm512_loadu_ps(tail.bias))
-                                             : _mm512_fmadd_ps(_mm512_mul_ps(x, a), w, _mm512_loadu_ps(tail.bias));
+  const __m512 b = _mm512_loadu_ps(tail.bias);
+  const __m512 y = S == Qd8Scaling::kProduct ? _mm512_add_ps(_mm512_mul_ps(x, _mm512_mul_ps(w, a)), b)
+                                             : _mm512_fmadd_ps(_mm512_mul_ps(x, a), w, b);
   _mm512_mask_storeu_ps(out, static_cast<__mmask16>((1u << nc) - 1), _mm512_min_ps(hi, _mm512_max_ps(lo, y)));
 }
 
@@ -79,8 +80,8 @@ struct Avx512RowOps {
     *lo = _mm512_reduce_min_ps(vmin);
     *hi = _mm512_reduce_max_ps(vmax);
   }
-  // 16 values: qd8_quantize_value's steps (clamp, then round half away from
-  // zero: the truncated magnitude plus one where its fraction is >= 0.5).
+  // 16 values: qd8_quantize_value's steps (rounded, then the zero point added
+  // and clamped).
   static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
     __m512i i32 = _mm512_add_epi32(_mm512_cvttps_epi32(rounded(x, inv)), _mm512_set1_epi32(zp));
     i32 = _mm512_min_epi32(_mm512_set1_epi32(127), _mm512_max_epi32(_mm512_set1_epi32(-128), i32));
@@ -93,7 +94,8 @@ struct Avx512RowOps {
     q = _mm512_min_ps(_mm512_set1_ps(127.f), _mm512_max_ps(_mm512_set1_ps(-128.f), q));
     _mm512_storeu_ps(out, _mm512_sub_ps(q, z));
   }
-  // x * inv clamped to +-255, rounded half away from zero (whole floats).
+  // x * inv clamped to +-255, rounded half away from zero (the truncated
+  // magnitude plus one where its fraction is >= 0.5): whole floats.
   static __m512 rounded(const float* x, float inv) {
     __m512 t = _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_set1_ps(inv));
     t = _mm512_min_ps(_mm512_set1_ps(255.f), _mm512_max_ps(_mm512_set1_ps(-255.f), t));

@@ -19,8 +19,9 @@ inline void store_outputs(int32x4_t acc, Qd8RowParams row, Qd8PanelTail tail, in
   const int32x4_t corr = vsubq_s32(acc, vmulq_s32(vdupq_n_s32(row.zero_point), vld1q_s32(tail.wsum + j)));
   const float32x4_t x = vcvtq_f32_s32(corr), a = vdupq_n_f32(row.scale), w = vld1q_f32(tail.scale + j);
   const float32x4_t b = vld1q_f32(tail.bias + j);
-  const float32x4_t y = vminq_f32(hi, vmaxq_f32(lo, S == Qd8Scaling::kProduct ? vaddq_f32(vmulq_f32(x, vmulq_f32(w, a)), b)
-                                                                              : vfmaq_f32(b, vmulq_f32(x, a), w)));
+  const float32x4_t scaled = S == Qd8Scaling::kProduct ? vaddq_f32(vmulq_f32(x, vmulq_f32(w, a)), b)
+                                                       : vfmaq_f32(b, vmulq_f32(x, a), w);
+  const float32x4_t y = vminq_f32(hi, vmaxq_f32(lo, scaled));
   if (nc - j >= 4) {
     vst1q_f32(out + j, y);
     return;

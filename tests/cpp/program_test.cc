@@ -688,8 +688,9 @@ TEST(Program, ConvolutionsOfInt8WeightsRunAsTheHybridKernels) {
     float lo;
   };
   const AnchorOp conv = AnchorOp::kConv2D, dw = AnchorOp::kDepthwiseConv2D;
-  const T tests[] = {{conv, 1, 1, false, 16, 24, -2.f}, {conv, 1, 1, false, 6, 10, 0.f}, {conv, 3, 1, true, 8, 20, -2.f},
-                     {conv, 3, 2, true, 5, 12, -2.f},   {conv, 5, 2, false, 4, 9, 0.5f}, {dw, 3, 1, true, 20, 20, -2.f},
+  const T tests[] = {{conv, 1, 1, false, 16, 24, -2.f}, {conv, 1, 1, false, 6, 10, 0.f},
+                     {conv, 3, 1, true, 8, 20, -2.f},   {conv, 3, 2, true, 5, 12, -2.f},
+                     {conv, 5, 2, false, 4, 9, 0.5f},   {dw, 3, 1, true, 20, 20, -2.f},
                      {dw, 3, 2, true, 12, 12, 0.f},     {dw, 5, 1, false, 8, 8, -2.f}};
   for (const T& t : tests) {
     Case c;
