@@ -78,7 +78,7 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
     if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
-// Round half away from zero of t in [-255, 255], as qd8_quantize_value: whole floats.
+// Round half away from zero of |t| < 2^23, as qd8_quantize_value: whole floats.
 inline __m256 round_half_away_ps(__m256 t) {
   const __m256 sign = _mm256_set1_ps(-0.f);
   const __m256 mag = _mm256_andnot_ps(sign, t);
@@ -88,7 +88,13 @@ inline __m256 round_half_away_ps(__m256 t) {
   return _mm256_or_ps(_mm256_add_ps(whole, up), _mm256_and_ps(t, sign));
 }
 
-inline __m256i round_half_away(__m256 t) { return _mm256_cvttps_epi32(round_half_away_ps(t)); }
+// 8 values x * inv, clamped to [-128 - zp, 127 - zp] and rounded: q - zp.
+// (Whole bounds: clamping before rounding equals qd8_quantize_value's clamp after.)
+inline __m256 centered(const float* x, float inv, int32_t zp) {
+  const __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv));
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(-128 - zp)), hi = _mm256_set1_ps(static_cast<float>(127 - zp));
+  return round_half_away_ps(_mm256_min_ps(hi, _mm256_max_ps(lo, t)));
+}
 
 struct Avx2RowOps {
   static constexpr int W = 8;
@@ -106,22 +112,14 @@ struct Avx2RowOps {
   }
   // 8 values to int16 at q.
   static void convert(const float* x, float inv, int32_t zp, int16_t* q) {
-    __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv));
-    t = _mm256_min_ps(_mm256_set1_ps(255.f), _mm256_max_ps(_mm256_set1_ps(-255.f), t));
-    __m256i i32 = _mm256_add_epi32(round_half_away(t), _mm256_set1_epi32(zp));
-    i32 = _mm256_min_epi32(_mm256_set1_epi32(127), _mm256_max_epi32(_mm256_set1_epi32(-128), i32));
+    const __m256i i32 = _mm256_add_epi32(_mm256_cvttps_epi32(centered(x, inv, zp)), _mm256_set1_epi32(zp));
     // Quadwords 0 and 2 hold values 0-3 and 4-7.
     const __m256i i16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i32, i32), 0x08);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_castsi256_si128(i16));
   }
-  // 8 values as floats q - zp: convert's steps on whole floats (exact).
+  // 8 values as floats q - zp.
   static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
-    __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv));
-    t = _mm256_min_ps(_mm256_set1_ps(255.f), _mm256_max_ps(_mm256_set1_ps(-255.f), t));
-    const __m256 z = _mm256_set1_ps(static_cast<float>(zp));
-    __m256 q = _mm256_add_ps(round_half_away_ps(t), z);
-    q = _mm256_min_ps(_mm256_set1_ps(127.f), _mm256_max_ps(_mm256_set1_ps(-128.f), q));
-    _mm256_storeu_ps(out, _mm256_sub_ps(q, z));
+    _mm256_storeu_ps(out, centered(x, inv, zp));
   }
 };
 

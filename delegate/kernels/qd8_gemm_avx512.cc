@@ -80,25 +80,22 @@ struct Avx512RowOps {
     *lo = _mm512_reduce_min_ps(vmin);
     *hi = _mm512_reduce_max_ps(vmax);
   }
-  // 16 values: qd8_quantize_value's steps (rounded, then the zero point added
-  // and clamped).
+  // 16 values: qd8_quantize_value's (q - zp, then the zero point added).
   static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
-    __m512i i32 = _mm512_add_epi32(_mm512_cvttps_epi32(rounded(x, inv)), _mm512_set1_epi32(zp));
-    i32 = _mm512_min_epi32(_mm512_set1_epi32(127), _mm512_max_epi32(_mm512_set1_epi32(-128), i32));
+    const __m512i i32 = _mm512_add_epi32(_mm512_cvttps_epi32(centered(x, inv, zp)), _mm512_set1_epi32(zp));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(i32));
   }
-  // 16 values as floats q - zp: the same steps on whole floats (exact).
+  // 16 values as floats q - zp.
   static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
-    const __m512 z = _mm512_set1_ps(static_cast<float>(zp));
-    __m512 q = _mm512_add_ps(rounded(x, inv), z);
-    q = _mm512_min_ps(_mm512_set1_ps(127.f), _mm512_max_ps(_mm512_set1_ps(-128.f), q));
-    _mm512_storeu_ps(out, _mm512_sub_ps(q, z));
+    _mm512_storeu_ps(out, centered(x, inv, zp));
   }
-  // x * inv clamped to +-255, rounded half away from zero (the truncated
-  // magnitude plus one where its fraction is >= 0.5): whole floats.
-  static __m512 rounded(const float* x, float inv) {
+  // x * inv clamped to [-128 - zp, 127 - zp] (whole bounds: the same as
+  // clamping q after rounding), rounded half away from zero (the truncated
+  // magnitude plus one where its fraction is >= 0.5): q - zp as whole floats.
+  static __m512 centered(const float* x, float inv, int32_t zp) {
     __m512 t = _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_set1_ps(inv));
-    t = _mm512_min_ps(_mm512_set1_ps(255.f), _mm512_max_ps(_mm512_set1_ps(-255.f), t));
+    t = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(127 - zp)),
+                      _mm512_max_ps(_mm512_set1_ps(static_cast<float>(-128 - zp)), t));
     const __m512i sign = _mm512_set1_epi32(INT32_MIN);
     const __m512 mag = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(t)));
     const __m512 whole = _mm512_roundscale_ps(mag, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);

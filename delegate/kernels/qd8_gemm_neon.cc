@@ -71,27 +71,22 @@ struct NeonRowOps {
     *lo = vminvq_f32(vmin);
     *hi = vmaxvq_f32(vmax);
   }
-  // 8 values: qd8_quantize_value's steps (fcvtas rounds half away from zero;
-  // the saturating narrowings clamp).
+  // 8 values: qd8_quantize_value's steps, x * inv clamped to [-128 - zp, 127 -
+  // zp] (whole bounds: the same as clamping q after rounding), rounded half away
+  // from zero (fcvtas), the zero point added.
   static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
-    const float32x4_t lo = vdupq_n_f32(-255.f), hi = vdupq_n_f32(255.f);
     int32x4_t i[2];
-    for (int h = 0; h < 2; ++h) {
-      const float32x4_t t = vmulq_f32(vld1q_f32(x + 4 * h), vdupq_n_f32(inv));
-      i[h] = vaddq_s32(vcvtaq_s32_f32(vminq_f32(hi, vmaxq_f32(lo, t))), vdupq_n_s32(zp));
-    }
+    for (int h = 0; h < 2; ++h) i[h] = vaddq_s32(vcvtaq_s32_f32(clamped(x + 4 * h, inv, zp)), vdupq_n_s32(zp));
     vst1_s8(q, vqmovn_s16(vcombine_s16(vqmovn_s32(i[0]), vqmovn_s32(i[1]))));
   }
-  // 8 values as floats q - zp: the same steps on whole floats (frinta rounds
-  // half away from zero; exact).
+  // 8 values as floats q - zp (frinta: the same rounding).
   static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
-    const float32x4_t z = vdupq_n_f32(static_cast<float>(zp));
-    for (int h = 0; h < 2; ++h) {
-      const float32x4_t t = vmulq_f32(vld1q_f32(x + 4 * h), vdupq_n_f32(inv));
-      const float32x4_t r = vrndaq_f32(vminq_f32(vdupq_n_f32(255.f), vmaxq_f32(vdupq_n_f32(-255.f), t)));
-      const float32x4_t q = vminq_f32(vdupq_n_f32(127.f), vmaxq_f32(vdupq_n_f32(-128.f), vaddq_f32(r, z)));
-      vst1q_f32(out + 4 * h, vsubq_f32(q, z));
-    }
+    for (int h = 0; h < 2; ++h) vst1q_f32(out + 4 * h, vrndaq_f32(clamped(x + 4 * h, inv, zp)));
+  }
+  static float32x4_t clamped(const float* x, float inv, int32_t zp) {
+    const float32x4_t t = vmulq_f32(vld1q_f32(x), vdupq_n_f32(inv));
+    const float32x4_t lo = vdupq_n_f32(static_cast<float>(-128 - zp)), hi = vdupq_n_f32(static_cast<float>(127 - zp));
+    return vminq_f32(hi, vmaxq_f32(lo, t));
   }
 };
 
