@@ -98,12 +98,23 @@ inline __m256 centered(const float* x, float inv, int32_t zp) {
 
 struct Avx2RowOps {
   static constexpr int W = 8;
+  // Four pairs of accumulators over 32 floats at a time (one pair waits on
+  // its min/max latency; a whole image is a long row).
   static void min_max(int k, const float* x, float* lo, float* hi) {
-    __m256 vmin = _mm256_setzero_ps(), vmax = _mm256_setzero_ps();
-    for (int i = 0; i < k; i += 8) {
-      vmin = _mm256_min_ps(vmin, _mm256_loadu_ps(x + i));
-      vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + i));
+    __m256 mins[4], maxs[4];
+    for (int j = 0; j < 4; ++j) mins[j] = maxs[j] = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= k; i += 32)
+      for (int j = 0; j < 4; ++j) {
+        mins[j] = _mm256_min_ps(mins[j], _mm256_loadu_ps(x + i + 8 * j));
+        maxs[j] = _mm256_max_ps(maxs[j], _mm256_loadu_ps(x + i + 8 * j));
+      }
+    for (; i < k; i += 8) {
+      mins[0] = _mm256_min_ps(mins[0], _mm256_loadu_ps(x + i));
+      maxs[0] = _mm256_max_ps(maxs[0], _mm256_loadu_ps(x + i));
     }
+    const __m256 vmin = _mm256_min_ps(_mm256_min_ps(mins[0], mins[1]), _mm256_min_ps(mins[2], mins[3]));
+    const __m256 vmax = _mm256_max_ps(_mm256_max_ps(maxs[0], maxs[1]), _mm256_max_ps(maxs[2], maxs[3]));
     float lanes_min[8], lanes_max[8];
     _mm256_storeu_ps(lanes_min, vmin);
     _mm256_storeu_ps(lanes_max, vmax);
