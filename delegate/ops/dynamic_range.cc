@@ -57,6 +57,9 @@ std::string depthwise_legality(const Graph& g, const Node& node) {
   if (any_zero_point(q)) return "DEPTHWISE_CONV_2D with int8 weights of a nonzero zero point";
   if (g.tensors[node.inputs[0]].shape.back() != w.shape[3])
     return "DEPTHWISE_CONV_2D with int8 weights and a depth multiplier: not supported";
+  if (w.shape[1] * w.shape[2] > kDynamicRangeMaxDepthwiseTaps)
+    return "DEPTHWISE_CONV_2D with int8 weights of more than " + std::to_string(kDynamicRangeMaxDepthwiseTaps) +
+           " taps";
   return "";
 }
 
