@@ -438,10 +438,9 @@ def special_specs():
                    "runtime's multiplier path is tested in tests/cpp (Program.DepthwiseWithEveryMultiplier...)"),
         Spec("int8_weights", int8_weights_block, [[2, 10, 10, 16]], 0, 0, claimed_all=7, partitions_all=4,
              weights="dynamic_int8", emits=("CONV_2D+RELU", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"),
-             about="dynamic-range int8 weights (CONV_2D, DEPTHWISE_CONV_2D read them directly): the front end "
-                   "dequantizes them into float32 once; compared with the float twin (the same weights "
-                   "dequantized), not with the hybrid kernels; swish, MEAN; the FULLY_CONNECTED (+TANH) runs as "
-                   "TFLite's hybrid kernel (its rows quantized to int8), which the twin keeps"),
+             about="dynamic-range int8 weights read directly by the CONV_2D+RELU, DEPTHWISE_CONV_2D and "
+                   "FULLY_CONNECTED (+TANH): each runs as TFLite's hybrid kernel (its input quantized to int8, "
+                   "per image or per row), which the twin keeps; swish, MEAN"),
         Spec("tconv_int8_weights", tconv_int8, [[1, 5, 6, 16]], 0, 0, claimed_all=2, partitions_all=1,
              weights="dynamic_int8", emits=("TRANSPOSE_CONV stride=2x2 padding=SAME",),
              about="TRANSPOSE_CONV with dynamic-range int8 weights, dequantized by the front end (the runtime "
@@ -688,6 +687,12 @@ def conv_specs():
         p = _pad(tf, x, 1, 0, 1, 0)
         return _conv(tf, p, "pad_two", 3, 3, 8, stride=2, padding="VALID"), tf.abs(p) * 2.0
 
+    def conv_dynamic_int8(tf, x):  # dynamic-range int8 weights (layers of 1024+ weights: smaller stay float)
+        a = tf.nn.relu6(_conv(tf, _pad(tf, x, 1, 0, 1, 0), "cdi8_a", 3, 3, 32, stride=2, padding="VALID"))
+        b = _conv(tf, a, "cdi8_b", 1, 1, 48, padding="VALID")
+        d = tf.nn.relu(_dwconv(tf, b, "cdi8_dw", 5, 5))
+        return tf.tanh(_conv(tf, d, "cdi8_c", 3, 3, 48) + b)
+
     def inverted_residual(tf, x):  # expanded tensors of 1.8 MB: run depth-first at one thread
         y = tf.nn.relu6(_dwconv(tf, tf.nn.relu6(_conv(tf, x, "ir_expand", 1, 1, 144)), "ir_dw", 3, 3))
         y = _conv(tf, y, "ir_project", 1, 1, 24, padding="VALID") + x
@@ -909,6 +914,13 @@ def conv_specs():
         Spec("tconv_float16", tconv_float16, [[1, 5, 7, 8]], 0, 0, claimed_all=3, partitions_all=1,
              weights="float16", emits=("DEQUANTIZE", "TRANSPOSE_CONV+RELU"),
              about="TRANSPOSE_CONV with float16 weights and bias, each through a DEQUANTIZE folded into it"),
+        Spec("conv_dynamic_int8", conv_dynamic_int8, [[None, 15, 13, 16]], 0, 0, claimed_all=7, partitions_all=4,
+             weights="dynamic_int8", emits=("PAD", "CONV_2D+RELU6 stride=2x2 padding=VALID", "DEPTHWISE_CONV_2D+RELU"),
+             about="batch None, dynamic-range int8 weights: a PAD folded into a CONV_2D 3x3/2+RELU6, a 1x1 (32 "
+                   "channels: rows read in place), a 5x5 DEPTHWISE_CONV_2D+RELU and a 3x3 CONV_2D, each as "
+                   "TFLite's hybrid kernel (each image quantized to int8, padding its zero point), compared "
+                   "with it; a residual ADD, TANH; resized (batch 0: the hybrid kernels "
+                   "cannot)"),
         Spec("conv_large_dynamic", conv_large_dynamic, [[None, 6, 6, 128]], 0, 0, claimed_all=3, partitions_all=1,
              ranges=[(-0.5, 0.5)], about="batch None: CONV_2D 3x3 128 -> 256 (weights past 1 MiB: tiles of "
                                          "GEMM row blocks), swish; resized, to 0 too"),
@@ -1085,31 +1097,48 @@ def _patch(model, renames):
     return bytes(fbu.convert_object_to_bytearray(m))
 
 
-def _hybrid_fc_weights(schema, m):
-    """The tensors a FULLY_CONNECTED of a float32 input reads as int8 weights."""
+def _runs_as_hybrid(schema, sg, code, op):
+    """Whether the delegate runs `op` (reading int8 weights) as TFLite's hybrid kernel does:
+    FULLY_CONNECTED; CONV_2D with a scale per output channel (not all one) and no dilation;
+    DEPTHWISE_CONV_2D of depth multiplier 1 (ops/dynamic_range.h)."""
+    B = schema.BuiltinOperator
+    w = sg.tensors[op.inputs[1]]
+    if code == B.FULLY_CONNECTED:
+        return True
+    if code == B.CONV_2D:
+        o = op.builtinOptions
+        return len(set(np.asarray(w.quantization.scale).tolist())) > 1 and o.dilationHFactor == o.dilationWFactor == 1
+    return code == B.DEPTHWISE_CONV_2D and sg.tensors[op.inputs[0]].shape[-1] == w.shape[-1]
+
+
+def _hybrid_weights(schema, m):
+    """The int8 weights of float32 layers the delegate runs as TFLite's hybrid kernels."""
     sg = m.subgraphs[0]
     codes = [max(oc.builtinCode, oc.deprecatedBuiltinCode) for oc in m.operatorCodes]
+    layers = (schema.BuiltinOperator.FULLY_CONNECTED, schema.BuiltinOperator.CONV_2D,
+              schema.BuiltinOperator.DEPTHWISE_CONV_2D)
     return {op.inputs[1] for op in sg.operators
-            if codes[op.opcodeIndex] == schema.BuiltinOperator.FULLY_CONNECTED and len(op.inputs) > 1
+            if codes[op.opcodeIndex] in layers and len(op.inputs) > 1
             and sg.tensors[op.inputs[0]].type == schema.TensorType.FLOAT32
-            and sg.tensors[op.inputs[1]].type == schema.TensorType.INT8}
+            and sg.tensors[op.inputs[1]].type == schema.TensorType.INT8
+            and _runs_as_hybrid(schema, sg, codes[op.opcodeIndex], op)}
 
 
 def float_twin(model):
     """The model with every int8 constant made the float32 tensor of its dequantized values
     ((q - zero point) * scale, per channel of its quantized dimension): the builtin kernels
-    then compute in float what a hybrid layer approximates, as the delegate does. Except a
-    FULLY_CONNECTED's int8 weights: the delegate computes it as TFLite's hybrid kernel does
-    (each input row quantized to int8), which the twin then runs too."""
+    then compute in float what a hybrid layer approximates, as the delegate does. Except the
+    int8 weights of the layers the delegate computes as TFLite's hybrid kernels do
+    (_hybrid_weights: the input quantized to int8 per row or per image), which the twin runs too."""
     from tensorflow.lite.tools import flatbuffer_utils as fbu
     schema = _schema()
     m = fbu.read_model_from_bytearray(bytearray(model))
-    hybrid_fc = _hybrid_fc_weights(schema, m)
+    hybrid = _hybrid_weights(schema, m)
     for i, t in enumerate(m.subgraphs[0].tensors):
         data = m.buffers[t.buffer].data
         if (t.type != schema.TensorType.INT8 or data is None or len(data) == 0 or t.quantization is None
                 or t.sparsity is not None  # sparse: read only by the DENSIFYs densified() removed
-                or i in hybrid_fc):
+                or i in hybrid):
             continue
         q = np.asarray(data, dtype=np.uint8).view(np.int8).reshape(t.shape).astype(np.float32)
         scale, zero = np.asarray(t.quantization.scale, np.float32), np.asarray(t.quantization.zeroPoint)

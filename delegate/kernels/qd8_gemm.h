@@ -7,11 +7,16 @@
 // to even). For a row x[0..k):
 //   rmin = min(0, min x), rmax = max(0, max x)            (0 is always in range)
 //   rmin == rmax: scale 1, zero point 0, every q 0.
-//   else, in double: s = (rmax - rmin) / 255; the zero point from the end with
+//   else, in double: s = float(rmax - rmin) / 255 (the range as a float: the
+//   LiteRT 2.x builtin kernels' scales agree so, not with the range in double);
+//   the zero point from the end with
 //   the smaller error, zp = -128 - rmin / s  if 128 + |rmin / s| < 127 + |rmax / s|,
 //   else zp = 127 - rmax / s; nudged: <= -128 -> -128, >= 127 -> 127, else
 //   round half away from zero. scale = float(s), inv = 1.0f / scale.
-//   q[i] = round_half_away(clamp(float(zp) + x[i] * inv, -128, 127)), in float:
+//   q[i] = clamp(round_half_away(x[i] * inv) + zp, -128, 127): the product in
+//   float, rounded, then the zero point added (TFLite's vector kernel, NEON or
+//   NEON_2_SSE, rounds before it adds; with the sum in float a value within a
+//   rounding of .5 could land on the other side),
 //   one multiply, one add (no fma), so every ISA quantizes bit for bit alike.
 // The parameters are computed by scalar code (qd8_row_params) for every ISA; the
 // per-ISA kernels find the row's min and max and convert it.
@@ -23,6 +28,9 @@
 //              = sum_k (a_q[i][k] - a_zp[i]) * w_q[j][k]             (exact in int32
 //                for k <= kQd8MaxDepth: |a_q - zp| <= 255, |w| <= 128)
 //   out[i][j]  = clamp(fma(float(corr) * a_scale[i], w_scale[j], bias[j]), lo, hi)
+//   (Qd8Scaling::kRowFirst, TFLite's hybrid FULLY_CONNECTED), or with the scales
+//   multiplied first and no fma, float(corr) * (w_scale[j] * a_scale[i]) + bias[j]
+//   (kProduct, its hybrid CONV_2D: HybridConvPerChannel's Eigen expression).
 // float(corr) rounds to nearest even; the float steps are the same on every ISA,
 // so all ISAs give bit-identical outputs from the same quantized rows.
 //
@@ -56,19 +64,28 @@ Qd8RowParams qd8_row_params(float min, float max);
 // the kernel's row_bytes), the pad zeros.
 using Qd8QuantizeRowFn = void (*)(int k, const float* x, void* q, Qd8RowParams* params);
 
+// The same row as floats q - zero point (qd8_quantize_row_centered).
+using Qd8QuantizeCenteredFn = void (*)(int k, const float* x, float* out, Qd8RowParams* params);
+
 // An mr x nc block of out (mr <= MR, nc <= NR) from one panel: a holds mr
 // quantized rows lda bytes apart (groups = padded k / 4), rows their parameters.
 using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const void* a, size_t lda,
                                     const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                     float hi);
 
+// The order of the float products that scale an exact sum back (above).
+enum class Qd8Scaling { kRowFirst, kProduct };
+
 struct Qd8GemmKernel {
   const char* name;  // e.g. qd8_gemm_6x8_avx2
   int mr, nr;
   int weight_bytes;  // 1: int8 panels, 2: int16
   int row_bytes;     // 1: int8 quantized rows, 2: int16
-  Qd8GemmMicroKernel fn;
+  Qd8GemmMicroKernel fn;          // Qd8Scaling::kRowFirst
   Qd8QuantizeRowFn quantize_row;
+  Qd8GemmMicroKernel fn_product;  // Qd8Scaling::kProduct
+  Qd8QuantizeCenteredFn quantize_centered;
+  Qd8GemmMicroKernel micro(Qd8Scaling s) const { return s == Qd8Scaling::kProduct ? fn_product : fn; }
 };
 
 // Bytes of one panel of nr columns over `groups` depth groups.
@@ -76,17 +93,19 @@ inline size_t qd8_panel_bytes(int groups, int nr, int weight_bytes) {
   return static_cast<size_t>(groups) * kQd8Group * nr * weight_bytes + 3 * sizeof(float) * nr;
 }
 
-// One value, exactly as every ISA converts it: clamped first (the bounds are
-// integers, so clamping then rounding equals rounding then clamping). Static
-// (as qd8_output_value): each ISA's file keeps its own copy, so no build
-// links one compiled for another ISA in its place.
-static inline int8_t qd8_quantize_value(float x, float inv_scale, float zero_point) {
-  float t = zero_point + x * inv_scale;
-  t = t < -128.f ? -128.f : t > 127.f ? 127.f : t;
+// One value, exactly as every ISA converts it. The product is clamped to
+// +-255 first (the result is the same: |zero point| <= 128 and the bounds are
+// integers), keeping the rounding within int range. Static (as
+// qd8_output_value): each ISA's file keeps its own copy, so no build links
+// one compiled for another ISA in its place.
+static inline int8_t qd8_quantize_value(float x, float inv_scale, int32_t zero_point) {
+  float t = x * inv_scale;
+  t = t < -255.f ? -255.f : t > 255.f ? 255.f : t;
   const float a = t < 0 ? -t : t;
   const float f = static_cast<float>(static_cast<int>(a));  // floor: a >= 0
   const float r = a - f >= 0.5f ? f + 1.f : f;                 // half away from zero
-  return static_cast<int8_t>(t < 0 ? -r : r);
+  const int32_t q = static_cast<int32_t>(t < 0 ? -r : r) + zero_point;
+  return static_cast<int8_t>(q < -128 ? -128 : q > 127 ? 127 : q);
 }
 
 // The parts of a panel after its weights.
@@ -102,9 +121,12 @@ inline Qd8PanelTail qd8_panel_tail(const void* panel, int groups, int nr, int we
 }
 
 // Output j of a row from its exact int32 dot product (the float steps above).
-static inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi) {
+static inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi,
+                                    Qd8Scaling s = Qd8Scaling::kRowFirst) {
   const int32_t corr = acc - row.zero_point * tail.wsum[j];
-  const float y = std::fma(static_cast<float>(corr) * row.scale, tail.scale[j], tail.bias[j]);
+  const float x = static_cast<float>(corr);
+  const float y = s == Qd8Scaling::kProduct ? x * (tail.scale[j] * row.scale) + tail.bias[j]  // no contraction
+                                            : std::fma(x * row.scale, tail.scale[j], tail.bias[j]);
   return std::min(hi, std::max(lo, y));
 }
 

@@ -29,12 +29,15 @@ inline __m256i fold_partials(__m256i lo, __m256i hi) {
 }
 
 // 8 outputs of one row from their int32 sums (qd8_output_value's steps).
+template <Qd8Scaling S>
 inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, float* out, int nc, __m256 lo,
                           __m256 hi) {
   const __m256i wsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tail.wsum));
   const __m256i corr = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(row.zero_point), wsum));
-  const __m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(corr), _mm256_set1_ps(row.scale));
-  __m256 y = _mm256_fmadd_ps(x, _mm256_loadu_ps(tail.scale), _mm256_loadu_ps(tail.bias));
+  const __m256 x = _mm256_cvtepi32_ps(corr), a = _mm256_set1_ps(row.scale), w = _mm256_loadu_ps(tail.scale);
+  const __m256 b = _mm256_loadu_ps(tail.bias);
+  __m256 y = S == Qd8Scaling::kProduct ? _mm256_add_ps(_mm256_mul_ps(x, _mm256_mul_ps(w, a)), b)
+                                       : _mm256_fmadd_ps(_mm256_mul_ps(x, a), w, b);
   y = _mm256_min_ps(hi, _mm256_max_ps(lo, y));
   if (nc == 8) {
     _mm256_storeu_ps(out, y);
@@ -44,7 +47,7 @@ inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, floa
   _mm256_maskstore_ps(out, _mm256_cmpgt_epi32(_mm256_set1_epi32(nc), lane), y);
 }
 
-template <int MR>
+template <int MR, Qd8Scaling S>
 void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8;
@@ -72,27 +75,46 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
   // made GCC store them to the stack on every depth group).
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
-    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+    if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
-// Round half away from zero of t in [-128, 127], as qd8_quantize_value.
-inline __m256i round_half_away(__m256 t) {
+// Round half away from zero of |t| < 2^23, as qd8_quantize_value: whole floats.
+inline __m256 round_half_away_ps(__m256 t) {
   const __m256 sign = _mm256_set1_ps(-0.f);
   const __m256 mag = _mm256_andnot_ps(sign, t);
   const __m256 whole = _mm256_round_ps(mag, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   const __m256 up = _mm256_and_ps(_mm256_cmp_ps(_mm256_sub_ps(mag, whole), _mm256_set1_ps(0.5f), _CMP_GE_OQ),
                                   _mm256_set1_ps(1.f));
-  return _mm256_cvttps_epi32(_mm256_or_ps(_mm256_add_ps(whole, up), _mm256_and_ps(t, sign)));
+  return _mm256_or_ps(_mm256_add_ps(whole, up), _mm256_and_ps(t, sign));
+}
+
+// 8 values x * inv, clamped to [-128 - zp, 127 - zp] and rounded: q - zp.
+// (Whole bounds: clamping before rounding equals qd8_quantize_value's clamp after.)
+inline __m256 centered(const float* x, float inv, int32_t zp) {
+  const __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv));
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(-128 - zp)), hi = _mm256_set1_ps(static_cast<float>(127 - zp));
+  return round_half_away_ps(_mm256_min_ps(hi, _mm256_max_ps(lo, t)));
 }
 
 struct Avx2RowOps {
   static constexpr int W = 8;
+  // Four pairs of accumulators over 32 floats at a time (one pair waits on
+  // its min/max latency; a whole image is a long row).
   static void min_max(int k, const float* x, float* lo, float* hi) {
-    __m256 vmin = _mm256_setzero_ps(), vmax = _mm256_setzero_ps();
-    for (int i = 0; i < k; i += 8) {
-      vmin = _mm256_min_ps(vmin, _mm256_loadu_ps(x + i));
-      vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + i));
+    __m256 mins[4], maxs[4];
+    for (int j = 0; j < 4; ++j) mins[j] = maxs[j] = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= k; i += 32)
+      for (int j = 0; j < 4; ++j) {
+        mins[j] = _mm256_min_ps(mins[j], _mm256_loadu_ps(x + i + 8 * j));
+        maxs[j] = _mm256_max_ps(maxs[j], _mm256_loadu_ps(x + i + 8 * j));
+      }
+    for (; i < k; i += 8) {
+      mins[0] = _mm256_min_ps(mins[0], _mm256_loadu_ps(x + i));
+      maxs[0] = _mm256_max_ps(maxs[0], _mm256_loadu_ps(x + i));
     }
+    const __m256 vmin = _mm256_min_ps(_mm256_min_ps(mins[0], mins[1]), _mm256_min_ps(mins[2], mins[3]));
+    const __m256 vmax = _mm256_max_ps(_mm256_max_ps(maxs[0], maxs[1]), _mm256_max_ps(maxs[2], maxs[3]));
     float lanes_min[8], lanes_max[8];
     _mm256_storeu_ps(lanes_min, vmin);
     _mm256_storeu_ps(lanes_max, vmax);
@@ -100,21 +122,24 @@ struct Avx2RowOps {
     *hi = *std::max_element(lanes_max, lanes_max + 8);
   }
   // 8 values to int16 at q.
-  static void convert(const float* x, float inv, float zp, int16_t* q) {
-    __m256 t = _mm256_add_ps(_mm256_set1_ps(zp), _mm256_mul_ps(_mm256_loadu_ps(x), _mm256_set1_ps(inv)));
-    t = _mm256_min_ps(_mm256_set1_ps(127.f), _mm256_max_ps(_mm256_set1_ps(-128.f), t));
-    const __m256i i32 = round_half_away(t);
+  static void convert(const float* x, float inv, int32_t zp, int16_t* q) {
+    const __m256i i32 = _mm256_add_epi32(_mm256_cvttps_epi32(centered(x, inv, zp)), _mm256_set1_epi32(zp));
     // Quadwords 0 and 2 hold values 0-3 and 4-7.
     const __m256i i16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i32, i32), 0x08);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_castsi256_si128(i16));
+  }
+  // 8 values as floats q - zp.
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    _mm256_storeu_ps(out, centered(x, inv, zp));
   }
 };
 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx2() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2, &qd8_gemm_avx2<6>,
-                                    &qd8_quantize_row<Avx2RowOps, int16_t>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2, &qd8_gemm_avx2<6, Qd8Scaling::kRowFirst>,
+                                    &qd8_quantize_row<Avx2RowOps, int16_t>, &qd8_gemm_avx2<6, Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<Avx2RowOps>};
   return kernel;
 }
 

@@ -25,16 +25,19 @@ FD_AVX512BW inline __m512i fold_partials(__m512i lo, __m512i hi) {
 }
 
 // 16 outputs of one row from their int32 sums (qd8_output_value's steps).
+template <Qd8Scaling S>
 FD_AVX512BW inline void store_outputs(__m512i acc, Qd8RowParams row, Qd8PanelTail tail, float* out, int nc,
                                       __m512 lo, __m512 hi) {
   const __m512i wsum = _mm512_loadu_si512(tail.wsum);
   const __m512i corr = _mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(row.zero_point), wsum));
-  const __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(corr), _mm512_set1_ps(row.scale));
-  const __m512 y = _mm512_fmadd_ps(x, _mm512_loadu_ps(tail.scale), _mm512_loadu_ps(tail.bias));
+  const __m512 x = _mm512_cvtepi32_ps(corr), a = _mm512_set1_ps(row.scale), w = _mm512_loadu_ps(tail.scale);
+  const __m512 b = _mm512_loadu_ps(tail.bias);
+  const __m512 y = S == Qd8Scaling::kProduct ? _mm512_add_ps(_mm512_mul_ps(x, _mm512_mul_ps(w, a)), b)
+                                             : _mm512_fmadd_ps(_mm512_mul_ps(x, a), w, b);
   _mm512_mask_storeu_ps(out, static_cast<__mmask16>((1u << nc) - 1), _mm512_min_ps(hi, _mm512_max_ps(lo, y)));
 }
 
-template <int MR>
+template <int MR, Qd8Scaling S>
 FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a, size_t lda,
                                  const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                  float hi) {
@@ -62,7 +65,7 @@ FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a,
   // made GCC store them to the stack on every depth group).
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
-    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+    if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
 // AVX512F only (the file's flags): no AVX512BW needed here.
@@ -77,26 +80,37 @@ struct Avx512RowOps {
     *lo = _mm512_reduce_min_ps(vmin);
     *hi = _mm512_reduce_max_ps(vmax);
   }
-  // 16 values: qd8_quantize_value's steps (clamp, then round half away from
-  // zero: the truncated magnitude plus one where its fraction is >= 0.5).
-  static void convert(const float* x, float inv, float zp, int8_t* q) {
-    __m512 t = _mm512_add_ps(_mm512_set1_ps(zp), _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_set1_ps(inv)));
-    t = _mm512_min_ps(_mm512_set1_ps(127.f), _mm512_max_ps(_mm512_set1_ps(-128.f), t));
+  // 16 values: qd8_quantize_value's (q - zp, then the zero point added).
+  static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
+    const __m512i i32 = _mm512_add_epi32(_mm512_cvttps_epi32(centered(x, inv, zp)), _mm512_set1_epi32(zp));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(i32));
+  }
+  // 16 values as floats q - zp.
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    _mm512_storeu_ps(out, centered(x, inv, zp));
+  }
+  // x * inv clamped to [-128 - zp, 127 - zp] (whole bounds: the same as
+  // clamping q after rounding), rounded half away from zero (the truncated
+  // magnitude plus one where its fraction is >= 0.5): q - zp as whole floats.
+  static __m512 centered(const float* x, float inv, int32_t zp) {
+    __m512 t = _mm512_mul_ps(_mm512_loadu_ps(x), _mm512_set1_ps(inv));
+    t = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(127 - zp)),
+                      _mm512_max_ps(_mm512_set1_ps(static_cast<float>(-128 - zp)), t));
     const __m512i sign = _mm512_set1_epi32(INT32_MIN);
     const __m512 mag = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(t)));
     const __m512 whole = _mm512_roundscale_ps(mag, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
     const __mmask16 up = _mm512_cmp_ps_mask(_mm512_sub_ps(mag, whole), _mm512_set1_ps(0.5f), _CMP_GE_OQ);
     const __m512 r = _mm512_mask_add_ps(whole, up, whole, _mm512_set1_ps(1.f));
-    const __m512i signed_r = _mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(t)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(q),
-                     _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(_mm512_castsi512_ps(signed_r))));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(t))));
   }
 };
 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx512() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1, &qd8_gemm_avx512<8>, &qd8_quantize_row<Avx512RowOps>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1, &qd8_gemm_avx512<8, Qd8Scaling::kRowFirst>,
+                                    &qd8_quantize_row<Avx512RowOps>, &qd8_gemm_avx512<8, Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<Avx512RowOps>};
   return kernel;
 }
 

@@ -13,11 +13,15 @@ namespace fd {
 namespace {
 
 // 4 outputs of one row from their int32 sums (qd8_output_value's steps).
+template <Qd8Scaling S>
 inline void store_outputs(int32x4_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float* out, int nc,
                           float32x4_t lo, float32x4_t hi) {
   const int32x4_t corr = vsubq_s32(acc, vmulq_s32(vdupq_n_s32(row.zero_point), vld1q_s32(tail.wsum + j)));
-  const float32x4_t x = vmulq_f32(vcvtq_f32_s32(corr), vdupq_n_f32(row.scale));
-  const float32x4_t y = vminq_f32(hi, vmaxq_f32(lo, vfmaq_f32(vld1q_f32(tail.bias + j), x, vld1q_f32(tail.scale + j))));
+  const float32x4_t x = vcvtq_f32_s32(corr), a = vdupq_n_f32(row.scale), w = vld1q_f32(tail.scale + j);
+  const float32x4_t b = vld1q_f32(tail.bias + j);
+  const float32x4_t scaled = S == Qd8Scaling::kProduct ? vaddq_f32(vmulq_f32(x, vmulq_f32(w, a)), b)
+                                                       : vfmaq_f32(b, vmulq_f32(x, a), w);
+  const float32x4_t y = vminq_f32(hi, vmaxq_f32(lo, scaled));
   if (nc - j >= 4) {
     vst1q_f32(out + j, y);
     return;
@@ -27,7 +31,7 @@ inline void store_outputs(int32x4_t acc, Qd8RowParams row, Qd8PanelTail tail, in
   for (int i = 0; j + i < nc; ++i) out[j + i] = lanes[i];
 }
 
-template <int MR>
+template <int MR, Qd8Scaling S>
 void qd8_gemm_neon(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8, NV = NR / 2;
@@ -53,7 +57,7 @@ void qd8_gemm_neon(int mr, int nc, int groups, const void* rows_a, size_t lda, c
   for (int r = 0; r < MR; ++r)  // compile-time bounds: the accumulators stay in registers
     for (int v = 0; v < NV; v += 2)
       if (r < mr && 2 * v < nc)
-        store_outputs(vpaddq_s32(acc[r][v], acc[r][v + 1]), rows[r], tail, 2 * v, out + r * ldc, nc, vlo, vhi);
+        store_outputs<S>(vpaddq_s32(acc[r][v], acc[r][v + 1]), rows[r], tail, 2 * v, out + r * ldc, nc, vlo, vhi);
 }
 
 struct NeonRowOps {
@@ -67,22 +71,31 @@ struct NeonRowOps {
     *lo = vminvq_f32(vmin);
     *hi = vmaxvq_f32(vmax);
   }
-  // 8 values: qd8_quantize_value's steps (fcvtas rounds half away from zero).
-  static void convert(const float* x, float inv, float zp, int8_t* q) {
-    const float32x4_t lo = vdupq_n_f32(-128.f), hi = vdupq_n_f32(127.f);
+  // 8 values: qd8_quantize_value's steps, x * inv clamped to [-128 - zp, 127 -
+  // zp] (whole bounds: the same as clamping q after rounding), rounded half away
+  // from zero (fcvtas), the zero point added.
+  static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
     int32x4_t i[2];
-    for (int h = 0; h < 2; ++h) {
-      const float32x4_t t = vaddq_f32(vdupq_n_f32(zp), vmulq_f32(vld1q_f32(x + 4 * h), vdupq_n_f32(inv)));
-      i[h] = vcvtaq_s32_f32(vminq_f32(hi, vmaxq_f32(lo, t)));
-    }
+    for (int h = 0; h < 2; ++h) i[h] = vaddq_s32(vcvtaq_s32_f32(clamped(x + 4 * h, inv, zp)), vdupq_n_s32(zp));
     vst1_s8(q, vqmovn_s16(vcombine_s16(vqmovn_s32(i[0]), vqmovn_s32(i[1]))));
+  }
+  // 8 values as floats q - zp (frinta: the same rounding).
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    for (int h = 0; h < 2; ++h) vst1q_f32(out + 4 * h, vrndaq_f32(clamped(x + 4 * h, inv, zp)));
+  }
+  static float32x4_t clamped(const float* x, float inv, int32_t zp) {
+    const float32x4_t t = vmulq_f32(vld1q_f32(x), vdupq_n_f32(inv));
+    const float32x4_t lo = vdupq_n_f32(static_cast<float>(-128 - zp)), hi = vdupq_n_f32(static_cast<float>(127 - zp));
+    return vminq_f32(hi, vmaxq_f32(lo, t));
   }
 };
 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_neon() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1, &qd8_gemm_neon<4>, &qd8_quantize_row<NeonRowOps>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1, &qd8_gemm_neon<4, Qd8Scaling::kRowFirst>,
+                                    &qd8_quantize_row<NeonRowOps>, &qd8_gemm_neon<4, Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<NeonRowOps>};
   return kernel;
 }
 

@@ -9,9 +9,10 @@
 namespace fd {
 
 Qd8RowParams qd8_row_params(float min, float max) {
-  const double rmin = std::fmin(0.0, min), rmax = std::fmax(0.0, max);
-  if (rmin == rmax) return {1.f, 0};
-  const double s = (rmax - rmin) / 255.0;
+  const float lo = std::fmin(0.f, min), hi = std::fmax(0.f, max);
+  if (lo == hi) return {1.f, 0};
+  const double rmin = lo, rmax = hi;
+  const double s = static_cast<double>(hi - lo) / 255.0;  // the range subtracted in float
   const double zp_from_min = -128.0 - rmin / s, zp_from_max = 127.0 - rmax / s;
   const bool min_closer = 128.0 + std::fabs(rmin / s) < 127.0 + std::fabs(rmax / s);
   const double zp = min_closer ? zp_from_min : zp_from_max;
@@ -29,9 +30,13 @@ struct ScalarRowOps {
       *hi = std::max(*hi, x[i]);
     }
   }
-  static void convert(const float* x, float inv, float zp, int8_t* q) { *q = qd8_quantize_value(*x, inv, zp); }
+  static void convert(const float* x, float inv, int32_t zp, int8_t* q) { *q = qd8_quantize_value(*x, inv, zp); }
+  static void convert_centered(const float* x, float inv, int32_t zp, float* out) {
+    *out = static_cast<float>(qd8_quantize_value(*x, inv, zp) - zp);
+  }
 };
 
+template <Qd8Scaling S>
 void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                          const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 4;
@@ -44,14 +49,16 @@ void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t 
       for (int g = 0; g < groups; ++g)
         for (int d = 0; d < kQd8Group; ++d)
           acc += a[r * lda + g * kQd8Group + d] * w[(g * NR + j) * kQd8Group + d];
-      out[r * ldc + j] = qd8_output_value(acc, rows[r], tail, j, lo, hi);
+      out[r * ldc + j] = qd8_output_value(acc, rows[r], tail, j, lo, hi, S);
     }
 }
 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_scalar() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1, &qd8_gemm_4x4_scalar, &qd8_quantize_row<ScalarRowOps>};
+  static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1, &qd8_gemm_4x4_scalar<Qd8Scaling::kRowFirst>,
+                                    &qd8_quantize_row<ScalarRowOps>, &qd8_gemm_4x4_scalar<Qd8Scaling::kProduct>,
+                                    &qd8_quantize_row_centered<ScalarRowOps>};
   return kernel;
 }
 

@@ -6,9 +6,25 @@
 
 namespace fd {
 
-bool is_dynamic_range_fc(const Graph& g, const Node& node) {
-  return node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kFullyConnected && node.inputs.size() > 1 &&
+namespace {
+
+bool is_dynamic_range(const Graph& g, const Node& node, AnchorOp op) {
+  return node.kind == OpKind::kAnchor && node.anchor == op && node.inputs.size() > 1 &&
          g.tensors[node.inputs[0]].is_f32() && g.tensors[node.inputs[1]].stored_as == DType::kI8;
+}
+
+bool any_zero_point(const Quantization& q) {
+  return std::any_of(q.zero_points.begin(), q.zero_points.end(), [](int64_t z) { return z != 0; });
+}
+
+}  // namespace
+
+bool is_dynamic_range_fc(const Graph& g, const Node& node) {
+  return is_dynamic_range(g, node, AnchorOp::kFullyConnected);
+}
+
+bool is_dynamic_range_conv(const Graph& g, const Node& node) {
+  return is_dynamic_range(g, node, AnchorOp::kConv2D) || is_dynamic_range(g, node, AnchorOp::kDepthwiseConv2D);
 }
 
 std::string dynamic_range_fc_legality(const Graph& g, const Node& node) {
@@ -21,10 +37,54 @@ std::string dynamic_range_fc_legality(const Graph& g, const Node& node) {
   if (!source || source->stored_as() != DType::kI8 || w.shape.size() != 2)
     return "FULLY_CONNECTED with int8 weights that are not a constant [n, k] tensor";
   if (q.per_axis() && q.axis != 0) return "FULLY_CONNECTED with int8 weights quantized along their depth";
-  if (std::any_of(q.zero_points.begin(), q.zero_points.end(), [](int64_t z) { return z != 0; }))
-    return "FULLY_CONNECTED with int8 weights of a nonzero zero point";
+  if (any_zero_point(q)) return "FULLY_CONNECTED with int8 weights of a nonzero zero point";
   if (w.shape[1] > kDynamicRangeMaxDepth)
     return "FULLY_CONNECTED with int8 weights deeper than " + std::to_string(kDynamicRangeMaxDepth);
+  return "";
+}
+
+namespace {
+
+// DEPTHWISE_CONV_2D's hybrid kernel: per-channel scales along the last axis.
+std::string depthwise_legality(const Graph& g, const Node& node) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const Quantization& q = w.quantization;
+  const Float32Source* source = w.data.float32_source();
+  if (!source || source->stored_as() != DType::kI8 || w.shape.size() != 4 || w.shape[0] != 1)
+    return "DEPTHWISE_CONV_2D with int8 weights that are not a constant [1, kh, kw, n] tensor";
+  if (q.axis != 3 || static_cast<int64_t>(q.scales.size()) != w.shape[3])
+    return "DEPTHWISE_CONV_2D with int8 weights not quantized per output channel";
+  if (any_zero_point(q)) return "DEPTHWISE_CONV_2D with int8 weights of a nonzero zero point";
+  if (g.tensors[node.inputs[0]].shape.back() != w.shape[3])
+    return "DEPTHWISE_CONV_2D with int8 weights and a depth multiplier: not supported";
+  if (w.shape[1] * w.shape[2] > kDynamicRangeMaxDepthwiseTaps)
+    return "DEPTHWISE_CONV_2D with int8 weights of more than " + std::to_string(kDynamicRangeMaxDepthwiseTaps) +
+           " taps";
+  return "";
+}
+
+}  // namespace
+
+// TFLite's per-channel hybrid CONV_2D (EvalHybridPerChannel) runs where the
+// scales differ; one scale for all channels takes EvalHybrid, which quantizes
+// the input symmetrically. Both run undilated (op_params.dilation = 1).
+std::string dynamic_range_conv_legality(const Graph& g, const Node& node) {
+  if (node.anchor == AnchorOp::kDepthwiseConv2D) return depthwise_legality(g, node);
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const Quantization& q = w.quantization;
+  const Float32Source* source = w.data.float32_source();
+  if (!source || source->stored_as() != DType::kI8 || w.shape.size() != 4)
+    return "CONV_2D with int8 weights that are not a constant [n, kh, kw, c] tensor";
+  if (q.scales.size() < 2 || std::all_of(q.scales.begin(), q.scales.end(), [&](float s) { return s == q.scales[0]; }))
+    return "CONV_2D with int8 weights of one scale: TFLite's hybrid kernel then quantizes the input "
+           "symmetrically (EvalHybrid), not supported";
+  if (q.axis != 0 || static_cast<int64_t>(q.scales.size()) != w.shape[0])
+    return "CONV_2D with int8 weights not quantized per output channel";
+  if (any_zero_point(q)) return "CONV_2D with int8 weights of a nonzero zero point";
+  if (node.conv.dilation_h != 1 || node.conv.dilation_w != 1)
+    return "dilated CONV_2D with int8 weights: TFLite's hybrid kernel ignores the dilation";
+  if (w.shape[1] * w.shape[2] * w.shape[3] > kDynamicRangeMaxDepth)
+    return "CONV_2D with int8 weights deeper than " + std::to_string(kDynamicRangeMaxDepth);
   return "";
 }
 

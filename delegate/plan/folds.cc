@@ -34,7 +34,8 @@ bool compose_affine_step(const Graph& g, const Node& n, const Shape& in, std::ve
 
 std::optional<Fold> input_affine(const Graph& g, const GraphIndex& index, int conv) {
   const Node& c = g.nodes[conv];
-  if (!is_anchor(c, AnchorOp::kConv2D) || c.inputs.empty()) return std::nullopt;
+  // An int8 conv quantizes its input as it is (ops/dynamic_range.h): no map folds into it.
+  if (!is_anchor(c, AnchorOp::kConv2D) || c.inputs.empty() || is_dynamic_range_conv(g, c)) return std::nullopt;
   const Shape& in = g.tensors[c.inputs[0]].shape;
   if (in.size() != 4 || in.back() <= 0) return std::nullopt;
   const int64_t channels = in.back();
@@ -114,6 +115,13 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
       legal[i] = false;
       continue;
     }
+    // An int8 conv quantizes the padded image: a constant other than 0 would
+    // widen its range (0 is in it always, and quantizes to the zero point).
+    if (is_dynamic_range_conv(g, g.nodes[r]) && g.nodes[i].pad_mode == PadMode::kConstant && g.nodes[i].param != 0) {
+      reason[i] = "PAD of a nonzero constant does not fuse into a convolution with int8 weights";
+      legal[i] = false;
+      continue;
+    }
     Fold f;
     f.kind = FoldKind::kPad;
     f.anchor = r;
@@ -182,7 +190,8 @@ void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vec
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& r = g.nodes[i];
     if (!legal[i] || !only_output_maps(i) ||
-        !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)) || is_dynamic_range_fc(g, r))
+        !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)) || is_dynamic_range_fc(g, r) ||
+        is_dynamic_range_conv(g, r))
       continue;
     const int t = r.inputs[0], p = index.producer[t];
     if (p < 0 || !legal[p] || s.folded[p] || index.readers[t] != 1) continue;

@@ -152,6 +152,8 @@ std::string weighted_legality(const Graph& g, const Node& node) {
     if (!out) return "input " + to_string(in) + " does not fit weights " + to_string(w);
     return output_legality(g.tensors[node.outputs[0]], out);
   }
+  if (is_dynamic_range_conv(g, node))
+    if (std::string why = dynamic_range_conv_legality(g, node); !why.empty()) return why;
   std::string error;
   const auto geo = conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, FoldedPad{}, &error);
   if (!geo) return error;

@@ -23,7 +23,7 @@
 #include "ops/transpose_conv_geometry.h"
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
-#include "runtime/qd8_gemm_driver.h"
+#include "runtime/qd8_conv.h"
 #include "runtime/winograd.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
@@ -36,10 +36,13 @@ struct AnchorStep {
   const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools, MEAN
   const RowKernel* rows = nullptr;   // SOFTMAX, row reductions
   std::shared_ptr<const PackedWeights> weights;  // FULLY_CONNECTED and the convolutions
-  // FULLY_CONNECTED of int8 weights (ops/dynamic_range.h): them packed for the
-  // qd8 GEMM (gemm and weights then null).
+  // FULLY_CONNECTED, CONV_2D of int8 weights (ops/dynamic_range.h): them packed
+  // for the qd8 GEMM (gemm and weights then null).
+  // DEPTHWISE_CONV_2D of int8 weights (runtime/qd8_conv.h): qd8 (its row
+  // quantization), the weights as floats (dw, weights, zero bias), qd8_dw.
   const Qd8GemmKernel* qd8 = nullptr;
   std::shared_ptr<const Qd8PackedWeights> qd8_weights;
+  std::shared_ptr<const Qd8DwScales> qd8_dw;
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;
@@ -115,6 +118,7 @@ struct BoundAnchor {
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
   mutable std::vector<float> patches;            // ... copied here on every run
   mutable PackedWeights scaled;                  // scale_input: the weights times this run's scale
+  mutable Qd8Images qd8_images;                  // the convolutions of int8 weights: this run's input, quantized
   TransposeConvGeometry spread;                  // TRANSPOSE_CONV (offsets: transpose_conv_offsets)
   std::vector<int64_t> row_phase_starts;         // TRANSPOSE_CONV: per output row and W phase, its first row
   std::vector<ConcatSlice> slices;               // CONCATENATION: where each part's rows go

@@ -69,9 +69,11 @@ void qd8_quantize_rows(const Qd8GemmKernel& kernel, int m, int k, const float* a
     kernel.quantize_row(k, a + i * lda, rows->values.data() + i * rows->stride, &rows->params[i]);
 }
 
-void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8Rows& rows, float* out, size_t ldc,
-              float lo, float hi, int first_panel, int last_panel) {
+void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8RowsView& rows, float* out,
+              size_t ldc, float lo, float hi, int first_panel, int last_panel, Qd8Scaling scaling) {
   if (last_panel < 0 || last_panel > w.panels()) last_panel = w.panels();
+  const Qd8GemmMicroKernel fn = kernel.micro(scaling);
+  const int8_t* values = static_cast<const int8_t*>(rows.values);
   for (int m0 = 0; m0 < rows.m; m0 += kGemmRowBlock) {
     const int m1 = std::min(rows.m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {
@@ -79,8 +81,8 @@ void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8R
       const int nc = std::min(w.nr, w.n - q * w.nr);
       for (int r = m0; r < m1; r += kernel.mr) {
         const int mr = std::min(kernel.mr, m1 - r);
-        kernel.fn(mr, nc, w.groups, rows.values.data() + r * rows.stride, rows.stride, rows.params.data() + r, panel,
-                  out + r * ldc + q * w.nr, ldc, lo, hi);
+        fn(mr, nc, w.groups, values + r * rows.stride, rows.stride, rows.params + r, panel, out + r * ldc + q * w.nr,
+           ldc, lo, hi);
       }
     }
   }

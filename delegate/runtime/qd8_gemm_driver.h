@@ -36,8 +36,23 @@ struct Qd8Rows {
 // Quantizes A [m x k] (row stride lda floats) into rows, reusing its storage.
 void qd8_quantize_rows(const Qd8GemmKernel& kernel, int m, int k, const float* a, size_t lda, Qd8Rows* rows);
 
+// Quantized rows as the GEMM reads them: m rows of w.groups groups each,
+// stride bytes apart, and each row's parameters.
+struct Qd8RowsView {
+  int m = 0;
+  const void* values = nullptr;
+  size_t stride = 0;
+  const Qd8RowParams* params = nullptr;
+};
+
 // out (row stride ldc) for all rows, the columns of panels [first_panel, last_panel).
-void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8Rows& rows, float* out, size_t ldc,
-              float lo, float hi, int first_panel = 0, int last_panel = -1);
+void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8RowsView& rows, float* out,
+              size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1,
+              Qd8Scaling scaling = Qd8Scaling::kRowFirst);
+inline void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8Rows& rows, float* out,
+                     size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1) {
+  qd8_gemm(kernel, w, Qd8RowsView{rows.m, rows.values.data(), rows.stride, rows.params.data()}, out, ldc, lo, hi,
+           first_panel, last_panel);
+}
 
 }  // namespace fd

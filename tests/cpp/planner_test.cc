@@ -369,6 +369,66 @@ TEST(Planner, AFullyConnectedWithInt8WeightsIsClaimedWhereItRunsAsTheHybridKerne
   }
 }
 
+// CONV_2D and DEPTHWISE_CONV_2D of int8 weights run as TFLite's hybrid
+// kernels where the runtime does what those do: a scale per output channel.
+// One scale for all (TFLite then quantizes symmetrically), a dilation (which
+// TFLite's hybrid CONV_2D ignores) or a depth multiplier are left, with the
+// reason. A PAD of zeros folds into them; of another constant it is left (it
+// would widen the quantized range).
+TEST(Planner, ConvolutionsWithInt8WeightsAreClaimedWhereTheyRunAsTheHybridKernels) {
+  static const float w[8 * 9 * 8] = {};
+  static const int8_t q[8 * 9 * 8] = {};
+  struct V {
+    AnchorOp op;
+    bool per_channel;
+    int dilation, multiplier;
+    const char* reason;
+  };
+  const V variants[] = {{AnchorOp::kConv2D, true, 1, 1, ""},
+                        {AnchorOp::kDepthwiseConv2D, true, 1, 1, ""},
+                        {AnchorOp::kConv2D, false, 1, 1, "CONV_2D with int8 weights of one scale"},
+                        {AnchorOp::kConv2D, true, 2, 1, "dilated CONV_2D with int8 weights"},
+                        {AnchorOp::kDepthwiseConv2D, true, 1, 2, "DEPTHWISE_CONV_2D with int8 weights and a depth"}};
+  for (const V& v : variants) {
+    GraphBuilder b;
+    const bool dw = v.op == AnchorOp::kDepthwiseConv2D;
+    const int64_t c = 8 / v.multiplier;
+    ConvParams p;
+    p.same_padding = true;
+    p.dilation_h = p.dilation_w = v.dilation;
+    const Shape filter = dw ? Shape{1, 3, 3, 8} : Shape{8, 3, 3, 8};
+    const int y = b.conv(v.op, b.tensor({1, 6, 6, c}), w, filter, nullptr, p, {1, 6, 6, 8});
+    std::vector<float> scales(8, 0.1f);
+    if (v.per_channel) scales[3] = 0.2f;
+    b.int8_weights(b.g.nodes[0].inputs[1], q, {scales, std::vector<int64_t>(8, 0), dw ? 3 : 0});
+    b.ew(EwOp::Tanh, {b.ew(EwOp::Abs, {b.ew(EwOp::Exp, {y}, {1, 6, 6, 8})}, {1, 6, 6, 8})}, {1, 6, 6, 8});
+    const FusionPlan plan = plan_fusion(b.g, {});
+    ASSERT_EQ(plan.groups.size(), 1u);
+    if (*v.reason == 0) {
+      EXPECT_EQ(plan.groups[0], (std::vector<int>{0, 1, 2, 3}));
+    } else {
+      EXPECT_EQ(plan.group_of[0], -1);
+      EXPECT_EQ(plan.reason[0].rfind(v.reason, 0), 0u) << plan.reason[0];
+    }
+  }
+  for (float value : {0.f, 1.f}) {
+    GraphBuilder b;
+    const int x = b.pad(b.tensor({1, 6, 6, 8}), {0, 0, 1, 1, 1, 1, 0, 0}, {1, 8, 8, 8}, PadMode::kConstant, value);
+    b.conv(AnchorOp::kConv2D, x, w, {8, 3, 3, 8}, nullptr, ConvParams{}, {1, 6, 6, 8});
+    std::vector<float> scales(8, 0.1f);
+    scales[3] = 0.2f;
+    b.int8_weights(b.g.nodes[1].inputs[1], q, {scales, std::vector<int64_t>(8, 0), 0});
+    const FusionPlan plan = plan_fusion(b.g, {});
+    if (value == 0.f) {
+      EXPECT_EQ(plan.group_of[0], plan.group_of[1]);
+      EXPECT_GE(plan.group_of[0], 0);
+    } else {
+      EXPECT_EQ(plan.group_of[0], -1);
+      EXPECT_EQ(plan.reason[0].rfind("PAD of a nonzero constant", 0), 0u) << plan.reason[0];
+    }
+  }
+}
+
 // A tensor whose shape is known only at run time (a RESHAPE to a computed
 // shape): a FULLY_CONNECTED reads any rows of k from it and binds then; an
 // elementwise op reading it is left.

@@ -73,10 +73,35 @@ std::vector<float> naive_pad(const Node& n, const Shape& s, const std::vector<fl
   return y;
 }
 
-// CONV_2D / DEPTHWISE_CONV_2D in double, straight from the definition.
-std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, const std::vector<float>& x,
+std::vector<int> naive_quantize_row(const float* x, int64_t k, double* scale, int* zero_point);
+
+// Int8 weights (stored_as kI8): as TFLite's hybrid kernels read the input,
+// each image quantized (naive_quantize_row), values less the zero point; else
+// the floats. Per image its scale (1 for floats).
+std::vector<double> naive_hybrid_input(const Tensor& f, const Shape& s, const std::vector<float>& x,
+                                       std::vector<double>* scales) {
+  std::vector<double> v(x.begin(), x.end());
+  scales->assign(s[0], 1.0);
+  if (f.stored_as != DType::kI8) return v;
+  const int64_t image = s[1] * s[2] * s[3];
+  for (int64_t b = 0; b < s[0]; ++b) {
+    int zp = 0;
+    const std::vector<int> q = naive_quantize_row(&x[b * image], image, &(*scales)[b], &zp);
+    for (int64_t i = 0; i < image; ++i) v[b * image + i] = q[i] - zp;
+  }
+  return v;
+}
+
+// CONV_2D / DEPTHWISE_CONV_2D in double, straight from the definition; int8
+// weights as TFLite's hybrid kernels (naive_hybrid_input; taps in padding add
+// nothing), the int sums times both scales.
+std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, const std::vector<float>& xf,
                               const Shape& out) {
   const Tensor& f = g.tensors[n.inputs[1]];
+  std::vector<double> x_scale;
+  const std::vector<double> x = naive_hybrid_input(f, s, xf, &x_scale);
+  const int8_t* wq = f.stored_as == DType::kI8 ? f.data.float32_source()->i8_values() : nullptr;
+  auto weight = [&](int64_t i) { return wq ? static_cast<double>(wq[i]) : static_cast<double>(f.f32_data()[i]); };
   const bool dw = n.anchor == AnchorOp::kDepthwiseConv2D;
   const int64_t kh = f.shape[1], kw = f.shape[2], ic = s[3], oc = out[3], mult = dw ? oc / ic : 1;
   auto pad_before = [&](int64_t in, int64_t o, int64_t k, int stride, int dil) {
@@ -89,17 +114,19 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
     for (int64_t oy = 0; oy < out[1]; ++oy)
       for (int64_t ox = 0; ox < out[2]; ++ox)
         for (int64_t o = 0; o < oc; ++o) {
-          double acc = n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[o] : 0.0;
+          double acc = 0.0;
           for (int64_t ky = 0; ky < kh; ++ky)
             for (int64_t kx = 0; kx < kw; ++kx) {
               const int64_t iy = oy * n.conv.stride_h + ky * n.conv.dilation_h - pt;
               const int64_t ix = ox * n.conv.stride_w + kx * n.conv.dilation_w - pl;
               if (iy < 0 || iy >= s[1] || ix < 0 || ix >= s[2]) continue;
-              const float* px = &x[((b * s[1] + iy) * s[2] + ix) * ic];
-              if (dw) acc += static_cast<double>(px[o / mult]) * f.f32_data()[(ky * kw + kx) * oc + o];
+              const double* px = &x[((b * s[1] + iy) * s[2] + ix) * ic];
+              if (dw) acc += px[o / mult] * weight((ky * kw + kx) * oc + o);
               else
-                for (int64_t i = 0; i < ic; ++i) acc += static_cast<double>(px[i]) * f.f32_data()[((o * kh + ky) * kw + kx) * ic + i];
+                for (int64_t i = 0; i < ic; ++i) acc += px[i] * weight(((o * kh + ky) * kw + kx) * ic + i);
             }
+          if (wq) acc *= x_scale[b] * f.quantization.scales[f.quantization.per_axis() ? o : 0];
+          acc += n.inputs.size() > 2 ? g.tensors[n.inputs[2]].f32_data()[o] : 0.0;
           if (n.act == Activation::kRelu6) acc = std::min(6.0, std::max(0.0, acc));
           if (n.act == Activation::kRelu) acc = std::max(0.0, acc);
           y[((b * out[1] + oy) * out[2] + ox) * oc + o] = to_float_range(acc);
@@ -275,7 +302,8 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
 
 // Evaluates every node one by one, materialising each tensor.
 // Row x of k values quantized as TFLite's AsymmetricQuantizeFloats does (its
-// formula by hand): q[i] = round(zero_point + x[i] / scale), in [-128, 127].
+// formula by hand, the range subtracted in float): q[i] = round(x[i] / scale) +
+// zero_point, in [-128, 127].
 std::vector<int> naive_quantize_row(const float* x, int64_t k, double* scale, int* zero_point) {
   float lo = 0.f, hi = 0.f;
   for (int64_t i = 0; i < k; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
@@ -283,13 +311,12 @@ std::vector<int> naive_quantize_row(const float* x, int64_t k, double* scale, in
   *scale = 1.0;
   *zero_point = 0;
   if (lo == hi) return q;
-  const double s = (static_cast<double>(hi) - lo) / 255.0;
+  const double s = static_cast<double>(hi - lo) / 255.0;
   const double zp = 128.0 + std::fabs(lo / s) < 127.0 + std::fabs(hi / s) ? -128.0 - lo / s : 127.0 - hi / s;
   *zero_point = zp <= -128.0 ? -128 : zp >= 127.0 ? 127 : static_cast<int>(std::round(zp));
   const float scale_f = static_cast<float>(s), inv = static_cast<float>(1.0 / scale_f);
   for (int64_t i = 0; i < k; ++i) {
-    const float t = static_cast<float>(*zero_point) + x[i] * inv;
-    q[i] = std::min(127, std::max(-128, static_cast<int>(std::round(t))));
+    q[i] = std::min(127, std::max(-128, static_cast<int>(std::round(x[i] * inv)) + *zero_point));
   }
   *scale = scale_f;
   return q;
@@ -644,6 +671,46 @@ ConvParams conv_params(int stride, int dilation, bool same) {
 int64_t out_size(int64_t in, int64_t k, int stride, int dilation, bool same) {
   const int64_t span = (k - 1) * dilation + 1;
   return same ? (in + stride - 1) / stride : (in - span) / stride + 1;
+}
+
+// CONV_2D and DEPTHWISE_CONV_2D of int8 weights (a scale per output channel)
+// run as TFLite's hybrid kernels: each image quantized once, windows of its
+// quantized values (padding adds nothing), the int sums scaled back, bias,
+// RELU. 1x1 read in place (16 channels) or gathered (6), 3x3 and 5x5 at
+// strides 1 and 2, SAME and VALID, two images (one input all positive: zero
+// point -128); two threads share the pixels.
+TEST(Program, ConvolutionsOfInt8WeightsRunAsTheHybridKernels) {
+  struct T {
+    AnchorOp op;
+    int k, stride;
+    bool same;
+    int64_t ic, oc;
+    float lo;
+  };
+  const AnchorOp conv = AnchorOp::kConv2D, dw = AnchorOp::kDepthwiseConv2D;
+  const T tests[] = {{conv, 1, 1, false, 16, 24, -2.f}, {conv, 1, 1, false, 6, 10, 0.f},
+                     {conv, 3, 1, true, 8, 20, -2.f},   {conv, 3, 2, true, 5, 12, -2.f},
+                     {conv, 5, 2, false, 4, 9, 0.5f},   {dw, 3, 1, true, 20, 20, -2.f},
+                     {dw, 3, 2, true, 12, 12, 0.f},     {dw, 5, 1, false, 8, 8, -2.f}};
+  for (const T& t : tests) {
+    Case c;
+    const bool depthwise = t.op == dw;
+    const ConvParams p = conv_params(t.stride, 1, t.same);
+    const Shape out = {2, out_size(9, t.k, t.stride, 1, t.same), out_size(11, t.k, t.stride, 1, t.same), t.oc};
+    const Shape filter = depthwise ? Shape{1, t.k, t.k, t.oc} : Shape{t.oc, t.k, t.k, t.ic};
+    const int64_t size = num_elements(filter);
+    const int y = c.b.conv(t.op, c.input({2, 9, 11, t.ic}, t.lo, 2.f), random_weights(size, 3), filter,
+                           random_weights(t.oc, 4), p, out, Activation::kRelu);
+    Quantization q{std::vector<float>(t.oc), std::vector<int64_t>(t.oc, 0), depthwise ? 3 : 0};
+    for (int64_t j = 0; j < t.oc; ++j) q.scales[j] = 0.01f * (j % 5 + 1);
+    c.b.int8_weights(c.b.g.nodes[0].inputs[1], random_int8_weights(size, 5), q);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[y] = true;
+    const Program prog = build_program(c.b.g, {0}, test::planned_folds(c.b.g), written, *kernels_for("scalar"));
+    EXPECT_NE(prog.to_string().find("qd8_gemm"), std::string::npos) << prog.to_string();
+    ThreadPool pool(2);
+    c.check({y}, &pool, 1e-5);
+  }
 }
 
 // Batch 0 (a resize to an empty batch): anchors with weights past

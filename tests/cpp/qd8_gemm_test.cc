@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "kernels/cpu.h"
+#include "qd8_test_util.h"
 
 namespace fd {
 namespace {
@@ -23,21 +24,10 @@ struct Problem {
 const Problem kProblems[] = {{1, 1, 1},   {5, 7, 3},      {13, 33, 17},  {7, 9, 1},   {25, 70, 129},
                              {3, 5, 1024}, {19, 17, 1031}, {128, 40, 64}, {2, 100, 6}};
 
-std::vector<const Qd8GemmKernel*> every_qd8_kernel() {
-  std::vector<const Qd8GemmKernel*> all;
-  for (const auto& isa : available_isas()) all.push_back(kernels_for(isa)->qd8_gemm);
-  return all;
-}
+using test::every_qd8_kernel;
+using test::random_floats;
 
 const Qd8GemmKernel& scalar_kernel() { return *kernels_for("scalar")->qd8_gemm; }
-
-std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
 
 std::vector<int8_t> random_weights(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -61,9 +51,10 @@ std::vector<int> row_values(const Qd8Rows& rows, int i, int count) {
 
 TEST(Qd8, QuantizesAsTheFormulaByHand) {
   // [-1, 0, 3]: s = 4/255; zero point from min -128 + 63.75 (error 191.75), from
-  // max 127 - 191.25 (error 318.25): -64.25 -> -64. q = round(-64 + x * 63.75).
-  // [0, 255, ...]: s = 1, zero point -128; -125.5 -> -126, -124.5 -> -125 and
-  // -27.5 -> -28 (half away from zero; half to even would give -126, -124, -28).
+  // max 127 - 191.25 (error 318.25): -64.25 -> -64. q = round(x * 63.75) - 64.
+  // [0, 255, ...]: s = 1, zero point -128; 2.5 -> 3, 3.5 -> 4 and 100.5 -> 101
+  // (half away from zero; half to even would give 2, 4, 100), the zero point
+  // added after rounding: -125, -124, -27.
   struct Case {
     std::vector<float> x;
     float scale;
@@ -71,7 +62,7 @@ TEST(Qd8, QuantizesAsTheFormulaByHand) {
     std::vector<int> q;
   };
   const Case cases[] = {{{-1.f, 0.f, 3.f}, 4.f / 255.f, -64, {-128, -64, 127, 0}},
-                        {{0.f, 255.f, 2.5f, 3.5f, 100.5f}, 1.f, -128, {-128, 127, -126, -125, -28, 0, 0, 0}},
+                        {{0.f, 255.f, 2.5f, 3.5f, 100.5f}, 1.f, -128, {-128, 127, -125, -124, -27, 0, 0, 0}},
                         {{0.f, 0.f}, 1.f, 0, {0, 0, 0, 0}}};
   for (const auto* kernel : every_qd8_kernel())
     for (const auto& c : cases) {
@@ -105,17 +96,18 @@ TEST(Qd8, EveryIsaQuantizesBitForBit) {
 // micro-kernel; ldc = n + 5, the guard past n untouched.
 std::vector<float> run_gemm(const Qd8GemmKernel& kernel, const Problem& p, const std::vector<float>& a,
                             const std::vector<int8_t>& w, const std::vector<float>& scale, const float* bias,
-                            float lo, float hi) {
+                            float lo, float hi, Qd8Scaling scaling = Qd8Scaling::kRowFirst) {
   const size_t ldc = p.n + 5;
   Qd8Rows rows;
   qd8_quantize_rows(kernel, p.m, p.k, a.data(), p.k, &rows);
   const Qd8PackedWeights packed = qd8_pack_weights(kernel, w.data(), scale.data(), bias, p.n, p.k);
+  const Qd8RowsView view{rows.m, rows.values.data(), rows.stride, rows.params.data()};
   std::vector<float> out(p.m * ldc, 1234.5f);
-  qd8_gemm(kernel, packed, rows, out.data(), ldc, lo, hi);
+  qd8_gemm(kernel, packed, view, out.data(), ldc, lo, hi, 0, -1, scaling);
   // The same in two runs of panels (how threads would share it).
   std::vector<float> halves(p.m * ldc, 1234.5f);
-  qd8_gemm(kernel, packed, rows, halves.data(), ldc, lo, hi, 0, packed.panels() / 2);
-  qd8_gemm(kernel, packed, rows, halves.data(), ldc, lo, hi, packed.panels() / 2);
+  qd8_gemm(kernel, packed, view, halves.data(), ldc, lo, hi, 0, packed.panels() / 2, scaling);
+  qd8_gemm(kernel, packed, view, halves.data(), ldc, lo, hi, packed.panels() / 2, -1, scaling);
   EXPECT_EQ(out, halves) << kernel.name;
   for (int i = 0; i < p.m; ++i)
     for (size_t j = p.n; j < ldc; ++j) EXPECT_EQ(out[i * ldc + j], 1234.5f) << kernel.name << " wrote past n";
@@ -123,17 +115,66 @@ std::vector<float> run_gemm(const Qd8GemmKernel& kernel, const Problem& p, const
 }
 
 TEST(Qd8, EveryIsaMatchesScalarBitForBit) {
-  for (const auto& p : kProblems)
-    for (const auto& [lo, hi, with_bias] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, true},
-                                            {-0.5f, 0.5f, true}, {-INFINITY, INFINITY, false}}) {
-      const auto a = random_floats(p.m * p.k, p.m + p.k, -2.f, 3.f), scale = random_floats(p.n, p.n, 0.001f, 0.01f),
-                 bias = random_floats(p.n, p.n + 1, -1.f, 1.f);
-      const auto w = random_weights(p.n * p.k, p.n * 7 + p.k);
-      const float* b = with_bias ? bias.data() : nullptr;
-      const auto ref = run_gemm(scalar_kernel(), p, a, w, scale, b, lo, hi);
-      for (const auto* kernel : every_qd8_kernel())
-        ASSERT_EQ(run_gemm(*kernel, p, a, w, scale, b, lo, hi), ref)
-            << kernel->name << " m=" << p.m << " n=" << p.n << " k=" << p.k;
+  for (Qd8Scaling scaling : {Qd8Scaling::kRowFirst, Qd8Scaling::kProduct})
+    for (const auto& p : kProblems)
+      for (const auto& [lo, hi, with_bias] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, true},
+                                              {-0.5f, 0.5f, true}, {-INFINITY, INFINITY, false}}) {
+        const auto a = random_floats(p.m * p.k, p.m + p.k, -2.f, 3.f),
+                   scale = random_floats(p.n, p.n, 0.001f, 0.01f), bias = random_floats(p.n, p.n + 1, -1.f, 1.f);
+        const auto w = random_weights(p.n * p.k, p.n * 7 + p.k);
+        const float* b = with_bias ? bias.data() : nullptr;
+        const auto ref = run_gemm(scalar_kernel(), p, a, w, scale, b, lo, hi, scaling);
+        for (const auto* kernel : every_qd8_kernel())
+          ASSERT_EQ(run_gemm(*kernel, p, a, w, scale, b, lo, hi, scaling), ref)
+              << kernel->name << " m=" << p.m << " n=" << p.n << " k=" << p.k;
+      }
+}
+
+// The two orders of the scaling step, written out: kRowFirst fma(corr * a, w,
+// bias) (TFLite's hybrid FULLY_CONNECTED), kProduct corr * (w * a) + bias
+// rounded twice (its hybrid CONV_2D); both orders differ somewhere here.
+TEST(Qd8, ScalesBackInEitherOrder) {
+  const Problem p{9, 13, 50};
+  const auto a = random_floats(p.m * p.k, 3, -2.f, 3.f), scale = random_floats(p.n, 4, 0.001f, 0.01f),
+             bias = random_floats(p.n, 5, -1.f, 1.f);
+  const auto w = random_weights(p.n * p.k, 6);
+  Qd8Rows rows;
+  qd8_quantize_rows(scalar_kernel(), p.m, p.k, a.data(), p.k, &rows);
+  const auto first = run_gemm(scalar_kernel(), p, a, w, scale, bias.data(), -INFINITY, INFINITY);
+  const auto product =
+      run_gemm(scalar_kernel(), p, a, w, scale, bias.data(), -INFINITY, INFINITY, Qd8Scaling::kProduct);
+  const auto q = [&](int i) { return row_values(rows, i, p.k); };
+  for (int i = 0; i < p.m; ++i)
+    for (int j = 0; j < p.n; ++j) {
+      int32_t corr = 0;
+      const std::vector<int> qi = q(i);
+      for (int d = 0; d < p.k; ++d) corr += (qi[d] - rows.params[i].zero_point) * w[j * p.k + d];
+      const float x = static_cast<float>(corr), s = scale[j] * rows.params[i].scale;
+      const float prod = x * s;
+      ASSERT_EQ(product[i * (p.n + 5) + j], prod + bias[j]);
+      ASSERT_EQ(first[i * (p.n + 5) + j], std::fma(x * rows.params[i].scale, scale[j], bias[j]));
+    }
+  EXPECT_NE(first, product);
+}
+
+// The centered rows (the depthwise convolution's input) are the quantized
+// values less the zero point, as floats, on every ISA.
+TEST(Qd8, CenteredRowsAreTheValuesLessTheZeroPoint) {
+  for (int k : {1, 7, 8, 33, 1000, 1031})
+    for (const auto& [lo, hi] : {std::pair<float, float>{-1.f, 1.f}, {0.25f, 3.f}, {-7.f, -0.5f}}) {
+      const auto x = random_floats(k, k + 11, lo, hi);
+      Qd8Rows ref;
+      qd8_quantize_rows(scalar_kernel(), 1, k, x.data(), k, &ref);
+      const std::vector<int> q = row_values(ref, 0, k);
+      for (const auto* kernel : every_qd8_kernel()) {
+        std::vector<float> centered(k, NAN);
+        Qd8RowParams params;
+        kernel->quantize_centered(k, x.data(), centered.data(), &params);
+        ASSERT_EQ(params.scale, ref.params[0].scale) << kernel->name;
+        ASSERT_EQ(params.zero_point, ref.params[0].zero_point) << kernel->name;
+        for (int i = 0; i < k; ++i)
+          ASSERT_EQ(centered[i], static_cast<float>(q[i] - params.zero_point)) << kernel->name << " k=" << k;
+      }
     }
 }
 
@@ -164,7 +205,7 @@ TEST(Qd8, LargestSumsAreExact) {
 // Quantization error: zp = -128 - rmin / s rounded moves the grid by at most half
 // a step, so rmin and rmax land within half a step of -128 and 127; clamping them
 // and rounding everything else each move a value by at most s / 2. (The float
-// steps of t = zp + x * inv add about 2^-17 of a step.) So each |a - s (q - zp)|
+// steps of t = x * inv add about 2^-17 of a step.) So each |a - s (q - zp)|
 // <= s/2 (1 + 1e-4), and |out - exact| <= s/2 (1 + 1e-4) sum_k |W[j][k]|, plus
 // float rounding of the epilogue: a few ulps of sum_k |a W| + |bias|.
 TEST(Qd8, WithinQuantizationErrorOfTheFloatProduct) {

@@ -100,6 +100,12 @@ class AnchorWeights {
   std::vector<float> w_copy_, bias_copy_;
 };
 
+// anchor_weights.cc: int8 weights' scales (ops/dynamic_range.h), one per
+// output channel (a.n), and the bias (zeros if none), an output map taken into
+// both (x * m + s: scale * m, bias * m + s; a.output_map set).
+void qd8_scale_and_bias(const Graph& g, const Node& node, const AnchorFolds& folds, AnchorStep& a,
+                        std::vector<float>* scale, std::vector<float>* bias);
+
 // window.cc: the anchors that read windows of an NHWC input through
 // indirection rows (CONV_2D, DEPTHWISE_CONV_2D, pools, MEAN, PAD).
 // Geometry of a kh x kw window over `input` (its offsets due), zero_row (zeros) and
@@ -110,6 +116,10 @@ const std::vector<int32_t>& window_offsets(const BoundAnchor& b);
 Shape window_output(const BoundAnchor& b);  // NHWC of b.n channels
 void point_window_rows(const BoundAnchor& a, const float* const* inputs);  // before_run: rows into inputs[0]
 int64_t window_depth(const BoundAnchor& a);        // depth: the taps
+// The convolutions of int8 weights (a.step.qd8), before_run: the input's
+// images quantized (a.qd8_images) and the windows' offsets made.
+void quantize_window_input(const BoundAnchor& a, const float* input);
+Qd8Windows qd8_windows(const BoundAnchor& a);  // where output pixels read a.qd8_images
 std::string describe_window(const AnchorStep& s);  // "3x3/2, "
 
 // gemm_anchor.cc: the GEMM anchors (FULLY_CONNECTED, CONV_2D).
@@ -121,6 +131,11 @@ void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+// Int8 weights (ops/dynamic_range.h) [n, k] (k: the rest of their axes), their
+// scales and bias (qd8_scale_and_bias) packed for the qd8 GEMM (a.qd8,
+// a.qd8_weights; a.n set).
+void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
+                      AnchorStep& a);
 void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                      float* out);  // run_panels
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out);  // all panels

@@ -40,4 +40,21 @@ WeightValues AnchorWeights::values() const {
   return w_copy_.empty() ? weight_values(*w_) : WeightValues(w_copy_.data());
 }
 
+void qd8_scale_and_bias(const Graph& g, const Node& node, const AnchorFolds& folds, AnchorStep& a,
+                        std::vector<float>* scale, std::vector<float>* bias) {
+  const Quantization& q = g.tensors[node.inputs[1]].quantization;
+  const float* b = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
+  scale->resize(a.n);
+  bias->assign(a.n, 0.f);
+  for (int c = 0; c < a.n; ++c) (*scale)[c] = q.scales[q.per_axis() ? c : 0];
+  if (b) bias->assign(b, b + a.n);
+  if (!folds.output_affine) return;
+  a.output_map = true;  // x * m + s: scale * m, bias * m + s
+  const std::vector<AffineMap> map = output_channel_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
+  for (int c = 0; c < a.n; ++c) {
+    (*scale)[c] = static_cast<float>((*scale)[c] * map[c].a);
+    (*bias)[c] = static_cast<float>((*bias)[c] * map[c].a + map[c].b);
+  }
+}
+
 }  // namespace fd

@@ -2,8 +2,13 @@
 // whose rows are the filter's taps (window.cc); with few input channels a row
 // is a whole filter row. A 3x3 filter at stride 1 runs in Winograd form
 // (conv2d_winograd.cc). An input affine map (kInputAffine) folds into the
-// weights, bias and padding.
+// weights, bias and padding. Int8 weights of a float input run through the qd8
+// GEMM as TFLite's hybrid kernel does (runtime/qd8_conv.h): each image
+// quantized once before the run, the windows gathered from it.
+#include <algorithm>
+
 #include "ir/shape.h"
+#include "ops/dynamic_range.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
@@ -41,6 +46,12 @@ bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
 
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, kh, kw, c]
+  if (is_dynamic_range_conv(g, node) && kernels.qd8_gemm && !folds.scale_input && !folds.input_affine) {
+    a.n = static_cast<int>(w.shape[0]);
+    a.kh = static_cast<int>(w.shape[1]);
+    a.kw = static_cast<int>(w.shape[2]);
+    return pack_qd8_weights(g, node, kernels, folds, a);
+  }
   const AnchorWeights weights(g, node, folds, false, a);
   WeightValues wd = weights.values();
   const float* bias = weights.bias();
@@ -70,12 +81,13 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   const AnchorStep& s = b.step;
   if (!bind_window(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
   const int64_t c = b.geo.channels;
-  if (c * b.geo.taps() != (s.winograd ? 9 * s.winograd->c : s.weights->k)) {
+  const int64_t k = s.qd8 ? s.qd8_weights->k : s.winograd ? 9 * s.winograd->c : s.weights->k;
+  if (c * b.geo.taps() != k) {
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the convolution filter";
     return false;
   }
   b.output = window_output(b);
-  b.filter_rows = b.geo.taps() > 1 && c < kMinChannelsInPlace;
+  b.filter_rows = b.geo.taps() > 1 && c < kMinChannelsInPlace && !s.qd8;
   if (s.winograd) b.row_unit = 2 * b.geo.out_w;
   if (!s.outside.empty()) {  // a folded input map: padding taps read the source value it sends to 0
     if (static_cast<int64_t>(s.outside.size()) != c) {
@@ -88,25 +100,55 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   return true;
 }
 
+// Int8 weights: the input's images quantized, the windows' offsets made (both
+// here, before the tiles run in parallel).
 void before_run(const BoundAnchor& a, const float* const* inputs) {
+  if (a.step.qd8) return quantize_window_input(a, inputs[0]);
   if (a.step.scale_input)
     scale_weights_into(*a.step.weights, inputs[1], static_cast<int>(a.geo.channels), &a.scaled);
   point_window_rows(a, inputs);
 }
 
+// Gathered rows per block at most fill this (as FULLY_CONNECTED's).
+constexpr int64_t kQd8RowBlockBytes = 256 << 10;
+
+// Output pixels [first, first + count) through the qd8 GEMM, a block of
+// gathered windows at a time (per thread).
+void run_qd8_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
+                    float* out) {
+  const Qd8GemmKernel& kernel = *a.step.qd8;
+  const Qd8Windows windows = qd8_windows(a);
+  const int64_t row_bytes = (a.step.qd8_weights->k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
+  const int64_t block = std::max<int64_t>(kernel.mr, kQd8RowBlockBytes / row_bytes / kernel.mr * kernel.mr);
+  thread_local Qd8Rows rows;
+  for (int64_t r = first; r < first + count; r += block) {
+    const int m = static_cast<int>(std::min(block, first + count - r));
+    const Qd8RowsView view = qd8_window_rows(a.qd8_images, windows, r, m, &rows);
+    qd8_gemm(kernel, *a.step.qd8_weights, view, out + (r - first) * a.n, a.n, a.step.lo, a.step.hi, first_panel,
+             last_panel, Qd8Scaling::kProduct);
+  }
+}
+
 void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out) {
-  if (a.step.winograd) run_winograd_panels(a, first, count, first_panel, last_panel, out);
+  if (a.step.qd8) run_qd8_panels(a, first, count, first_panel, last_panel, out);
+  else if (a.step.winograd) run_winograd_panels(a, first, count, first_panel, last_panel, out);
   else run_gemm_panels(a, first, count, first_panel, last_panel, out);
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) { run_panels(a, first, count, 0, -1, out); }
 
-int panels(const BoundAnchor& a) { return a.step.winograd ? a.step.winograd->u[0].panels() : gemm_panels(a); }
+int panels(const BoundAnchor& a) {
+  return a.step.qd8 ? a.step.qd8_weights->panels() : a.step.winograd ? a.step.winograd->u[0].panels() : gemm_panels(a);
+}
 
-int64_t depth(const BoundAnchor& a) { return a.step.winograd ? 4 * a.step.winograd->c : gemm_depth(a); }
+int64_t depth(const BoundAnchor& a) {
+  return a.step.qd8 ? a.step.qd8_weights->k : a.step.winograd ? 4 * a.step.winograd->c : gemm_depth(a);
+}
 
 std::string describe(const AnchorStep& s) {
-  const std::string kernel = s.winograd ? std::string(s.winograd_kernel->name) + ", " + s.gemm->name : s.gemm->name;
+  const std::string kernel = s.qd8        ? s.qd8->name
+                             : s.winograd ? std::string(s.winograd_kernel->name) + ", " + s.gemm->name
+                                          : s.gemm->name;
   return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + kernel;
 }
 

@@ -1,21 +1,45 @@
 // DEPTHWISE_CONV_2D: NHWC input, filter [1, kh, kw, n], n = c * multiplier;
 // output channel j reads input channel j / multiplier. Its rows are the
-// filter's taps (window.cc), run by the depthwise micro-kernels.
+// filter's taps (window.cc), run by the depthwise micro-kernels. Int8 weights
+// of a float input (multiplier 1) run as TFLite's hybrid kernel
+// (runtime/qd8_conv.h): each image quantized once before the run.
 #include <algorithm>
+#include <cmath>
 
+#include "ir/float_source.h"
 #include "ir/shape.h"
+#include "ops/dynamic_range.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
 namespace {
 
+// Int8 weights: as floats (exact) with a zero bias for the float kernels,
+// their scales and the bias kept for qd8_dw_output (runtime/qd8_conv.h).
+void make_qd8(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  const int8_t* values = w.data.float32_source()->i8_values();
+  const int64_t size = num_elements(w.shape);
+  const std::vector<float> floats(values, values + size), zeros(a.n, 0.f);
+  auto scales = std::make_shared<Qd8DwScales>();
+  qd8_scale_and_bias(g, node, folds, a, &scales->scale, &scales->bias);
+  a.qd8 = kernels.qd8_gemm;
+  a.qd8_dw = std::move(scales);
+  a.dw = kernels.dw;
+  auto packed = std::make_shared<PackedWeights>();
+  pack_weights_into(WeightValues(floats.data()), 1, a.n, zeros.data(), a.n, static_cast<int>(size / a.n), a.dw->cb,
+                    false, packed.get());
+  a.weights = std::move(packed);
+}
+
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [1, kh, kw, n]: channel c's tap t at t * n + c
-  const AnchorWeights weights(g, node, folds, true, a);
   a.n = static_cast<int>(w.shape.back());
-  const int k = static_cast<int>(num_elements(w.shape) / a.n);
   a.kh = static_cast<int>(w.shape[1]);
   a.kw = static_cast<int>(w.shape[2]);
+  if (is_dynamic_range_conv(g, node) && kernels.qd8_gemm) return make_qd8(g, node, kernels, folds, a);
+  const AnchorWeights weights(g, node, folds, true, a);
+  const int k = static_cast<int>(num_elements(w.shape) / a.n);
   a.dw = kernels.dw;
   auto packed = std::make_shared<PackedWeights>();
   pack_weights_into(weights.values(), 1, a.n, weights.bias(), a.n, k, a.dw->cb, false, packed.get());
@@ -51,7 +75,7 @@ const float* const* expand_channels(const BoundAnchor& a, const float* const* ro
 // Output pixels [first, first + count) by pieces of output rows; two whole
 // rows of one image at once where the kernel can.
 void run_by_rows(const BoundAnchor& a, DwRowKernel by_row, const float* const* rows, int64_t first, int64_t count,
-                 float* out) {
+                 float lo, float hi, float* out) {
   const AnchorStep& s = a.step;
   const int taps = a.row_taps();
   // Two rows share input rows only at vertical stride and dilation 1.
@@ -62,18 +86,28 @@ void run_by_rows(const BoundAnchor& a, DwRowKernel by_row, const float* const* r
     if (by_two_rows && p % w == 0 && end - p >= 2 * w && (p / w) % a.geo.out_h + 1 < a.geo.out_h) {
       const int64_t i = p - first;
       by_two_rows(static_cast<int>(w), static_cast<int>(a.n), rows + i * taps, rows + (i + w) * taps,
-                  s.weights->data.data(), out + i * a.n, out + (i + w) * a.n, s.lo, s.hi);
+                  s.weights->data.data(), out + i * a.n, out + (i + w) * a.n, lo, hi);
       p += 2 * w;
       continue;
     }
     const int64_t width = std::min(end - p, a.geo.out_w - p % a.geo.out_w);
     by_row(static_cast<int>(width), static_cast<int>(a.n), rows + (p - first) * taps, s.weights->data.data(),
-           out + (p - first) * a.n, s.lo, s.hi);
+           out + (p - first) * a.n, lo, hi);
     p += width;
   }
 }
 
-void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+// Int8 weights: the windows read the centered images.
+void before_run(const BoundAnchor& a, const float* const* inputs) {
+  if (!a.step.qd8) return point_window_rows(a, inputs);
+  const ConvGeometry& g = a.geo;
+  qd8_quantize_images_centered(*a.step.qd8, g.batch, g.in_h * g.in_w * g.channels, inputs[0], &a.qd8_images);
+  const float* centered = a.qd8_images.centered.data();
+  point_window_rows(a, &centered);
+}
+
+// Output pixels [first, first + count) through the float kernels, clamped to [lo, hi].
+void run_float(const BoundAnchor& a, int64_t first, int64_t count, float lo, float hi, float* out) {
   const AnchorStep& s = a.step;
   const int taps = a.row_taps();
   const float* const* rows = a.rows.data() + first * taps;
@@ -83,21 +117,36 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
                                  ? s.dw->row_for_taps(taps)
                                  : nullptr;
   if (by_row) {
-    run_by_rows(a, by_row, rows, first, count, out);
+    run_by_rows(a, by_row, rows, first, count, lo, hi, out);
     return;
   }
-  s.dw->for_taps(taps)(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out, s.lo,
-                       s.hi);
+  s.dw->for_taps(taps)(static_cast<int>(count), static_cast<int>(a.n), taps, rows, s.weights->data.data(), out, lo,
+                       hi);
+}
+
+// Int8 weights: the exact sums, then the outputs of each image's pixels.
+void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  const AnchorStep& s = a.step;
+  if (!s.qd8) return run_float(a, first, count, s.lo, s.hi, out);
+  run_float(a, first, count, -INFINITY, INFINITY, out);
+  const int64_t per_image = a.geo.out_h * a.geo.out_w;
+  for (int64_t p = first, end = first + count; p < end;) {
+    const int64_t image = p / per_image, last = std::min(end, (image + 1) * per_image);
+    qd8_dw_output(*s.qd8_dw, a.qd8_images.params[image], last - p, static_cast<int>(a.n), s.lo, s.hi,
+                  out + (p - first) * a.n);
+    p = last;
+  }
 }
 
 std::string describe(const AnchorStep& s) {
-  return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + s.dw->name;
+  return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + s.dw->name +
+         (s.qd8 ? std::string(", input quantized as ") + s.qd8->name + "'s" : "");
 }
 
 }  // namespace
 
 const AnchorOpDef kDepthwiseConv2DAnchor = {
-    "DepthwiseConv2D", /*clamps=*/true, make, bind, point_window_rows, run, /*run_tile=*/nullptr,
+    "DepthwiseConv2D", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
     window_depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 

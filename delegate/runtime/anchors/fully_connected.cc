@@ -15,33 +15,11 @@ namespace {
 
 static_assert(kDynamicRangeMaxDepth == kQd8MaxDepth, "the planner's depth bound is the qd8 GEMM's");
 
-// Int8 weights [n, k]: their scales per output channel and the bias, an output
-// map taken into both (x * a + b: scale * a, bias * a + b), then packed.
-void make_qd8(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
-  const Tensor& w = g.tensors[node.inputs[1]];
-  const Quantization& q = w.quantization;
-  const float* b = node.inputs.size() > 2 ? g.tensors[node.inputs[2]].f32_data() : nullptr;
-  std::vector<float> scale(a.n), bias(a.n, 0.f);
-  for (int c = 0; c < a.n; ++c) scale[c] = q.scales[q.per_axis() ? c : 0];
-  if (b) bias.assign(b, b + a.n);
-  if (folds.output_affine) {
-    a.output_map = true;
-    const std::vector<AffineMap> map = output_channel_map(g, *folds.output_affine, g.tensors[node.outputs[0]].shape);
-    for (int c = 0; c < a.n; ++c) {
-      scale[c] = static_cast<float>(scale[c] * map[c].a);
-      bias[c] = static_cast<float>(bias[c] * map[c].a + map[c].b);
-    }
-  }
-  a.qd8 = kernels.qd8_gemm;
-  a.qd8_weights = std::make_shared<const Qd8PackedWeights>(qd8_pack_weights(
-      *a.qd8, w.data.float32_source()->i8_values(), scale.data(), bias.data(), a.n, static_cast<int>(w.shape[1])));
-}
-
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, k]
   a.n = static_cast<int>(w.shape[0]);
   if (is_dynamic_range_fc(g, node) && kernels.qd8_gemm && !folds.scale_input)
-    return make_qd8(g, node, kernels, folds, a);
+    return pack_qd8_weights(g, node, kernels, folds, a);
   const AnchorWeights weights(g, node, folds, false, a);
   pack_gemm_weights(kernels, weights.values(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
 }

@@ -1,6 +1,7 @@
 // What the GEMM anchors share (FULLY_CONNECTED, CONV_2D): weights packed in
 // panels for the GEMM kernel, a per-channel input scale folded into a copy of
 // them on every run (scale_input), and output rows through the GEMM driver.
+#include "ir/float_source.h"
 #include "ir/shape.h"
 #include "runtime/anchors/anchor_op.h"
 
@@ -33,6 +34,17 @@ void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int fir
   const int taps = a.row_taps();
   gemm(*a.step.gemm, a.weights(), static_cast<int>(count), taps, a.rows.data() + first * taps, out, a.n, a.step.lo,
        a.step.hi, first_panel, last_panel);
+}
+
+void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
+                      AnchorStep& a) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  std::vector<float> scale, bias;
+  qd8_scale_and_bias(g, node, folds, a, &scale, &bias);
+  a.qd8 = kernels.qd8_gemm;
+  const int k = static_cast<int>(num_elements(w.shape) / a.n);
+  a.qd8_weights = std::make_shared<const Qd8PackedWeights>(
+      qd8_pack_weights(*a.qd8, w.data.float32_source()->i8_values(), scale.data(), bias.data(), a.n, k));
 }
 
 int gemm_panels(const BoundAnchor& a) { return a.weights().panels(); }

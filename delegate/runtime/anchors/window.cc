@@ -74,6 +74,16 @@ void point_window_rows(const BoundAnchor& a, const float* const* inputs) {
 
 int64_t window_depth(const BoundAnchor& a) { return a.geo.taps(); }
 
+void quantize_window_input(const BoundAnchor& a, const float* input) {
+  const ConvGeometry& g = a.geo;
+  qd8_quantize_images(*a.step.qd8, g.batch, g.in_h * g.in_w * g.channels, input, &a.qd8_images);
+  window_offsets(a);
+}
+
+Qd8Windows qd8_windows(const BoundAnchor& a) {
+  return {a.offsets.empty() ? nullptr : a.offsets.data(), a.geo.taps(), a.geo.channels, a.geo.out_h * a.geo.out_w};
+}
+
 std::string describe_window(const AnchorStep& s) {
   return std::to_string(s.kh) + "x" + std::to_string(s.kw) + "/" + std::to_string(s.conv.stride_h) + ", ";
 }
