@@ -93,3 +93,54 @@ def test_transpose_conv_of_a_computed_output_shape_is_left_with_its_reason(worke
     res, ops = worker_results.get("litert")[name], manifest[name]["ops"]
     node = next(n for n in res["plan"]["nodes"] if op_of(ops[n["id"]]) == "TRANSPOSE_CONV")
     assert node["partition"] < 0 and "output_shape is not a constant" in node["reason"], node
+
+
+HYBRID_CONVS = """
+import sys, numpy as np, tensorflow as tf
+rng = np.random.RandomState(3)
+def w(*shape):
+    return tf.constant(rng.uniform(-0.5, 0.5, shape).astype(np.float32))
+@tf.function(input_signature=[tf.TensorSpec([2, 9, 11, 50], tf.float32)])
+def f(x):  # every layer of 1024+ weights: int8, run as TFLite's hybrid kernels
+    y = tf.nn.relu(tf.nn.depthwise_conv2d(x, w(5, 5, 50, 1), [1, 1, 1, 1], "SAME") + w(50))
+    y = tf.nn.conv2d(y, w(3, 3, 50, 44), 1, "SAME") + w(44)
+    return tf.nn.depthwise_conv2d(y, w(5, 5, 44, 1), [1, 2, 2, 1], "VALID") + w(44)
+c = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f)
+c.optimizations = [tf.lite.Optimize.DEFAULT]
+open(sys.argv[1], "wb").write(c.convert())
+"""
+
+COMPARE_WITH_BUILTIN = """
+import sys, numpy as np, fusedelegate
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from fusedelegate._inspect import claimed_node_count
+def run(delegates):
+    it = Interpreter(model_path=sys.argv[1], experimental_delegates=delegates,
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    it.allocate_tensors()
+    x = np.random.default_rng(5).uniform(-1, 1, it.get_input_details()[0]["shape"]).astype(np.float32)
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    ops = [o["op_name"] for o in it._get_ops_details() if o["op_name"] != "DELEGATE"]
+    return it.get_tensor(it.get_output_details()[0]["index"]), ops, claimed_node_count(it) if delegates else 0
+ref, ops, _ = run([])
+got, _, claimed = run([fusedelegate.load()])
+print("|".join(ops), claimed, int((ref != got).sum()), ref.size)
+"""
+
+
+def test_dynamic_range_convolutions_equal_the_hybrid_kernels_bit_for_bit(tmp_path):
+    """int8-weight DEPTHWISE_CONV_2D (50 channels: four at a time and two left, which TFLite
+    scales in different orders), CONV_2D and a strided DEPTHWISE_CONV_2D, all claimed: the
+    outputs equal LiteRT's builtin hybrid kernels' to the bit."""
+    require_runtime("tf")
+    require_runtime("litert")
+    model = tmp_path / "hybrid_convs.tflite"
+    proc = run_python(["-c", HYBRID_CONVS, str(model)], timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    proc = run_python(["-c", COMPARE_WITH_BUILTIN, str(model)], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ops, claimed, differ, size = proc.stdout.strip().splitlines()[-1].split(" ")
+    assert ops.split("|") == ["DEPTHWISE_CONV_2D", "CONV_2D", "DEPTHWISE_CONV_2D"], ops  # int8 weights, no DEQUANTIZE
+    assert claimed == "3", f"fusedelegate claimed {claimed} of {ops}"
+    assert differ == "0", f"{differ} of {size} outputs differ from the builtin kernels'"

@@ -67,7 +67,8 @@ std::string depthwise_legality(const Graph& g, const Node& node) {
 
 // TFLite's per-channel hybrid CONV_2D (EvalHybridPerChannel) runs where the
 // scales differ; one scale for all channels takes EvalHybrid, which quantizes
-// the input symmetrically. Both run undilated (op_params.dilation = 1).
+// the input symmetrically. Dilated ones are declined (not matched against
+// TFLite's hybrid kernel here).
 std::string dynamic_range_conv_legality(const Graph& g, const Node& node) {
   if (node.anchor == AnchorOp::kDepthwiseConv2D) return depthwise_legality(g, node);
   const Tensor& w = g.tensors[node.inputs[1]];
@@ -82,7 +83,7 @@ std::string dynamic_range_conv_legality(const Graph& g, const Node& node) {
     return "CONV_2D with int8 weights not quantized per output channel";
   if (any_zero_point(q)) return "CONV_2D with int8 weights of a nonzero zero point";
   if (node.conv.dilation_h != 1 || node.conv.dilation_w != 1)
-    return "dilated CONV_2D with int8 weights: TFLite's hybrid kernel ignores the dilation";
+    return "dilated CONV_2D with int8 weights (not run as TFLite's hybrid kernel)";
   if (w.shape[1] * w.shape[2] * w.shape[3] > kDynamicRangeMaxDepth)
     return "CONV_2D with int8 weights deeper than " + std::to_string(kDynamicRangeMaxDepth);
   return "";

@@ -28,10 +28,16 @@ void qd8_quantize_images_centered(const Qd8GemmKernel& kernel, int64_t batch, in
                              images->centered.data() + b * image_size, &images->params[b]);
 }
 
+// TFLite's loop takes channels four at a time, scaling (sum * w) * a, and the
+// last n % 4 one at a time, (sum * a) * w: the same two orders here.
 void qd8_dw_output(const Qd8DwScales& s, Qd8RowParams image, int64_t pixels, int n, float lo, float hi, float* out) {
   const float a = image.scale;
+  const int fours = n / 4 * 4;
   for (int64_t p = 0; p < pixels; ++p, out += n)
-    for (int c = 0; c < n; ++c) out[c] = std::min(hi, std::max(lo, out[c] * a * s.scale[c] + s.bias[c]));
+    for (int c = 0; c < n; ++c) {
+      const float y = c < fours ? out[c] * s.scale[c] * a : out[c] * a * s.scale[c];
+      out[c] = std::min(hi, std::max(lo, y + s.bias[c]));
+    }
 }
 
 namespace {

@@ -41,7 +41,9 @@ struct Qd8Windows {
 // DEPTHWISE_CONV_2D of int8 weights, as TFLite's hybrid kernel on x86
 // (depthwise_conv.cc EvalHybridPerChannel, DepthwiseConvHybridGeneral): per
 // output pixel and channel acc = sum of (q - zp) * w over the taps inside the
-// image, out = clamp((float(acc) * a_scale) * w_scale + bias), no fma. The
+// image, out = clamp((float(acc) * w_scale) * a_scale + bias) for channels
+// four at a time, (float(acc) * a_scale) * w_scale for the last channels % 4,
+// no fma. The
 // float depthwise kernels compute acc exactly from the centered image
 // (qd8_quantize_images_centered) and the weights as floats, zero bias and no
 // clamp: every partial sum is an integer below 2^24. Then qd8_dw_output.

@@ -88,6 +88,49 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   }
 }
 
+// Row tiles walk a run of panels in one micro-kernel call: every range of
+// panels [f, l), empty ones too, writes exactly its columns, each as a call on
+// its one panel does (and those match a naive sum), taps apart in memory, any
+// number of rows.
+TEST(Gemm, EveryRangeOfPanelsWritesItsColumnsAsSinglePanelCalls) {
+  for (const auto& [isa, kernel] : every_gemm_kernel())
+    for (int n : {1, 8, 20, 40, 72, 144})
+      for (int taps : {1, 3})
+        for (int m : {0, 1, 5, 13})
+          for (bool half_tail : {false, true}) {
+            const int kc = 5, k = taps * kc;
+            const size_t ldc = n + 3;
+            const auto w = random_vector(n * k, n + k), bias = random_vector(n, n + 1);
+            const auto a = random_vector(static_cast<size_t>(m) * taps * (kc + 2) + 1, m + taps);
+            const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, half_tail);
+            std::vector<const float*> rows(static_cast<size_t>(m) * taps);
+            for (int i = 0; i < m * taps; ++i) rows[i] = a.data() + i * (kc + 2);  // gaps between taps
+            std::vector<float> one(m * ldc, 7.f);
+            for (int q = 0; q < packed.panels(); ++q)
+              gemm(kernel, packed, m, taps, rows.data(), one.data(), ldc, -1.5f, 2.f, q, q + 1);
+            for (int i = 0; i < m; ++i)
+              for (int j = 0; j < n; ++j) {
+                double ref = bias[j];
+                for (int t = 0; t < taps; ++t)
+                  for (int p = 0; p < kc; ++p) ref += double(rows[i * taps + t][p]) * w[j * k + t * kc + p];
+                ASSERT_NEAR(one[i * ldc + j], std::min(2.0, std::max(-1.5, ref)), 1e-5) << kernel.name;
+              }
+            for (int f = 0; f <= packed.panels(); ++f)
+              for (int l = f; l <= packed.panels(); ++l) {
+                std::vector<float> c(m * ldc, 7.f);
+                gemm(kernel, packed, m, taps, rows.data(), c.data(), ldc, -1.5f, 2.f, f, l);
+                for (int i = 0; i < m; ++i)
+                  for (size_t j = 0; j < ldc; ++j) {
+                    const int col = static_cast<int>(j);
+                    const bool in = col >= f * packed.nr && col < std::min(n, l * packed.nr);
+                    ASSERT_EQ(c[i * ldc + j], in ? one[i * ldc + j] : 7.f)
+                        << kernel.name << " n=" << n << " m=" << m << " taps=" << taps << " panels [" << f << ", "
+                        << l << ") at " << i << "," << j << (half_tail ? " half tail" : "");
+                  }
+              }
+          }
+}
+
 // Packing reads weight (j, i) at j * col_stride + i * k_stride: every layout,
 // panel width and tail gives the panels laid out by hand here.
 TEST(Gemm, PackingFromAnyLayoutMatchesPanelsBuiltByHand) {

@@ -103,18 +103,26 @@ TEST(Qd8Conv, WindowsHoldTheQuantizedTapsAndTheZeroPointInPadding) {
   }
 }
 
-// The outputs of a depthwise convolution's exact sums: (sum * a) * w + bias,
-// each product rounded (TFLite's DepthwiseConvHybridGeneral), then clamped.
+// The outputs of a depthwise convolution's exact sums, each product rounded
+// (TFLite's DepthwiseConvHybridGeneral): channels four at a time (sum * w) * a,
+// the last n % 4 (sum * a) * w; then the bias and the clamp.
 TEST(Qd8Conv, DepthwiseOutputsScaleTheSumsAsTFLite) {
-  const Qd8DwScales s{{0.01f, 0.003f, 0.7f}, {0.5f, -0.25f, 0.f}};
+  const int n = 6;
+  const Qd8DwScales s{{0.01f, 0.003f, 0.7f, 0.0131f, 0.0093f, 0.217f}, {0.5f, -0.25f, 0.f, 0.125f, -1.f, 2.f}};
   const Qd8RowParams image{0.0123f, 5};
-  std::vector<float> out = {1234.f, -77.f, 3.f, 0.f, 65000.f, -1.f};
+  std::vector<float> out = {1234.f, -77.f, 3.f, 0.f, 65000.f, -1.f, 713.f, -4099.f, 31.f, 2047.f, -294.f, -298.f};
   const std::vector<float> sums = out;
-  qd8_dw_output(s, image, 2, 3, -1.f, 6.f, out.data());
-  for (int i = 0; i < 6; ++i) {
-    const float a = sums[i] * image.scale, b = a * s.scale[i % 3];
-    EXPECT_EQ(out[i], std::min(6.f, std::max(-1.f, b + s.bias[i % 3]))) << i;
+  qd8_dw_output(s, image, 2, n, -1.f, 6.f, out.data());
+  int orders_differ[2] = {0, 0};  // in the channels taken four at a time, in the rest
+  for (int i = 0; i < 12; ++i) {
+    const int c = i % n;
+    const float by_channel = sums[i] * s.scale[c] * image.scale, by_image = sums[i] * image.scale * s.scale[c];
+    orders_differ[c < 4 ? 0 : 1] += by_channel != by_image;
+    const float want = c < 4 ? by_channel : by_image;
+    EXPECT_EQ(out[i], std::min(6.f, std::max(-1.f, want + s.bias[c]))) << i;
   }
+  EXPECT_GT(orders_differ[0], 0) << "no input tells the two orders apart in the first four channels";
+  EXPECT_GT(orders_differ[1], 0) << "no input tells the two orders apart in the last two";
 }
 
 }  // namespace
