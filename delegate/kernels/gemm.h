@@ -96,7 +96,7 @@ struct DwKernel {
 // softmax (out[i] = exp(beta (x[i] - max x)) / sum, in place allowed) and
 // reductions of each row to one float: its mean, sum, max or min. Lanes are
 // summed in a different order per ISA, so sums agree to rounding, not bit for
-// bit (max and min exactly).
+// bit (max and min exactly, up to the sign of a zero among equal zeros).
 using SoftmaxRowsKernel = void (*)(int rows, int n, const float* in, float* out, float beta);
 using ReduceRowsKernel = void (*)(int rows, int n, const float* in, float* out);
 enum class RowReduction : uint8_t { kMean, kSum, kMax, kMin, kCount };
