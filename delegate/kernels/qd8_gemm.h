@@ -67,8 +67,9 @@ using Qd8QuantizeRowFn = void (*)(int k, const float* x, void* q, Qd8RowParams* 
 // The same row as floats q - zero point (qd8_quantize_row_centered).
 using Qd8QuantizeCenteredFn = void (*)(int k, const float* x, float* out, Qd8RowParams* params);
 
-// An mr x nc block of out (mr <= MR, nc <= NR) from one panel: a holds mr
-// quantized rows lda bytes apart (groups = padded k / 4), rows their parameters.
+// An mr x nc block of out (mr <= MR) from the panels it spans, NR columns each
+// (qd8_panel_bytes apart): a holds mr quantized rows lda bytes apart (groups =
+// padded k / 4), rows their parameters.
 using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const void* a, size_t lda,
                                     const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                     float hi);
@@ -128,6 +129,19 @@ static inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail
   const float y = s == Qd8Scaling::kProduct ? x * (tail.scale[j] * row.scale) + tail.bias[j]  // no contraction
                                             : std::fma(x * row.scale, tail.scale[j], tail.bias[j]);
   return std::min(hi, std::max(lo, y));
+}
+
+// An ISA's one-panel kernel K (nc <= NR) run over each panel of nc columns in
+// turn, K called directly (inlined): what the tables hold.
+template <void (*K)(int, int, int, const void*, size_t, const Qd8RowParams*, const void*, float*, size_t, float,
+                    float),
+          int NR, int WeightBytes>
+void qd8_walk_panels(int mr, int nc, int groups, const void* a, size_t lda, const Qd8RowParams* rows,
+                     const void* panel, float* out, size_t ldc, float lo, float hi) {
+  const size_t bytes = qd8_panel_bytes(groups, NR, WeightBytes);
+  const char* p = static_cast<const char*>(panel);
+  for (int c0 = 0; c0 < nc; c0 += NR, p += bytes)
+    K(mr, nc - c0 < NR ? nc - c0 : NR, groups, a, lda, rows, p, out + c0, ldc, lo, hi);
 }
 
 // Defined in qd8_gemm_<isa>.cc where that ISA is compiled in.

@@ -137,8 +137,10 @@ struct Avx2RowOps {
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx2() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2, &qd8_gemm_avx2<6, Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<Avx2RowOps, int16_t>, &qd8_gemm_avx2<6, Qd8Scaling::kProduct>,
+  static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2,
+                                    &qd8_walk_panels<&qd8_gemm_avx2<6, Qd8Scaling::kRowFirst>, 8, 2>,
+                                    &qd8_quantize_row<Avx2RowOps, int16_t>,
+                                    &qd8_walk_panels<&qd8_gemm_avx2<6, Qd8Scaling::kProduct>, 8, 2>,
                                     &qd8_quantize_row_centered<Avx2RowOps>};
   return kernel;
 }

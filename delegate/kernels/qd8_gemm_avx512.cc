@@ -108,8 +108,10 @@ struct Avx512RowOps {
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx512() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1, &qd8_gemm_avx512<8, Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<Avx512RowOps>, &qd8_gemm_avx512<8, Qd8Scaling::kProduct>,
+  static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1,
+                                    &qd8_walk_panels<&qd8_gemm_avx512<8, Qd8Scaling::kRowFirst>, 16, 2>,
+                                    &qd8_quantize_row<Avx512RowOps>,
+                                    &qd8_walk_panels<&qd8_gemm_avx512<8, Qd8Scaling::kProduct>, 16, 2>,
                                     &qd8_quantize_row_centered<Avx512RowOps>};
   return kernel;
 }

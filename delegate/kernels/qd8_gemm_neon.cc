@@ -93,8 +93,10 @@ struct NeonRowOps {
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_neon() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1, &qd8_gemm_neon<4, Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<NeonRowOps>, &qd8_gemm_neon<4, Qd8Scaling::kProduct>,
+  static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1,
+                                    &qd8_walk_panels<&qd8_gemm_neon<4, Qd8Scaling::kRowFirst>, 8, 1>,
+                                    &qd8_quantize_row<NeonRowOps>,
+                                    &qd8_walk_panels<&qd8_gemm_neon<4, Qd8Scaling::kProduct>, 8, 1>,
                                     &qd8_quantize_row_centered<NeonRowOps>};
   return kernel;
 }

@@ -56,8 +56,10 @@ void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t 
 }  // namespace
 
 const Qd8GemmKernel& qd8_gemm_kernel_scalar() {
-  static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1, &qd8_gemm_4x4_scalar<Qd8Scaling::kRowFirst>,
-                                    &qd8_quantize_row<ScalarRowOps>, &qd8_gemm_4x4_scalar<Qd8Scaling::kProduct>,
+  static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1,
+                                    &qd8_walk_panels<&qd8_gemm_4x4_scalar<Qd8Scaling::kRowFirst>, 4, 1>,
+                                    &qd8_quantize_row<ScalarRowOps>,
+                                    &qd8_walk_panels<&qd8_gemm_4x4_scalar<Qd8Scaling::kProduct>, 4, 1>,
                                     &qd8_quantize_row_centered<ScalarRowOps>};
   return kernel;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/gemm_driver.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 
@@ -74,6 +75,14 @@ void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8R
   if (last_panel < 0 || last_panel > w.panels()) last_panel = w.panels();
   const Qd8GemmMicroKernel fn = kernel.micro(scaling);
   const int8_t* values = static_cast<const int8_t*>(rows.values);
+  if (w.data.size() <= tiling().row_tile_weights_bytes) {  // weights that stay in L2: one call per row tile
+    const int nc = std::min(w.n, last_panel * w.nr) - first_panel * w.nr;
+    const uint8_t* panel = w.data.data() + first_panel * w.panel_bytes();
+    for (int r = 0; r < rows.m && nc > 0; r += kernel.mr)
+      fn(std::min(kernel.mr, rows.m - r), nc, w.groups, values + r * rows.stride, rows.stride, rows.params + r, panel,
+         out + r * ldc + first_panel * w.nr, ldc, lo, hi);
+    return;
+  }
   for (int m0 = 0; m0 < rows.m; m0 += kGemmRowBlock) {
     const int m1 = std::min(rows.m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {

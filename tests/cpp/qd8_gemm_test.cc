@@ -9,9 +9,11 @@
 #include <cstring>
 #include <random>
 #include <tuple>
+#include <vector>
 
 #include "kernels/cpu.h"
 #include "qd8_test_util.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -21,8 +23,11 @@ struct Problem {
 };
 
 // m, n, k off every tile size, k = 1, and k = 1024 and 1031 (sums far past int16).
-const Problem kProblems[] = {{1, 1, 1},   {5, 7, 3},      {13, 33, 17},  {7, 9, 1},   {25, 70, 129},
-                             {3, 5, 1024}, {19, 17, 1031}, {128, 40, 64}, {2, 100, 6}};
+// The last one's weights are past tiling().row_tile_weights_bytes even as int8:
+// panel by panel over row blocks, the others one call per row tile over all panels.
+const std::vector<Problem> kProblems = {
+    {1, 1, 1},     {5, 7, 3},    {13, 33, 17}, {7, 9, 1}, {25, 70, 129}, {3, 5, 1024}, {19, 17, 1031},
+    {128, 40, 64}, {2, 100, 6},  {20, static_cast<int>(tiling().row_tile_weights_bytes / 1031) + 37, 1031}};
 
 using test::every_qd8_kernel;
 using test::random_floats;
