@@ -11,10 +11,10 @@
 
 namespace fd {
 
-// This CPU's data caches in bytes (L1d and L2 of one core, L3 of its
-// cluster), as the OS reports them; 0 where it does not.
+// This CPU's data caches in bytes (L1d and L2 of one core), as CPUID (through
+// sysconf) or the OS reports them; 0 where neither does.
 struct CacheSizes {
-  size_t l1d = 0, l2 = 0, l3 = 0;
+  size_t l1d = 0, l2 = 0;
 };
 CacheSizes cache_sizes();
 

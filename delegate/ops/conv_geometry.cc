@@ -3,6 +3,7 @@
 #include "ir/shape.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace fd {
 namespace {
@@ -101,39 +102,63 @@ RowRange input_rows(const ConvGeometry& g, int64_t y0, int64_t y1) {
 
 namespace {
 
-// Calls put(offset) for every tap of every output pixel in order, offset as
-// conv_offsets gives it. Not for a dense geometry.
-template <class Put>
-void each_tap_offset(const ConvGeometry& g, Put put) {
-  // Where each (output row, filter row) reads, as the offset of its input row in
-  // floats, and each (output column, filter column), as that of its pixel in the
-  // row: once. Negative: kZero or kPadValue.
+// Where each (output row, filter row) reads, as the offset of its input row in
+// floats, and each (output column, filter column), as that of its pixel in the
+// row: once per geometry. Negative: kZero or kPadValue.
+struct TapSources {
+  std::vector<int64_t> ys, xs;
+  std::vector<char> side_by_side;  // per output column: its kw taps inside the row, one after another
+};
+
+TapSources tap_sources(const ConvGeometry& g) {
+  TapSources s{std::vector<int64_t>(g.out_h * g.kh), std::vector<int64_t>(g.out_w * g.kw),
+               std::vector<char>(g.out_w)};
   const int64_t row_floats = g.in_w * g.channels;
-  std::vector<int64_t> ys(g.out_h * g.kh), xs(g.out_w * g.kw);
   for (int64_t oy = 0; oy < g.out_h; ++oy)
     for (int ky = 0; ky < g.kh; ++ky) {
       const int64_t y = source(oy * g.p.stride_h + ky * g.p.dilation_h - g.pad_top, g.in_h, g.fold.top, g.fold.bottom,
                                g.fold.mode);
-      ys[oy * g.kh + ky] = y < 0 ? y : (g.ring_rows ? y % g.ring_rows : y) * row_floats;
+      s.ys[oy * g.kh + ky] = y < 0 ? y : (g.ring_rows ? y % g.ring_rows : y) * row_floats;
     }
-  for (int64_t ox = 0; ox < g.out_w; ++ox)
+  for (int64_t ox = 0; ox < g.out_w; ++ox) {
+    int64_t* x = s.xs.data() + ox * g.kw;
+    bool side_by_side = true;
     for (int kx = 0; kx < g.kw; ++kx) {
-      const int64_t x = source(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left,
+      const int64_t v = source(ox * g.p.stride_w + kx * g.p.dilation_w - g.pad_left, g.in_w, g.fold.left,
                                g.fold.right, g.fold.mode);
-      xs[ox * g.kw + kx] = x < 0 ? x : x * g.channels;
+      x[kx] = v < 0 ? v : v * g.channels;
+      side_by_side = side_by_side && x[kx] >= 0 && x[kx] == x[0] + kx * g.channels;
     }
+    s.side_by_side[ox] = side_by_side;
+  }
+  return s;
+}
+
+// The offset tap (y, x) of the image at `image` reads; zero padding wins over
+// the PAD's constant.
+int64_t tap_offset(int64_t image, int64_t y, int64_t x) {
+  return (y | x) >= 0 ? image + y + x : y == kZero || x == kZero ? kZero : kPadValue;
+}
+
+// Calls put_row(image, y, x, side_by_side) for every filter row of every
+// output pixel in order: the image's offset, the row's y, its kw taps' x.
+template <class PutRow>
+void each_filter_row(const ConvGeometry& g, PutRow put_row) {
+  const TapSources s = tap_sources(g);
+  const int64_t image_floats = g.in_h * g.in_w * g.channels;
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t oy = 0; oy < g.out_h; ++oy)
       for (int64_t ox = 0; ox < g.out_w; ++ox)
-        for (int ky = 0; ky < g.kh; ++ky) {
-          const int64_t y = ys[oy * g.kh + ky], row = b * g.in_h * row_floats + y;
-          const int64_t* x = xs.data() + ox * g.kw;
-          for (int kx = 0; kx < g.kw; ++kx)  // zero padding wins over the PAD's constant
-            put((y | x[kx]) >= 0                 ? static_cast<int32_t>(row + x[kx])
-                : y == kZero || x[kx] == kZero ? kZeroRow
-                                               : kPadRow);
-        }
+        for (int ky = 0; ky < g.kh; ++ky)
+          put_row(b * image_floats, s.ys[oy * g.kh + ky], s.xs.data() + ox * g.kw, s.side_by_side[ox] != 0);
 }
+
+struct TapPointers {
+  const float *input, *zero_row, *pad_row;
+  const float* operator()(int64_t offset) const {
+    return offset >= 0 ? input + offset : offset == kZero ? zero_row : pad_row;
+  }
+};
 
 }  // namespace
 
@@ -141,7 +166,9 @@ std::vector<int32_t> conv_offsets(const ConvGeometry& g) {
   if (g.dense()) return {};
   std::vector<int32_t> offsets(static_cast<size_t>(g.pixels()) * g.taps());
   int32_t* o = offsets.data();
-  each_tap_offset(g, [&o](int32_t v) { *o++ = v; });
+  each_filter_row(g, [&](int64_t image, int64_t y, const int64_t* x, bool) {
+    for (int kx = 0; kx < g.kw; ++kx) *o++ = static_cast<int32_t>(tap_offset(image, y, x[kx]));
+  });
   return offsets;
 }
 
@@ -151,7 +178,31 @@ void conv_indirection(const ConvGeometry& g, const float* input, const float* ze
     for (int64_t i = 0; i < g.pixels(); ++i) rows[i] = input + i * g.channels;
     return;
   }
-  each_tap_offset(g, [&](int32_t o) { *rows++ = o >= 0 ? input + o : o == kZeroRow ? zero_row : pad_row; });
+  const TapPointers at{input, zero_row, pad_row};
+  const int kw = g.kw;
+  each_filter_row(g, [&](int64_t image, int64_t y, const int64_t* x, bool side_by_side) {
+    if (y >= 0 && side_by_side)  // most rows: every tap inside the input
+      for (int kx = 0; kx < kw; ++kx) rows[kx] = input + image + y + x[kx];
+    else
+      for (int kx = 0; kx < kw; ++kx) rows[kx] = at(tap_offset(image, y, x[kx]));
+    rows += kw;
+  });
+}
+
+void conv_filter_rows(const ConvGeometry& g, const float* input, const float* zero_row, const float* pad_row,
+                      const float** rows, std::vector<const float*>* patched) {
+  const TapPointers at{input, zero_row, pad_row};
+  patched->clear();
+  each_filter_row(g, [&](int64_t image, int64_t y, const int64_t* x, bool side_by_side) {
+    if (y >= 0 && side_by_side) {
+      *rows++ = input + image + y + x[0];
+    } else if (g.kw == 1) {
+      *rows++ = at(tap_offset(image, y, x[0]));
+    } else {
+      *rows++ = nullptr;
+      for (int kx = 0; kx < g.kw; ++kx) patched->push_back(at(tap_offset(image, y, x[kx])));
+    }
+  });
 }
 
 }  // namespace fd

@@ -75,4 +75,11 @@ std::vector<int32_t> conv_offsets(const ConvGeometry& g);
 void conv_indirection(const ConvGeometry& g, const float* input, const float* zero_row, const float* pad_row,
                       const float** rows);
 
+// The same per filter row (kh rows per output pixel): rows[i] points at filter
+// row i's first tap where its kw taps lie one after another in the input (or
+// kw is 1), else is null, and its kw tap pointers (as conv_indirection's) are
+// appended to `patched`.
+void conv_filter_rows(const ConvGeometry& g, const float* input, const float* zero_row, const float* pad_row,
+                      const float** rows, std::vector<const float*>* patched);
+
 }  // namespace fd

@@ -17,7 +17,9 @@
 
 #include <cstddef>
 #include <new>
+#include <memory>
 #include <utility>
+#include <vector>
 
 namespace fd {
 
@@ -54,5 +56,30 @@ struct HugePageAllocator {
   template <class U>
   bool operator!=(const HugePageAllocator<U>&) const { return false; }
 };
+
+// The ordinary heap, but growing leaves new elements uninitialised: for
+// scratch that is written before it is read (a zero fill would be one more
+// pass over fresh pages on a first run).
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) {}
+  template <class U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <class T>
+using ScratchVector = std::vector<T, UninitAllocator<T>>;
 
 }  // namespace fd

@@ -9,6 +9,7 @@
 
 #include "ir/shape.h"
 #include "ops/op_classes.h"
+#include "runtime/memory.h"
 #include "runtime/thread_pool.h"
 #include "runtime/tiling.h"
 
@@ -764,9 +765,9 @@ void BoundProgram::run_range(int64_t first, int64_t last, const float* const* in
   const size_t ni = in_.size(), no = outputs_;
   const size_t stride = (tile_ + 15) / 16 * 16;  // keep each buffer 64-byte aligned
   const int scratch_buffers = buffers_ + strided_outputs_;
-  thread_local std::vector<float> scratch_buffer;
+  thread_local ScratchVector<float> scratch_buffer;
   thread_local std::vector<float*> slot_buffer;
-  std::vector<float>& scratch = scratch_buffer;  // one thread-local lookup, not one per use
+  ScratchVector<float>& scratch = scratch_buffer;  // one thread-local lookup, not one per use
   std::vector<float*>& slots = slot_buffer;
   if (scratch.size() < scratch_buffers * stride + 16) scratch.resize(scratch_buffers * stride + 16);
   float* base = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});

@@ -18,9 +18,9 @@ namespace fd {
 struct Qd8Images {
   int64_t image_size = 0;  // values per image
   int row_bytes = 1;       // the kernel's rows: 1 int8, 2 int16
-  std::vector<int8_t> values;
+  ScratchVector<int8_t> values;
   std::vector<Qd8RowParams> params;  // per image
-  std::vector<float> centered;       // qd8_quantize_images_centered: q - zp
+  ScratchVector<float> centered;      // qd8_quantize_images_centered: q - zp
   const int8_t* at(int64_t i) const { return values.data() + i * row_bytes; }
 };
 

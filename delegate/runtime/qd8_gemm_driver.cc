@@ -10,15 +10,20 @@ namespace fd {
 
 namespace {
 
-// One panel's weights: for each group of 4 depths, nr columns of 4 depths each.
+// One panel's weights: for each group of 4 depths, nr columns of 4 depths each
+// (zeros past n and k). Each column is read front to back.
 template <class T>
 void pack_panel_weights(const int8_t* w, int n, int k, int groups, int nr, int first_col, T* panel) {
-  for (int g = 0; g < groups; ++g)
-    for (int j = 0; j < nr; ++j)
-      for (int d = 0; d < kQd8Group; ++d) {
-        const int col = first_col + j, depth = g * kQd8Group + d;
-        *panel++ = col < n && depth < k ? w[static_cast<size_t>(col) * k + depth] : 0;
-      }
+  const size_t group_stride = static_cast<size_t>(nr) * kQd8Group;
+  std::fill(panel, panel + groups * group_stride, T(0));
+  const int full = k / kQd8Group;
+  for (int j = 0; j < std::min(nr, n - first_col); ++j) {
+    const int8_t* col = w + static_cast<size_t>(first_col + j) * k;
+    T* out = panel + j * kQd8Group;
+    for (int g = 0; g < full; ++g, col += kQd8Group, out += group_stride)
+      for (int d = 0; d < kQd8Group; ++d) out[d] = col[d];
+    for (int d = 0; d < k - full * kQd8Group; ++d) out[d] = col[d];
+  }
 }
 
 void pack_panel_tail(const int8_t* w, const float* scale, const float* bias, int n, int k, int nr, int first_col,

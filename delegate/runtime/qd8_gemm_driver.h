@@ -29,7 +29,7 @@ Qd8PackedWeights qd8_pack_weights(const Qd8GemmKernel& kernel, const int8_t* w, 
 struct Qd8Rows {
   int m = 0, groups = 0, row_bytes = 1;
   size_t stride = 0;
-  std::vector<int8_t> values;
+  ScratchVector<int8_t> values;
   std::vector<Qd8RowParams> params;
 };
 

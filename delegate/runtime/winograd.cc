@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ir/dtype.h"
+#include "runtime/memory.h"
 
 namespace fd {
 namespace {
@@ -114,7 +115,7 @@ void winograd_tiles(const WinogradKernel& kernel, const GemmKernel& gemm_kernel,
   const int col0 = first_panel * u0.nr, cols = std::min(w.n, last_panel * u0.nr) - col0;
   if (tiles <= 0 || cols <= 0) return;
   const size_t v_pos = static_cast<size_t>(tiles) * w.c, m_pos = static_cast<size_t>(tiles) * w.n;
-  thread_local std::vector<float> scratch;
+  thread_local ScratchVector<float> scratch;
   thread_local std::vector<const float*> rows;
   scratch.resize(16 * (v_pos + m_pos));
   rows.resize(tiles);

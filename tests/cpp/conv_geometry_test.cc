@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,34 @@ void expect_rows_per_tap(const ConvGeometry& g) {
           }
 }
 
+// conv_filter_rows: a filter row whose kw taps lie one after another in the
+// input (or a single tap) points at its first tap; any other is null, and its
+// taps as conv_indirection gives them follow each other in `patched`.
+void expect_filter_rows(const ConvGeometry& g) {
+  const std::vector<float> input(static_cast<size_t>(g.batch * g.in_h * g.in_w * g.channels));
+  const float zero_row[1] = {0.f}, pad_row[1] = {0.f};
+  std::vector<const float*> taps(static_cast<size_t>(g.pixels() * g.taps())), rows(g.pixels() * g.kh), patched;
+  conv_indirection(g, input.data(), zero_row, pad_row, taps.data());
+  conv_filter_rows(g, input.data(), zero_row, pad_row, rows.data(), &patched);
+  const auto inside = [&](const float* p) {
+    const auto a = reinterpret_cast<uintptr_t>(p), begin = reinterpret_cast<uintptr_t>(input.data());
+    return a >= begin && a < begin + input.size() * sizeof(float);
+  };
+  size_t next = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const float* const* tap = taps.data() + i * g.kw;
+    bool side_by_side = true;
+    for (int kx = 0; kx < g.kw; ++kx) side_by_side = side_by_side && inside(tap[kx]) && tap[kx] == tap[0] + kx * g.channels;
+    if (side_by_side || g.kw == 1) {
+      ASSERT_EQ(rows[i], tap[0]) << i;
+      continue;
+    }
+    ASSERT_EQ(rows[i], nullptr) << i;
+    for (int kx = 0; kx < g.kw; ++kx) ASSERT_EQ(patched.at(next++), tap[kx]) << i << " " << kx;
+  }
+  EXPECT_EQ(next, patched.size());
+}
+
 std::vector<ConvGeometry> test_geometries() {
   ConvParams same;
   same.same_padding = true;
@@ -89,6 +118,17 @@ TEST(ConvGeometry, IndirectionRowsPointWhereEachTapReads) {
   const auto dense = conv_geometry({2, 4, 3, 5}, 1, 1, ConvParams{}, FoldedPad{}, &error);  // pixel p reads pixel p
   ASSERT_TRUE(dense && dense->dense()) << error;
   expect_rows_per_tap(*dense);
+}
+
+TEST(ConvGeometry, FilterRowsPointInPlaceOrListTheirTaps) {
+  std::vector<ConvGeometry> geometries = test_geometries();
+  ConvParams same;
+  same.same_padding = true;
+  std::string error;
+  const auto column = conv_geometry({1, 5, 4, 3}, 3, 1, same, FoldedPad{}, &error);  // kw 1: a row is one tap
+  ASSERT_TRUE(column) << error;
+  geometries.push_back(*column);
+  for (const ConvGeometry& g : geometries) expect_filter_rows(g);
 }
 
 TEST(ConvGeometry, OffsetsReadWhatEachTapReads) {

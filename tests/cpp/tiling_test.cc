@@ -29,9 +29,6 @@ TEST(Cpu, ReportedCachesGrowWithTheirLevel) {
   if (c.l1d && c.l2) {
     EXPECT_GT(c.l2, c.l1d);
   }
-  if (c.l2 && c.l3) {
-    EXPECT_GE(c.l3, c.l2);
-  }
   if (c.l1d) {
     EXPECT_GE(c.l1d, 4 * kKiB);
   }
@@ -39,7 +36,7 @@ TEST(Cpu, ReportedCachesGrowWithTheirLevel) {
 
 // The sizes measured on 32 KiB / 1 MiB cores, and the same shares of other caches.
 TEST(Tiling, TilesAreSharesOfTheCaches) {
-  const Tiling zen4 = tiling_for({32 * kKiB, kMiB, 32 * kMiB});
+  const Tiling zen4 = tiling_for({32 * kKiB, kMiB});
   EXPECT_EQ(zen4.stream_tile_floats, 4096);
   EXPECT_EQ(zen4.anchor_tile_floats, 16384);
   EXPECT_EQ(zen4.row_tile_floats, 4096);
@@ -48,7 +45,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(zen4.depth_first_min_bytes, kMiB);
   EXPECT_EQ(zen4.depth_first_budget_bytes, 512 * kKiB);
 
-  const Tiling xeon = tiling_for({48 * kKiB, 2 * kMiB, 105 * kMiB});
+  const Tiling xeon = tiling_for({48 * kKiB, 2 * kMiB});
   EXPECT_EQ(xeon.stream_tile_floats, 6144);
   EXPECT_EQ(xeon.anchor_tile_floats, 32768);
   EXPECT_EQ(xeon.depth_first_budget_bytes, kMiB);
@@ -60,10 +57,10 @@ TEST(Tiling, UnknownOrImplausibleCachesFallBack) {
   const Tiling unknown = tiling_for({});
   EXPECT_EQ(unknown.stream_tile_floats, 4096);
   EXPECT_EQ(unknown.streamed_weights_bytes, kMiB);
-  const Tiling huge = tiling_for({64 * kMiB, 256 * kMiB, 0});  // a shared cache reported as L1/L2
+  const Tiling huge = tiling_for({64 * kMiB, 256 * kMiB});  // a shared cache reported as L1/L2
   EXPECT_EQ(huge.stream_tile_floats, static_cast<int64_t>(128 * kKiB / 2 / sizeof(float)));
   EXPECT_EQ(huge.depth_first_min_bytes, 4 * kMiB);
-  const Tiling tiny = tiling_for({1 * kKiB, 16 * kKiB, 0});
+  const Tiling tiny = tiling_for({1 * kKiB, 16 * kKiB});
   EXPECT_EQ(tiny.stream_tile_floats, static_cast<int64_t>(16 * kKiB / 2 / sizeof(float)));
   EXPECT_EQ(tiny.depth_first_budget_bytes, 128 * kKiB);
 }

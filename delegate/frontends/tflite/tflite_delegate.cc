@@ -433,10 +433,12 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
                                                            exported_tensors(g, d->plan, outs), *d->kernels,
                                                            d->plan.slice_writes),
                              static_cast<int>(d->reports.size())};
+  // Programs as text only for a plan, a profile or the log to show.
+  const bool describe = !d->opts.plan_file.empty() || !d->opts.profile_file.empty() || d->opts.log == LogLevel::kVerbose;
   for (size_t k = 0; k < part->exec->groups().size(); ++k) {
     const Program& prog = part->exec->planned()[k];
     report.group_nodes.push_back(part->exec->groups()[k]);
-    report.programs.push_back(prog.to_string());
+    report.programs.push_back(describe ? prog.to_string() : std::string());
     report.group_inputs.push_back(prog.inputs);
     report.group_outputs.push_back(prog.outputs);
     report.group_bytes_saved.push_back(intermediate_bytes_saved(g, part->exec->groups()[k], prog));

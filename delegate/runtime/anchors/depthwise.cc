@@ -10,6 +10,7 @@
 #include "ir/shape.h"
 #include "ops/dynamic_range.h"
 #include "runtime/anchors/anchor_op.h"
+#include "runtime/memory.h"
 
 namespace fd {
 namespace {
@@ -60,7 +61,7 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
 // A depth multiplier m > 1: `n_rows` rows of c channels, widened to the n
 // output channels (channel j takes channel j / m) in buffers of this thread.
 const float* const* expand_channels(const BoundAnchor& a, const float* const* rows, size_t n_rows, int64_t m) {
-  thread_local std::vector<float> expanded;
+  thread_local ScratchVector<float> expanded;
   thread_local std::vector<const float*> expanded_rows;
   expanded.resize(n_rows * a.n);
   expanded_rows.resize(n_rows);

@@ -3,6 +3,7 @@
 // that point each tap of each output pixel at its input pixel (or at the row a
 // padding tap reads).
 #include <cstring>
+#include <utility>
 
 #include "runtime/anchors/anchor_op.h"
 
@@ -33,28 +34,15 @@ namespace {
 
 // A filter row (kw taps of kc floats) lying inside the input is one run of kw *
 // kc floats: point at it in place. One cut by padding (or dilated) points at a
-// patch that before_run refills on every run.
-void to_filter_rows(const BoundAnchor& a, int64_t pixels) {
-  const int kw = a.geo.kw;
-  const int64_t kc = a.geo.channels, n_rows = pixels * a.geo.kh;
-  auto& rows = a.rows;
-  a.patch_taps.clear();
-  std::vector<int64_t> patched;  // filter rows pointing at a patch
-  for (int64_t i = 0; i < n_rows; ++i) {
-    const float* const* tap = rows.data() + i * kw;
-    bool in_place = true;
-    for (int j = 1; j < kw && in_place; ++j) in_place = tap[j] == tap[0] + j * kc;
-    if (in_place) {
-      rows[i] = tap[0];  // i <= i * kw: never overwrites a tap still to be read
-      continue;
-    }
-    patched.push_back(i);
-    a.patch_taps.insert(a.patch_taps.end(), tap, tap + kw);
-    rows[i] = nullptr;
-  }
+// patch that point_window_rows refills on every run.
+void point_filter_rows(const BoundAnchor& a, const float* input) {
+  const int64_t kc = a.geo.channels, kw = a.geo.kw;
+  a.rows.resize(static_cast<size_t>(a.geo.pixels()) * a.geo.kh);
+  conv_filter_rows(a.geo, input, a.zero_row.data(), a.pad_row.data(), a.rows.data(), &a.patch_taps);
   a.patches.resize(a.patch_taps.size() * kc);
-  for (size_t r = 0; r < patched.size(); ++r) rows[patched[r]] = a.patches.data() + r * kw * kc;
-  rows.resize(n_rows);
+  float* patch = a.patches.data();
+  for (const float*& row : a.rows)
+    if (!row) row = std::exchange(patch, patch + kw * kc);
 }
 
 }  // namespace
@@ -63,10 +51,12 @@ void point_window_rows(const BoundAnchor& a, const float* const* inputs) {
   const float* input = inputs[0];
   if (a.rows_for != input || a.rows.empty()) {
     a.rows_for = input;
-    const int64_t pixels = a.geo.pixels();
-    a.rows.resize(static_cast<size_t>(pixels) * a.geo.taps());
-    conv_indirection(a.geo, input, a.zero_row.data(), a.pad_row.data(), a.rows.data());
-    if (a.filter_rows) to_filter_rows(a, pixels);
+    if (a.filter_rows) {
+      point_filter_rows(a, input);
+    } else {
+      a.rows.resize(static_cast<size_t>(a.geo.pixels()) * a.geo.taps());
+      conv_indirection(a.geo, input, a.zero_row.data(), a.pad_row.data(), a.rows.data());
+    }
   }
   for (size_t r = 0; r < a.patch_taps.size(); ++r)  // filter rows cut by padding, copied afresh
     std::memcpy(a.patches.data() + r * a.geo.channels, a.patch_taps[r], a.geo.channels * sizeof(float));
