@@ -114,3 +114,17 @@ def load(**options):
     Raises DelegateOptionError (a ValueError) for a bad option, LibraryError
     (an OSError) when the library is missing or broken."""
     return Delegate(options)
+
+
+def _load_on_import():
+    """The library is loaded when the package is imported, as a runtime loads
+    its own kernels when it is imported: load() then only creates (a small
+    model's start would otherwise carry the 0.5 ms of the library's loading).
+    A missing or broken library is reported by load(), not by the import."""
+    try:
+        _library()
+    except OSError:
+        pass
+
+
+_load_on_import()
