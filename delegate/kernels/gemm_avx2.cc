@@ -11,7 +11,9 @@ const GemmKernel& gemm_kernel_avx2() {
                                  &simd::gemm_microkernel<simd::F32x8, 6, 2>, 3,
                                  &simd::gemm_microkernel<simd::F32x8, 3, 2>,
                                  &simd::gemm_microkernel<simd::F32x8, 6, 1>,
-                                 &simd::gemm_microkernel<simd::F32x8, 3, 1>};
+                                 &simd::gemm_microkernel<simd::F32x8, 3, 1>, 0, nullptr, nullptr,
+                                 &simd::gemm_row_microkernel<simd::F32x8, 2>,
+                                 &simd::gemm_row_microkernel<simd::F32x8, 1>};
   return kernel;
 }
 

@@ -15,8 +15,8 @@ const GemmKernel& gemm_kernel_avx512() {
                                  &simd::gemm_microkernel<simd::F32x16, 4, 1>, 8,
                                  &simd::gemm_microkernel<simd::F32x16, 8, 2>,
                                  &simd::gemm_microkernel<simd::F32x16, 8, 1>,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 2>,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 1>};
+                                 &simd::gemm_row_microkernel<simd::F32x16, 2>,
+                                 &simd::gemm_row_microkernel<simd::F32x16, 1>};
   return kernel;
 }
 
@@ -29,8 +29,8 @@ const GemmKernel& gemm_kernel_avx512_wide() {
                                  &simd::gemm_microkernel<simd::F32x16, 3, 4>,
                                  &simd::gemm_microkernel<simd::F32x16, 6, 2>,
                                  &simd::gemm_microkernel<simd::F32x16, 3, 2>, 0, nullptr, nullptr,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 4>,
-                                 &simd::gemm_microkernel<simd::F32x16, 1, 2>};
+                                 &simd::gemm_row_microkernel<simd::F32x16, 4>,
+                                 &simd::gemm_row_microkernel<simd::F32x16, 2>};
   return kernel;
 }
 

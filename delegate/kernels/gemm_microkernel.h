@@ -72,6 +72,58 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
     gemm_panel_tile<V, MR, NV>(mr, nc - c0, taps, kc, a, panel, c + c0, ldc, vlo, vhi, next);
 }
 
+// One row of C over two full-width panels at once (nc > NR columns, the second
+// panel possibly partial): a lone row shares no weight load, so the two
+// panels' fma chains hide each other's latency. Per column the same fmas in
+// the same order as gemm_panel_tile: results identical.
+template <class V, int NV>
+[[gnu::always_inline]] inline void gemm_row_two_panels(int nc, int taps, int kc, const float* const* a,
+                                                       const float* panel, size_t panel_size, float* c, V vlo,
+                                                       V vhi) {
+  constexpr int NR = NV * V::W;
+  const float* panels[2] = {panel, panel + panel_size};
+  V acc[2][NV];
+#pragma GCC unroll 16
+  for (int p = 0; p < 2; ++p)
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) acc[p][v] = V::load(panels[p] + static_cast<size_t>(taps) * kc * NR + v * V::W);
+  for (int t = 0; t < taps; ++t) {
+    const float* row = a[t];
+    const size_t offset = static_cast<size_t>(t) * kc * NR;
+#pragma GCC unroll 4
+    for (int i = 0; i < kc; ++i) {
+      const V x = V::splat(row[i]);
+#pragma GCC unroll 16
+      for (int p = 0; p < 2; ++p)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+          acc[p][v] = fma(x, V::load(panels[p] + offset + static_cast<size_t>(i) * NR + v * V::W), acc[p][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int p = 0; p < 2; ++p)
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) {
+      const V y = min(vhi, max(vlo, acc[p][v]));
+      const int left = nc - p * NR - v * V::W;
+      if (left >= V::W) y.store(c + p * NR + v * V::W);
+      else if (left > 0) y.store_tail(c + p * NR + v * V::W, left);
+    }
+}
+
+// A single row of C (mr 1): panels two at a time, a last one alone.
+template <class V, int NV>
+void gemm_row_microkernel(int, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
+                          size_t ldc, float lo, float hi, const float* next) {
+  constexpr int NR = NV * V::W;
+  const V vlo = V::splat(lo), vhi = V::splat(hi);
+  const size_t panel_size = (static_cast<size_t>(taps) * kc + 1) * NR;
+  int c0 = 0;
+  for (; nc - c0 > NR; c0 += 2 * NR, panel += 2 * panel_size)
+    gemm_row_two_panels<V, NV>(nc - c0, taps, kc, a, panel, panel_size, c + c0, vlo, vhi);
+  if (c0 < nc) gemm_panel_tile<V, 1, NV>(1, nc - c0, taps, kc, a, panel, c + c0, ldc, vlo, vhi, next);
+}
+
 // One pixel's block of up to NV vectors of channels from c0 (left of them):
 // the bias, then each tap in order, one fma each.
 template <class V, int NV>

@@ -11,7 +11,9 @@ const GemmKernel& gemm_kernel_neon() {
                                  &simd::gemm_microkernel<simd::F32x4, 8, 2>, 4,
                                  &simd::gemm_microkernel<simd::F32x4, 4, 2>,
                                  &simd::gemm_microkernel<simd::F32x4, 8, 1>,
-                                 &simd::gemm_microkernel<simd::F32x4, 4, 1>};
+                                 &simd::gemm_microkernel<simd::F32x4, 4, 1>, 0, nullptr, nullptr,
+                                 &simd::gemm_row_microkernel<simd::F32x4, 2>,
+                                 &simd::gemm_row_microkernel<simd::F32x4, 1>};
   return kernel;
 }
 

@@ -162,7 +162,8 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
   const int panels = w.panels();
   if (last_panel < 0 || last_panel > panels) last_panel = panels;
   const size_t weight_bytes = w.data.size() * sizeof(float);
-  if (weight_bytes <= tiling().row_tile_weights_bytes)
+  // A single row reuses no weight: one call streams them all (the same order).
+  if (weight_bytes <= tiling().row_tile_weights_bytes || m == 1)
     return gemm_by_row_tiles(kernel, w, m, taps, rows, c, ldc, lo, hi, first_panel, last_panel);
   const int kc = w.k / taps;
   const size_t panel_size = w.panel_size();

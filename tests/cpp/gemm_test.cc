@@ -47,7 +47,7 @@ TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   const int streamed = static_cast<int>(tiling().streamed_weights_bytes / (301 * sizeof(float))) + 37;
   const Problem problems[] = {{1, 1, 1},     {5, 7, 3},      {13, 33, 17}, {12, 32, 64},  {25, 70, 129},
                               {197, 40, 300}, {7, 100, 1},   {100, 3, 50}, {1, 70, 129}, {110, by_panels, 300},
-                              {30, streamed, 300}};
+                              {30, streamed, 300}, {1, streamed, 300}, {1, 16 * 5 + 9, 40}};
   const float kGuard = 1234.5f;
   for (const auto& [m, n, k] : problems) {
     for (const auto& [lo, hi, half_tail] : {std::tuple<float, float, bool>{-INFINITY, INFINITY, false},
