@@ -1,5 +1,6 @@
 """The fusedelegate Python package: options, errors, paths, and options arriving
 through a runtime's own load_delegate."""
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -102,6 +103,32 @@ def test_missing_library(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("LibraryError True"), proc.stdout
     assert str(missing) in proc.stdout
+
+
+def test_library_loaded_on_import_follows_a_relative_path(tmp_path):
+    """The library is loaded when the package is imported; a relative
+    FUSEDELEGATE_LIBRARY still names the file from the working directory of
+    each load() (after a chdir to where it is missing: LibraryError)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    os.symlink(fusedelegate.library_path(), tmp_path / "a" / "libfusedelegate.so")
+    script = textwrap.dedent(f"""
+        import os
+        os.chdir({str(tmp_path / "a")!r})
+        import fusedelegate
+        fusedelegate.load()
+        os.chdir("../b")
+        try:
+            fusedelegate.load()
+        except fusedelegate.LibraryError as e:
+            print("LibraryError", e)
+        else:
+            print("loaded")
+    """)
+    proc = run_python(["-c", script], timeout=60, env={"FUSEDELEGATE_LIBRARY": "libfusedelegate.so"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("LibraryError"), proc.stdout
+    assert str(tmp_path / "b" / "libfusedelegate.so") in proc.stdout
 
 
 # --- through the runtime's own load_delegate (LiteRT), in a subprocess ---

@@ -29,7 +29,7 @@ namespace {
 // ifstream: a process's first ifstream costs a third of a millisecond.
 std::string read_line(const std::string& path) {
   char buf[64];
-  ssize_t n = -1;
+  long n = -1;
 #if defined(__linux__)
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {

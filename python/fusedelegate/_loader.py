@@ -40,7 +40,11 @@ _lib_cache = {}
 
 
 def _library():
-    key = os.environ.get("FUSEDELEGATE_LIBRARY")  # resolving the path costs more than the call
+    # Keyed by the variable as written where that names one file whatever the
+    # working directory (resolving the path costs more than creating the delegate).
+    key = os.environ.get("FUSEDELEGATE_LIBRARY")
+    if key and not os.path.isabs(key):
+        key = library_path()
     if key in _lib_cache:
         return _lib_cache[key]
     path = library_path()
