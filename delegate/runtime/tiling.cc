@@ -22,6 +22,7 @@ Tiling tiling_for(const CacheSizes& caches) {
   t.row_tile_floats = static_cast<int64_t>(l1 / 2 / kFloat);
   t.streamed_weights_bytes = l2;
   t.row_tile_weights_bytes = l2 / 4;
+  t.winograd_scratch_bytes = l2 / 4;
   t.depth_first_min_bytes = l2;
   t.depth_first_budget_bytes = l2 / 2;
   return t;

@@ -27,6 +27,9 @@ struct Tiling {
   // call and epilogue costs no longer per panel; larger weights go panel by
   // panel over a row block).
   size_t row_tile_weights_bytes;
+  // Winograd's transformed inputs and products (16 * (c + n) floats a tile)
+  // for at most a quarter of L2 at once: tiles beyond go in further passes.
+  size_t winograd_scratch_bytes;
   // Depth-first chains: tensors of L2's size or more; rings take half of L2
   // (MobileNetV2, EfficientNet-B0, ResNet-50: smaller tensors gain less,
   // quarter-L2 rings make strips too thin).

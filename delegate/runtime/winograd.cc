@@ -6,6 +6,7 @@
 
 #include "ir/dtype.h"
 #include "runtime/memory.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -107,13 +108,13 @@ std::shared_ptr<const WinogradWeights> winograd_weights(WeightValues w, const fl
   return out;
 }
 
-void winograd_tiles(const WinogradKernel& kernel, const GemmKernel& gemm_kernel, const WinogradWeights& w, int tiles,
-                    const float* const* patches, float* const* outs, float lo, float hi, int first_panel,
-                    int last_panel) {
-  const PackedWeights& u0 = w.u[0];
-  if (last_panel < 0 || last_panel > u0.panels()) last_panel = u0.panels();
-  const int col0 = first_panel * u0.nr, cols = std::min(w.n, last_panel * u0.nr) - col0;
-  if (tiles <= 0 || cols <= 0) return;
+namespace {
+
+// One pass: `tiles` tiles transformed, multiplied position by position, and
+// transformed back, in this thread's scratch.
+void winograd_pass(const WinogradKernel& kernel, const GemmKernel& gemm_kernel, const WinogradWeights& w, int tiles,
+                   const float* const* patches, float* const* outs, float lo, float hi, int first_panel,
+                   int last_panel, int col0, int cols) {
   const size_t v_pos = static_cast<size_t>(tiles) * w.c, m_pos = static_cast<size_t>(tiles) * w.n;
   thread_local ScratchVector<float> scratch;
   thread_local std::vector<const float*> rows;
@@ -132,6 +133,23 @@ void winograd_tiles(const WinogradKernel& kernel, const GemmKernel& gemm_kernel,
     for (int k = 0; k < 4; ++k) out[k] = outs[4 * t + k] ? outs[4 * t + k] + col0 : nullptr;
     kernel.output(cols, m + static_cast<size_t>(t) * w.n + col0, m_pos, w.bias.data() + col0, lo, hi, out);
   }
+}
+
+}  // namespace
+
+void winograd_tiles(const WinogradKernel& kernel, const GemmKernel& gemm_kernel, const WinogradWeights& w, int tiles,
+                    const float* const* patches, float* const* outs, float lo, float hi, int first_panel,
+                    int last_panel) {
+  const PackedWeights& u0 = w.u[0];
+  if (last_panel < 0 || last_panel > u0.panels()) last_panel = u0.panels();
+  const int col0 = first_panel * u0.nr, cols = std::min(w.n, last_panel * u0.nr) - col0;
+  if (tiles <= 0 || cols <= 0) return;
+  const size_t tile_bytes = 16 * static_cast<size_t>(w.c + w.n) * sizeof(float);
+  const int fit = static_cast<int>(tiling().winograd_scratch_bytes / tile_bytes);
+  const int per_pass = std::max(gemm_kernel.mr, fit / gemm_kernel.mr * gemm_kernel.mr);  // whole GEMM row tiles
+  for (int t = 0; t < tiles; t += per_pass)
+    winograd_pass(kernel, gemm_kernel, w, std::min(per_pass, tiles - t), patches + 16 * static_cast<size_t>(t),
+                  outs + 4 * static_cast<size_t>(t), lo, hi, first_panel, last_panel, col0, cols);
 }
 
 }  // namespace fd

@@ -767,7 +767,8 @@ TEST(Program, WinogradConvolutionsOnEveryIsa) {
     bool same;
   };
   for (const C& t : {C{1, 9, 11, 16, 37, true}, C{2, 10, 7, 20, 24, false}, C{1, 1, 1, 16, 16, true},
-                     C{2, 5, 6, 33, 16, true}, C{1, 14, 14, 64, 64, true}}) {
+                     C{2, 5, 6, 33, 16, true}, C{1, 14, 14, 64, 64, true},
+                     C{1, 40, 40, 16, 16, true}}) {  // 400 tiles: passes of at most 128 (winograd_scratch_bytes)
     Case c;
     const Shape out = {t.batch, out_size(t.h, 3, 1, 1, t.same), out_size(t.w, 3, 1, 1, t.same), t.oc};
     const int y = c.b.conv(AnchorOp::kConv2D, c.input({t.batch, t.h, t.w, t.ic}),

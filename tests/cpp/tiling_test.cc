@@ -42,6 +42,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(zen4.row_tile_floats, 4096);
   EXPECT_EQ(zen4.streamed_weights_bytes, kMiB);
   EXPECT_EQ(zen4.row_tile_weights_bytes, 256 * kKiB);
+  EXPECT_EQ(zen4.winograd_scratch_bytes, 256 * kKiB);
   EXPECT_EQ(zen4.depth_first_min_bytes, kMiB);
   EXPECT_EQ(zen4.depth_first_budget_bytes, 512 * kKiB);
 
