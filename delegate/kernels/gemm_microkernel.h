@@ -10,11 +10,32 @@
 
 namespace fd::simd {
 
-// MR rows x NV vectors of C from one panel.
+// acc += rows' kc values times one tap's kc x NR weights, one fma per k in k order.
+template <class V, int MR, int NV>
+[[gnu::always_inline]] inline void gemm_accumulate(V (&acc)[MR][NV], const float* const* row, const float* w, int kc,
+                                                   const float* next) {
+  constexpr int NR = NV * V::W;
+#pragma GCC unroll 4
+  for (int i = 0; i < kc; ++i) {
+    if (next) __builtin_prefetch(next + static_cast<size_t>(i) * 16, 0, 2);
+    V wv[NV];
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) wv[v] = V::load(w + static_cast<size_t>(i) * NR + v * V::W);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const V x = V::splat(row[r][i]);
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) acc[r][v] = fma(x, wv[v], acc[r][v]);
+    }
+  }
+}
+
+// MR rows x NV vectors of C from one panel. rows: the MR rows' pointers when
+// there is one tap (the caller's, shared by its panels), else null: a's per tap.
 template <class V, int MR, int NV>
 [[gnu::always_inline]] inline void gemm_panel_tile(int mr, int nc, int taps, int kc, const float* const* a,
-                                                   const float* panel, float* c, size_t ldc, V vlo, V vhi,
-                                                   const float* next) {
+                                                   const float* const* rows, const float* panel, float* c,
+                                                   size_t ldc, V vlo, V vhi, const float* next) {
   constexpr int NR = NV * V::W;
   const float* bias = panel + static_cast<size_t>(taps) * kc * NR;
   V acc[MR][NV];
@@ -24,23 +45,15 @@ template <class V, int MR, int NV>
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) acc[r][v] = b;
   }
-  for (int t = 0; t < taps; ++t) {
-    const float* row[MR];
+  if (rows) {
+    gemm_accumulate<V, MR, NV>(acc, rows, panel, kc, next);
+  } else {
+    for (int t = 0; t < taps; ++t) {
+      const float* row[MR];
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) row[r] = a[(r < mr ? r : mr - 1) * taps + t];  // extra rows reread the last
-    const float* w = panel + static_cast<size_t>(t) * kc * NR;
-#pragma GCC unroll 4
-    for (int i = 0; i < kc; ++i) {
-      if (next) __builtin_prefetch(next + (static_cast<size_t>(t) * kc + i) * 16, 0, 2);
-      V wv[NV];
-#pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) wv[v] = V::load(w + static_cast<size_t>(i) * NR + v * V::W);
-#pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r) {
-        const V x = V::splat(row[r][i]);
-#pragma GCC unroll 16
-        for (int v = 0; v < NV; ++v) acc[r][v] = fma(x, wv[v], acc[r][v]);
-      }
+      for (int r = 0; r < MR; ++r) row[r] = a[(r < mr ? r : mr - 1) * taps + t];  // extra rows reread the last
+      gemm_accumulate<V, MR, NV>(acc, row, panel + static_cast<size_t>(t) * kc * NR, kc,
+                                 next ? next + static_cast<size_t>(t) * kc * 16 : nullptr);
     }
   }
   // Stores with compile-time bounds, so the accumulators stay in registers;
@@ -62,14 +75,19 @@ template <class V, int MR, int NV>
 
 // MR rows x nc columns of C: one panel per NR columns, the panels (taps * kc + 1)
 // * NR floats apart (gemm.h's packing), so one call covers a row tile's columns.
+// With one tap the rows' pointers are read once for all panels.
 template <class V, int MR, int NV>
 void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
                       size_t ldc, float lo, float hi, const float* next) {
   constexpr int NR = NV * V::W;
   const V vlo = V::splat(lo), vhi = V::splat(hi);
   const size_t panel_size = (static_cast<size_t>(taps) * kc + 1) * NR;
+  const float* row[MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) row[r] = a[(r < mr ? r : mr - 1) * taps];  // extra rows reread the last
+  const float* const* rows = taps == 1 ? row : nullptr;
   for (int c0 = 0; c0 < nc; c0 += NR, panel += panel_size)
-    gemm_panel_tile<V, MR, NV>(mr, nc - c0, taps, kc, a, panel, c + c0, ldc, vlo, vhi, next);
+    gemm_panel_tile<V, MR, NV>(mr, nc - c0, taps, kc, a, rows, panel, c + c0, ldc, vlo, vhi, next);
 }
 
 // One row of C over two full-width panels at once (nc > NR columns, the second
@@ -121,7 +139,7 @@ void gemm_row_microkernel(int, int nc, int taps, int kc, const float* const* a, 
   int c0 = 0;
   for (; nc - c0 > NR; c0 += 2 * NR, panel += 2 * panel_size)
     gemm_row_two_panels<V, NV>(nc - c0, taps, kc, a, panel, panel_size, c + c0, vlo, vhi);
-  if (c0 < nc) gemm_panel_tile<V, 1, NV>(1, nc - c0, taps, kc, a, panel, c + c0, ldc, vlo, vhi, next);
+  if (c0 < nc) gemm_panel_tile<V, 1, NV>(1, nc - c0, taps, kc, a, nullptr, panel, c + c0, ldc, vlo, vhi, next);
 }
 
 // One pixel's block of up to NV vectors of channels from c0 (left of them):
