@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <numeric>
 
 #include "ir/shape.h"
 #include "ops/shape_rules.h"
@@ -226,7 +227,8 @@ void Executor::assign_buffers() {
   std::map<int, size_t> last_read;  // by root
   for (size_t k = 0; k < programs_.size(); ++k)
     for (int t : programs_[k].inputs) last_read[root(t)] = std::max(last_read[root(t)], end[k]);
-  std::vector<int> free;  // buffer indices
+  std::vector<int> free(buffers_.size());  // buffer indices: the last binding's, reused
+  std::iota(free.begin(), free.end(), 0);
   owned_.clear();
   for (size_t k = 0; k < programs_.size(); ++k) {
     if (skipped_[k]) continue;
@@ -242,6 +244,21 @@ void Executor::assign_buffers() {
     for (int t : dying) free.push_back(owned_[t]);
   }
   for (const auto& [t, source] : alias_of_) owned_[t] = owned_.at(root(source));
+  release_unowned_buffers();
+}
+
+size_t Executor::owned_floats() const {
+  size_t floats = 0;
+  for (const auto& b : buffers_) floats += b.capacity();
+  return floats;
+}
+
+// Frees the storage of buffers no tensor took (a resize to smaller shapes).
+void Executor::release_unowned_buffers() {
+  std::vector<bool> owned(buffers_.size(), false);
+  for (const auto& [t, b] : owned_) owned[b] = true;
+  for (size_t b = 0; b < buffers_.size(); ++b)
+    if (!owned[b]) decltype(buffers_)::value_type().swap(buffers_[b]);
 }
 
 // The smallest free buffer that holds `need` floats, else the largest one,

@@ -57,6 +57,8 @@ class Executor {
   // in depth-first (0: whole).
   const std::vector<std::string>& labels() const { return labels_; }
   std::vector<int64_t> strip_rows() const;
+  // Floats held for the partition's own tensors (tests: bounded over resizes).
+  size_t owned_floats() const;
   const std::vector<DepthFirstChain>& chains() const { return chains_; }
   int threads() const { return threads_; }
 
@@ -69,6 +71,7 @@ class Executor {
   Shape shape_of(const TensorHost& host, int t) const;
   void find_aliases();
   void assign_buffers();
+  void release_unowned_buffers();
   int take_buffer(std::vector<int>& free, size_t need);
   float* data(const TensorHost& host, int t);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -24,18 +25,57 @@ constexpr size_t kSpareBytes = size_t{64} << 20;
 
 size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-// Blocks are carved in order from the newest region; a region is unmapped once
-// every block carved from it is freed.
+// Space [offset, offset + size) of a region, freed below its `used` mark.
+struct Hole {
+  size_t offset, size;
+};
+
+// Blocks go into the best-fitting hole of a region, else are carved after the
+// `used` mark of the first region with room; a region is unmapped once every
+// block carved from it is freed.
 struct Region {
   char* base;
   size_t size, used;
   int live;
+  std::vector<Hole> holes;  // by offset, none touching another or `used`
 };
+
+// The start of `size` bytes from r's best-fitting hole, or null.
+char* take_hole(Region& r, size_t size) {
+  auto best = r.holes.end();
+  for (auto h = r.holes.begin(); h != r.holes.end(); ++h)
+    if (h->size >= size && (best == r.holes.end() || h->size < best->size)) best = h;
+  if (best == r.holes.end()) return nullptr;
+  char* p = r.base + best->offset;
+  best->offset += size;
+  best->size -= size;
+  if (best->size == 0) r.holes.erase(best);
+  return p;
+}
+
+// Frees [offset, offset + size) of r: merged with the holes it touches, or
+// given back to the `used` mark when it ends there.
+void add_hole(Region& r, size_t offset, size_t size) {
+  auto next = std::lower_bound(r.holes.begin(), r.holes.end(), offset,
+                               [](const Hole& h, size_t o) { return h.offset < o; });
+  if (next != r.holes.end() && offset + size == next->offset) {
+    size += next->size;
+    next = r.holes.erase(next);
+  }
+  if (next != r.holes.begin() && std::prev(next)->offset + std::prev(next)->size == offset) {
+    --next;
+    offset = next->offset;
+    size += next->size;
+    next = r.holes.erase(next);
+  }
+  if (offset + size == r.used) r.used = offset;
+  else r.holes.insert(next, Hole{offset, size});
+}
 
 // Never destroyed: blocks may be freed by other objects' destructors at exit.
 struct Regions {
   std::mutex mutex;
-  std::vector<Region> list;   // the last one is the one carved from
+  std::vector<Region> list;   // in use
   std::vector<Region> spare;  // freed, oldest first
   size_t spare_bytes = 0;
 };
@@ -57,7 +97,7 @@ Region map_region(size_t size) {
 #if defined(MADV_HUGEPAGE)
   madvise(base, size, MADV_HUGEPAGE);  // a hint: without huge pages the region still works
 #endif
-  return {base, size, 0, 0};
+  return {base, size, 0, 0, {}};
 }
 
 void unmap_region(const Region& r) { munmap(r.base, r.size); }
@@ -79,7 +119,7 @@ void populate(char* p, size_t bytes) {
 #else
 Region map_region(size_t size) {
   char* base = static_cast<char*>(::operator new(size, std::align_val_t(kHugePageBytes)));
-  return {base, size, 0, 0};
+  return {base, size, 0, 0, {}};
 }
 void unmap_region(const Region& r) { ::operator delete(r.base, std::align_val_t(kHugePageBytes)); }
 void lazy_free(const Region&) {}
@@ -95,7 +135,7 @@ Region take_region(Regions& regions, size_t size) {
   const Region r = *best;
   regions.spare_bytes -= r.size;
   regions.spare.erase(best);
-  return {r.base, r.size, 0, 0};
+  return {r.base, r.size, 0, 0, {}};
 }
 
 // Keeps a freed region as a spare, the oldest spares unmapped to make room.
@@ -118,12 +158,19 @@ void* allocate_block(size_t bytes) {
   const size_t size = round_up(bytes, kBlockAlign);
   Regions& regions = all_regions();
   std::lock_guard<std::mutex> lock(regions.mutex);
-  if (regions.list.empty() || regions.list.back().size - regions.list.back().used < size)
-    regions.list.push_back(take_region(regions, std::max(kRegionBytes, round_up(size, kHugePageBytes))));
-  Region& r = regions.list.back();
-  char* p = r.base + r.used;
-  r.used += size;
-  ++r.live;
+  for (Region& r : regions.list) {
+    if (char* p = take_hole(r, size)) {  // its pages mapped already
+      ++r.live;
+      return p;
+    }
+  }
+  auto r = std::find_if(regions.list.begin(), regions.list.end(),
+                        [size](const Region& r) { return r.size - r.used >= size; });
+  if (r == regions.list.end())
+    r = regions.list.insert(r, take_region(regions, std::max(kRegionBytes, round_up(size, kHugePageBytes))));
+  char* p = r->base + r->used;
+  r->used += size;
+  ++r->live;
   populate(p, size);
   return p;
 }
@@ -139,6 +186,8 @@ void free_block(void* p, size_t bytes) {
   if (--r->live == 0) {
     retire_region(regions, *r);
     regions.list.erase(r);
+  } else {
+    add_hole(*r, static_cast<char*>(p) - r->base, round_up(bytes, kBlockAlign));
   }
 }
 

@@ -1,18 +1,20 @@
 // Storage for the buffers a partition owns: packed weights, activations,
 // depth-first rings and indirection rows.
 // Floats are left uninitialised (each is written before it is read, so a zero
-// fill first would be a wasted pass). Blocks of 64 KiB and more are carved
+// fill first would be a wasted pass). Blocks of 16 KiB and more are carved
 // from shared regions aligned to 2 MiB, with transparent huge pages asked for
 // and each block's pages mapped in one call when it is carved:
 // - one page fault per 2 MiB, not one per 4 KiB, as packing first writes them
 //   (BERT's 12 MB of weights: about 3 ms of faults at 4 KiB);
 // - one TLB entry per 2 MiB, not 512, for every pass over weights and
 //   activations (MobileNetV2 -8%, BERT -7%, EfficientNet-B0 -7% at run time).
-// A region's space is not reused before all its blocks are freed, so blocks
-// that outlive partitions (per-thread scratch) stay on the ordinary heap. A
-// freed region is kept, 64 MiB of them at most, for the next partitions (an
-// interpreter created again: no page faults, no zeroing); until then the
-// kernel may take its memory back (MADV_FREE).
+// A freed block's space goes to the next blocks that fit in it (a resized
+// model's buffers replace the old ones), but a region's pages are only given
+// back with its last block, so blocks that outlive partitions (per-thread
+// scratch) stay on the ordinary heap. A freed region is kept, 64 MiB of them
+// at most, for the next partitions (an interpreter created again: no page
+// faults, no zeroing); until then the kernel may take its memory back
+// (MADV_FREE).
 #pragma once
 
 #include <cstddef>
@@ -24,8 +26,10 @@
 namespace fd {
 
 constexpr size_t kHugePageBytes = size_t{1} << 21;
-// From this size on a block goes to a huge-page region.
-constexpr size_t kRegionBlockBytes = size_t{1} << 16;
+// From this size on a block goes to a huge-page region: four 4 KiB faults on
+// the heap cost more than one call on pages mapped already (a Winograd layer's
+// 16 panels of 64 x 64 filters: 16.6 KiB each).
+constexpr size_t kRegionBlockBytes = size_t{1} << 14;
 
 // 64-byte aligned; throws std::bad_alloc. free_block takes the same size.
 void* allocate_block(size_t bytes);

@@ -396,6 +396,31 @@ TEST(Executor, ProgramsReadAClaimedConstantNodesValuesFromTheGraph) {
   }
 }
 
+// Resized again and again, a partition reuses the buffers of its own tensors:
+// what it holds stays that of its largest binding (each prepare used to add
+// a new set of buffers), and it still computes the right values.
+TEST(Executor, ResizingReusesThePartitionsBuffers) {
+  test::GraphBuilder b;
+  const Shape s = {4, 16, 16, 8};
+  const int x = b.tensor(s);
+  const int y = b.ew(EwOp::Neg, {b.ew(EwOp::Abs, {x}, s)}, s);  // abs(x): a tensor of the partition's own
+  Executor exec(std::make_shared<const Graph>(b.g), {{0}, {1}}, {}, {y}, *kernels_for("scalar"));
+  TestHost host(b.g);
+  size_t largest = 0;
+  for (int i = 0; i < 40; ++i) {
+    const int64_t batch = 1 + i % 4;
+    ASSERT_TRUE(host.resize(x, {batch, 16, 16, 8}));
+    for (size_t j = 0; j < host.values(x).size(); ++j) host.values(x)[j] = static_cast<float>(j % 5) - 2.f;
+    ASSERT_TRUE(exec.prepare(host, 1));
+    exec.invoke(host, nullptr, nullptr);
+    ASSERT_EQ(host.shape(y), (Shape{batch, 16, 16, 8}));
+    for (size_t j = 0; j < host.values(y).size(); ++j) ASSERT_EQ(host.values(y)[j], -std::fabs(host.values(x)[j]));
+    if (i < 4) largest = std::max(largest, exec.owned_floats());
+    EXPECT_LE(exec.owned_floats(), largest) << "prepare " << i;
+  }
+  EXPECT_GE(largest, static_cast<size_t>(num_elements(s)));
+}
+
 // The tensors `groups` produce that a node outside them reads, or no node does.
 std::set<int> exported_tensors(const Graph& g, const std::vector<std::vector<int>>& groups) {
   std::set<int> inside, produced, read_outside;
