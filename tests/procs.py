@@ -42,6 +42,35 @@ def run_python(args, timeout=WORKER_TIMEOUT_S, env=None):
                           text=True, timeout=timeout)
 
 
+# Runs a model (argv[1]) with LiteRT's builtin kernels, then with fusedelegate first:
+# its ops but DELEGATE, the nodes claimed, the outputs that differ, their count.
+COMPARE_WITH_BUILTIN = """
+import sys, numpy as np, fusedelegate
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from fusedelegate._inspect import claimed_node_count
+def run(delegates):
+    it = Interpreter(model_path=sys.argv[1], experimental_delegates=delegates,
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    it.allocate_tensors()
+    x = np.random.default_rng(5).uniform(-1, 1, it.get_input_details()[0]["shape"]).astype(np.float32)
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    ops = [o["op_name"] for o in it._get_ops_details() if o["op_name"] != "DELEGATE"]
+    return it.get_tensor(it.get_output_details()[0]["index"]), ops, claimed_node_count(it) if delegates else 0
+ref, ops, _ = run([])
+got, _, claimed = run([fusedelegate.load()])
+print("|".join(ops), claimed, int((ref != got).sum()), ref.size)
+"""
+
+
+def compare_with_builtin(model):
+    """COMPARE_WITH_BUILTIN on `model` in a fresh process: (ops, claimed, differ, size)."""
+    proc = run_python(["-c", COMPARE_WITH_BUILTIN, str(model)], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ops, claimed, differ, size = proc.stdout.strip().splitlines()[-1].split(" ")
+    return ops.split("|"), int(claimed), int(differ), int(size)
+
+
 def tail(text, n=2000):
     return text[-n:] if text else ""
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import models
-from procs import require_runtime, run_python
+from procs import compare_with_builtin, require_runtime, run_python
 from checks import (KERNEL_VARIANTS, check_family_off, check_ops_claimed, check_result, check_variant, counts,
                     op_of)
 
@@ -110,24 +110,6 @@ c.optimizations = [tf.lite.Optimize.DEFAULT]
 open(sys.argv[1], "wb").write(c.convert())
 """
 
-COMPARE_WITH_BUILTIN = """
-import sys, numpy as np, fusedelegate
-from ai_edge_litert.interpreter import Interpreter, OpResolverType
-from fusedelegate._inspect import claimed_node_count
-def run(delegates):
-    it = Interpreter(model_path=sys.argv[1], experimental_delegates=delegates,
-                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-    it.allocate_tensors()
-    x = np.random.default_rng(5).uniform(-1, 1, it.get_input_details()[0]["shape"]).astype(np.float32)
-    it.set_tensor(it.get_input_details()[0]["index"], x)
-    it.invoke()
-    ops = [o["op_name"] for o in it._get_ops_details() if o["op_name"] != "DELEGATE"]
-    return it.get_tensor(it.get_output_details()[0]["index"]), ops, claimed_node_count(it) if delegates else 0
-ref, ops, _ = run([])
-got, _, claimed = run([fusedelegate.load()])
-print("|".join(ops), claimed, int((ref != got).sum()), ref.size)
-"""
-
 
 def test_dynamic_range_convolutions_equal_the_hybrid_kernels_bit_for_bit(tmp_path):
     """int8-weight DEPTHWISE_CONV_2D (50 channels: four at a time and two left, which TFLite
@@ -138,12 +120,10 @@ def test_dynamic_range_convolutions_equal_the_hybrid_kernels_bit_for_bit(tmp_pat
     model = tmp_path / "hybrid_convs.tflite"
     proc = run_python(["-c", HYBRID_CONVS, str(model)], timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    proc = run_python(["-c", COMPARE_WITH_BUILTIN, str(model)], timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    ops, claimed, differ, size = proc.stdout.strip().splitlines()[-1].split(" ")
-    assert ops.split("|") == ["DEPTHWISE_CONV_2D", "CONV_2D", "DEPTHWISE_CONV_2D"], ops  # int8 weights, no DEQUANTIZE
-    assert claimed == "3", f"fusedelegate claimed {claimed} of {ops}"
-    assert differ == "0", f"{differ} of {size} outputs differ from the builtin kernels'"
+    ops, claimed, differ, size = compare_with_builtin(model)
+    assert ops == ["DEPTHWISE_CONV_2D", "CONV_2D", "DEPTHWISE_CONV_2D"], ops  # int8 weights, no DEQUANTIZE
+    assert claimed == 3, f"fusedelegate claimed {claimed} of {ops}"
+    assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
 
 
 RESIZED_CONVS = """

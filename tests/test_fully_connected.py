@@ -4,6 +4,7 @@ resizes re-bind the GEMM."""
 import pytest
 
 from checks import check_claims, check_invokes, counts
+from procs import compare_with_builtin, require_runtime, run_python
 
 MODELS = ["fc_gelu", "fc_mlp", "fc_nobias", "fc_large_dynamic", "fc_huge_weights", "fc_dynamic_int8"]
 TOL = 1e-5  # GEMM accumulation order differs from the reference kernels
@@ -34,3 +35,35 @@ def test_fully_connected_family_off_claims_no_fully_connected(worker_results, ma
         entry, res = manifest[name], results[name]
         assert res["claimed"] == entry["expect_claimed_elementwise"] < entry["expect_claimed"]
         check_claims(res, entry, counts(entry, "elementwise"))
+
+
+HYBRID_DENSE = """
+import sys, numpy as np, tensorflow as tf
+rng = np.random.default_rng(7)
+inp = tf.keras.Input((5, 37), batch_size=3)
+y = tf.keras.layers.Dense(50, activation="relu")(inp)
+m = tf.keras.Model(inp, tf.keras.layers.Dense(24)(y))
+for w in m.weights:
+    w.assign(rng.standard_normal(w.shape).astype(np.float32) * 0.3)
+c = tf.lite.TFLiteConverter.from_keras_model(m)
+c.optimizations = [tf.lite.Optimize.DEFAULT]
+if sys.argv[2] == "per_tensor":
+    c._experimental_disable_per_channel_quantization_for_dense_layers = True
+open(sys.argv[1], "wb").write(c.convert())
+"""
+
+
+@pytest.mark.parametrize("scales", ["per_channel", "per_tensor"])
+def test_dynamic_range_fully_connected_equals_the_hybrid_kernel_bit_for_bit(tmp_path, scales):
+    """Keras Dense layers (a rank-3 input, RELU fused) with int8 weights, a scale per output
+    channel or one for all: claimed, and their outputs equal LiteRT's builtin hybrid kernel's
+    to the bit (the scales multiplied first, then corr * scale + bias, two roundings)."""
+    require_runtime("tf")
+    require_runtime("litert")
+    model = tmp_path / f"hybrid_dense_{scales}.tflite"
+    proc = run_python(["-c", HYBRID_DENSE, str(model), scales], timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ops, claimed, differ, size = compare_with_builtin(model)
+    assert "DEQUANTIZE" not in ops and ops.count("FULLY_CONNECTED") == 2, ops
+    assert claimed == len(ops), f"fusedelegate claimed {claimed} of {ops}"
+    assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernel's"

@@ -27,10 +27,10 @@
 //   corr[i][j] = acc[i][j] - a_zp[i] * wsum[j], wsum[j] = sum_k w_q[j][k]
 //              = sum_k (a_q[i][k] - a_zp[i]) * w_q[j][k]             (exact in int32
 //                for k <= kQd8MaxDepth: |a_q - zp| <= 255, |w| <= 128)
-//   out[i][j]  = clamp(fma(float(corr) * a_scale[i], w_scale[j], bias[j]), lo, hi)
-//   (Qd8Scaling::kRowFirst, TFLite's hybrid FULLY_CONNECTED), or with the scales
-//   multiplied first and no fma, float(corr) * (w_scale[j] * a_scale[i]) + bias[j]
-//   (kProduct, its hybrid CONV_2D: HybridConvPerChannel's Eigen expression).
+//   out[i][j]  = clamp(float(corr) * (w_scale[j] * a_scale[i]) + bias[j], lo, hi)
+//   the scales multiplied first, then two roundings (no fma), as TFLite's hybrid
+//   FULLY_CONNECTED and CONV_2D (HybridConvPerChannel's Eigen expression) do:
+//   LiteRT 2.3 and TF 2.21 give these floats to the bit.
 // float(corr) rounds to nearest even; the float steps are the same on every ISA,
 // so all ISAs give bit-identical outputs from the same quantized rows.
 //
@@ -74,19 +74,14 @@ using Qd8GemmMicroKernel = void (*)(int mr, int nc, int groups, const void* a, s
                                     const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                     float hi);
 
-// The order of the float products that scale an exact sum back (above).
-enum class Qd8Scaling { kRowFirst, kProduct };
-
 struct Qd8GemmKernel {
   const char* name;  // e.g. qd8_gemm_6x8_avx2
   int mr, nr;
   int weight_bytes;  // 1: int8 panels, 2: int16
   int row_bytes;     // 1: int8 quantized rows, 2: int16
-  Qd8GemmMicroKernel fn;          // Qd8Scaling::kRowFirst
+  Qd8GemmMicroKernel fn;
   Qd8QuantizeRowFn quantize_row;
-  Qd8GemmMicroKernel fn_product;  // Qd8Scaling::kProduct
   Qd8QuantizeCenteredFn quantize_centered;
-  Qd8GemmMicroKernel micro(Qd8Scaling s) const { return s == Qd8Scaling::kProduct ? fn_product : fn; }
 };
 
 // Bytes of one panel of nr columns over `groups` depth groups.
@@ -122,12 +117,10 @@ inline Qd8PanelTail qd8_panel_tail(const void* panel, int groups, int nr, int we
 }
 
 // Output j of a row from its exact int32 dot product (the float steps above).
-static inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi,
-                                    Qd8Scaling s = Qd8Scaling::kRowFirst) {
+static inline float qd8_output_value(int32_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float lo, float hi) {
   const int32_t corr = acc - row.zero_point * tail.wsum[j];
   const float x = static_cast<float>(corr);
-  const float y = s == Qd8Scaling::kProduct ? x * (tail.scale[j] * row.scale) + tail.bias[j]  // no contraction
-                                            : std::fma(x * row.scale, tail.scale[j], tail.bias[j]);
+  const float y = x * (tail.scale[j] * row.scale) + tail.bias[j];  // no contraction (-ffp-contract=off)
   return std::min(hi, std::max(lo, y));
 }
 

@@ -29,15 +29,13 @@ inline __m256i fold_partials(__m256i lo, __m256i hi) {
 }
 
 // 8 outputs of one row from their int32 sums (qd8_output_value's steps).
-template <Qd8Scaling S>
 inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, float* out, int nc, __m256 lo,
                           __m256 hi) {
   const __m256i wsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tail.wsum));
   const __m256i corr = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(row.zero_point), wsum));
   const __m256 x = _mm256_cvtepi32_ps(corr), a = _mm256_set1_ps(row.scale), w = _mm256_loadu_ps(tail.scale);
   const __m256 b = _mm256_loadu_ps(tail.bias);
-  __m256 y = S == Qd8Scaling::kProduct ? _mm256_add_ps(_mm256_mul_ps(x, _mm256_mul_ps(w, a)), b)
-                                       : _mm256_fmadd_ps(_mm256_mul_ps(x, a), w, b);
+  __m256 y = _mm256_add_ps(_mm256_mul_ps(x, _mm256_mul_ps(w, a)), b);
   y = _mm256_min_ps(hi, _mm256_max_ps(lo, y));
   if (nc == 8) {
     _mm256_storeu_ps(out, y);
@@ -47,7 +45,7 @@ inline void store_outputs(__m256i acc, Qd8RowParams row, Qd8PanelTail tail, floa
   _mm256_maskstore_ps(out, _mm256_cmpgt_epi32(_mm256_set1_epi32(nc), lane), y);
 }
 
-template <int MR, Qd8Scaling S>
+template <int MR>
 void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8;
@@ -75,7 +73,7 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
   // made GCC store them to the stack on every depth group).
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
-    if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
 // Round half away from zero of |t| < 2^23, as qd8_quantize_value: whole floats.
@@ -138,9 +136,8 @@ struct Avx2RowOps {
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx2() {
   static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2,
-                                    &qd8_walk_panels<&qd8_gemm_avx2<6, Qd8Scaling::kRowFirst>, 8, 2>,
+                                    &qd8_walk_panels<&qd8_gemm_avx2<6>, 8, 2>,
                                     &qd8_quantize_row<Avx2RowOps, int16_t>,
-                                    &qd8_walk_panels<&qd8_gemm_avx2<6, Qd8Scaling::kProduct>, 8, 2>,
                                     &qd8_quantize_row_centered<Avx2RowOps>};
   return kernel;
 }

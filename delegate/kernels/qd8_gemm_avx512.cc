@@ -25,19 +25,17 @@ FD_AVX512BW inline __m512i fold_partials(__m512i lo, __m512i hi) {
 }
 
 // 16 outputs of one row from their int32 sums (qd8_output_value's steps).
-template <Qd8Scaling S>
 FD_AVX512BW inline void store_outputs(__m512i acc, Qd8RowParams row, Qd8PanelTail tail, float* out, int nc,
                                       __m512 lo, __m512 hi) {
   const __m512i wsum = _mm512_loadu_si512(tail.wsum);
   const __m512i corr = _mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(row.zero_point), wsum));
   const __m512 x = _mm512_cvtepi32_ps(corr), a = _mm512_set1_ps(row.scale), w = _mm512_loadu_ps(tail.scale);
   const __m512 b = _mm512_loadu_ps(tail.bias);
-  const __m512 y = S == Qd8Scaling::kProduct ? _mm512_add_ps(_mm512_mul_ps(x, _mm512_mul_ps(w, a)), b)
-                                             : _mm512_fmadd_ps(_mm512_mul_ps(x, a), w, b);
+  const __m512 y = _mm512_add_ps(_mm512_mul_ps(x, _mm512_mul_ps(w, a)), b);
   _mm512_mask_storeu_ps(out, static_cast<__mmask16>((1u << nc) - 1), _mm512_min_ps(hi, _mm512_max_ps(lo, y)));
 }
 
-template <int MR, Qd8Scaling S>
+template <int MR>
 FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a, size_t lda,
                                  const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                  float hi) {
@@ -65,7 +63,7 @@ FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a,
   // made GCC store them to the stack on every depth group).
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
-    if (r < mr) store_outputs<S>(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+    if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
 }
 
 // AVX512F only (the file's flags): no AVX512BW needed here.
@@ -109,9 +107,8 @@ struct Avx512RowOps {
 
 const Qd8GemmKernel& qd8_gemm_kernel_avx512() {
   static const Qd8GemmKernel kernel{"qd8_gemm_8x16_avx512", 8, 16, 2, 1,
-                                    &qd8_walk_panels<&qd8_gemm_avx512<8, Qd8Scaling::kRowFirst>, 16, 2>,
+                                    &qd8_walk_panels<&qd8_gemm_avx512<8>, 16, 2>,
                                     &qd8_quantize_row<Avx512RowOps>,
-                                    &qd8_walk_panels<&qd8_gemm_avx512<8, Qd8Scaling::kProduct>, 16, 2>,
                                     &qd8_quantize_row_centered<Avx512RowOps>};
   return kernel;
 }

@@ -13,14 +13,12 @@ namespace fd {
 namespace {
 
 // 4 outputs of one row from their int32 sums (qd8_output_value's steps).
-template <Qd8Scaling S>
 inline void store_outputs(int32x4_t acc, Qd8RowParams row, Qd8PanelTail tail, int j, float* out, int nc,
                           float32x4_t lo, float32x4_t hi) {
   const int32x4_t corr = vsubq_s32(acc, vmulq_s32(vdupq_n_s32(row.zero_point), vld1q_s32(tail.wsum + j)));
   const float32x4_t x = vcvtq_f32_s32(corr), a = vdupq_n_f32(row.scale), w = vld1q_f32(tail.scale + j);
   const float32x4_t b = vld1q_f32(tail.bias + j);
-  const float32x4_t scaled = S == Qd8Scaling::kProduct ? vaddq_f32(vmulq_f32(x, vmulq_f32(w, a)), b)
-                                                       : vfmaq_f32(b, vmulq_f32(x, a), w);
+  const float32x4_t scaled = vaddq_f32(vmulq_f32(x, vmulq_f32(w, a)), b);
   const float32x4_t y = vminq_f32(hi, vmaxq_f32(lo, scaled));
   if (nc - j >= 4) {
     vst1q_f32(out + j, y);
@@ -31,7 +29,7 @@ inline void store_outputs(int32x4_t acc, Qd8RowParams row, Qd8PanelTail tail, in
   for (int i = 0; j + i < nc; ++i) out[j + i] = lanes[i];
 }
 
-template <int MR, Qd8Scaling S>
+template <int MR>
 void qd8_gemm_neon(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8, NV = NR / 2;
@@ -57,7 +55,7 @@ void qd8_gemm_neon(int mr, int nc, int groups, const void* rows_a, size_t lda, c
   for (int r = 0; r < MR; ++r)  // compile-time bounds: the accumulators stay in registers
     for (int v = 0; v < NV; v += 2)
       if (r < mr && 2 * v < nc)
-        store_outputs<S>(vpaddq_s32(acc[r][v], acc[r][v + 1]), rows[r], tail, 2 * v, out + r * ldc, nc, vlo, vhi);
+        store_outputs(vpaddq_s32(acc[r][v], acc[r][v + 1]), rows[r], tail, 2 * v, out + r * ldc, nc, vlo, vhi);
 }
 
 struct NeonRowOps {
@@ -94,9 +92,8 @@ struct NeonRowOps {
 
 const Qd8GemmKernel& qd8_gemm_kernel_neon() {
   static const Qd8GemmKernel kernel{"qd8_gemm_4x8_neon", 4, 8, 1, 1,
-                                    &qd8_walk_panels<&qd8_gemm_neon<4, Qd8Scaling::kRowFirst>, 8, 1>,
+                                    &qd8_walk_panels<&qd8_gemm_neon<4>, 8, 1>,
                                     &qd8_quantize_row<NeonRowOps>,
-                                    &qd8_walk_panels<&qd8_gemm_neon<4, Qd8Scaling::kProduct>, 8, 1>,
                                     &qd8_quantize_row_centered<NeonRowOps>};
   return kernel;
 }

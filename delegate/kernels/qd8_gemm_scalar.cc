@@ -36,7 +36,6 @@ struct ScalarRowOps {
   }
 };
 
-template <Qd8Scaling S>
 void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                          const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 4;
@@ -49,7 +48,7 @@ void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t 
       for (int g = 0; g < groups; ++g)
         for (int d = 0; d < kQd8Group; ++d)
           acc += a[r * lda + g * kQd8Group + d] * w[(g * NR + j) * kQd8Group + d];
-      out[r * ldc + j] = qd8_output_value(acc, rows[r], tail, j, lo, hi, S);
+      out[r * ldc + j] = qd8_output_value(acc, rows[r], tail, j, lo, hi);
     }
 }
 
@@ -57,9 +56,8 @@ void qd8_gemm_4x4_scalar(int mr, int nc, int groups, const void* rows_a, size_t 
 
 const Qd8GemmKernel& qd8_gemm_kernel_scalar() {
   static const Qd8GemmKernel kernel{"qd8_gemm_4x4_scalar", 4, 4, 1, 1,
-                                    &qd8_walk_panels<&qd8_gemm_4x4_scalar<Qd8Scaling::kRowFirst>, 4, 1>,
+                                    &qd8_walk_panels<&qd8_gemm_4x4_scalar, 4, 1>,
                                     &qd8_quantize_row<ScalarRowOps>,
-                                    &qd8_walk_panels<&qd8_gemm_4x4_scalar<Qd8Scaling::kProduct>, 4, 1>,
                                     &qd8_quantize_row_centered<ScalarRowOps>};
   return kernel;
 }

@@ -4,7 +4,7 @@
 // values (kernels/qd8_gemm.h's row quantization); every output pixel's window
 // of quantized values (im2col; a padding tap reads the image's zero point, so
 // it adds nothing) is a row of the qd8 GEMM, whose sums are scaled back by the
-// product of the channel's and the image's scales (Qd8Scaling::kProduct).
+// product of the channel's and the image's scales (kernels/qd8_gemm.h).
 #pragma once
 
 #include <cstdint>

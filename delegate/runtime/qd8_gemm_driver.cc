@@ -76,9 +76,9 @@ void qd8_quantize_rows(const Qd8GemmKernel& kernel, int m, int k, const float* a
 }
 
 void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8RowsView& rows, float* out,
-              size_t ldc, float lo, float hi, int first_panel, int last_panel, Qd8Scaling scaling) {
+              size_t ldc, float lo, float hi, int first_panel, int last_panel) {
   if (last_panel < 0 || last_panel > w.panels()) last_panel = w.panels();
-  const Qd8GemmMicroKernel fn = kernel.micro(scaling);
+  const Qd8GemmMicroKernel fn = kernel.fn;
   const int8_t* values = static_cast<const int8_t*>(rows.values);
   if (w.data.size() <= tiling().row_tile_weights_bytes) {  // weights that stay in L2: one call per row tile
     const int nc = std::min(w.n, last_panel * w.nr) - first_panel * w.nr;

@@ -47,8 +47,7 @@ struct Qd8RowsView {
 
 // out (row stride ldc) for all rows, the columns of panels [first_panel, last_panel).
 void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8RowsView& rows, float* out,
-              size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1,
-              Qd8Scaling scaling = Qd8Scaling::kRowFirst);
+              size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1);
 inline void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8Rows& rows, float* out,
                      size_t ldc, float lo, float hi, int first_panel = 0, int last_panel = -1) {
   qd8_gemm(kernel, w, Qd8RowsView{rows.m, rows.values.data(), rows.stride, rows.params.data()}, out, ldc, lo, hi,

@@ -125,7 +125,7 @@ void run_qd8_panels(const BoundAnchor& a, int64_t first, int64_t count, int firs
     const int m = static_cast<int>(std::min(block, first + count - r));
     const Qd8RowsView view = qd8_window_rows(a.qd8_images, windows, r, m, &rows);
     qd8_gemm(kernel, *a.step.qd8_weights, view, out + (r - first) * a.n, a.n, a.step.lo, a.step.hi, first_panel,
-             last_panel, Qd8Scaling::kProduct);
+             last_panel);
   }
 }
 
