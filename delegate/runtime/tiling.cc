@@ -23,6 +23,7 @@ Tiling tiling_for(const CacheSizes& caches) {
   t.streamed_weights_bytes = l2;
   t.row_tile_weights_bytes = l2 / 4;
   t.winograd_scratch_bytes = l2 / 4;
+  t.qd8_rows_bytes = l2 / 4;
   t.depth_first_min_bytes = l2;
   t.depth_first_budget_bytes = l2 / 2;
   return t;

@@ -30,6 +30,10 @@ struct Tiling {
   // Winograd's transformed inputs and products (16 * (c + n) floats a tile)
   // for at most a quarter of L2 at once: tiles beyond go in further passes.
   size_t winograd_scratch_bytes;
+  // Int8 rows quantized (FULLY_CONNECTED) or gathered (CONV_2D) per block, per
+  // thread: a quarter of L2, beside the weights they meet (a tile of many
+  // long rows would otherwise grow each thread's buffer without bound).
+  size_t qd8_rows_bytes;
   // Depth-first chains: tensors of L2's size or more; rings take half of L2
   // (MobileNetV2, EfficientNet-B0, ResNet-50: smaller tensors gain less,
   // quarter-L2 rings make strips too thin).

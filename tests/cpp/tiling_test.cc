@@ -43,6 +43,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(zen4.streamed_weights_bytes, kMiB);
   EXPECT_EQ(zen4.row_tile_weights_bytes, 256 * kKiB);
   EXPECT_EQ(zen4.winograd_scratch_bytes, 256 * kKiB);
+  EXPECT_EQ(zen4.qd8_rows_bytes, 256 * kKiB);  // the constant it replaced
   EXPECT_EQ(zen4.depth_first_min_bytes, kMiB);
   EXPECT_EQ(zen4.depth_first_budget_bytes, 512 * kKiB);
 
@@ -52,6 +53,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(xeon.depth_first_budget_bytes, kMiB);
   EXPECT_EQ(xeon.streamed_weights_bytes, 2 * kMiB);
   EXPECT_EQ(xeon.row_tile_weights_bytes, 512 * kKiB);
+  EXPECT_EQ(xeon.qd8_rows_bytes, 512 * kKiB);
 }
 
 TEST(Tiling, UnknownOrImplausibleCachesFallBack) {

@@ -10,6 +10,7 @@
 #include "ir/shape.h"
 #include "ops/dynamic_range.h"
 #include "runtime/anchors/anchor_op.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -109,9 +110,6 @@ void before_run(const BoundAnchor& a, const float* const* inputs) {
   point_window_rows(a, inputs);
 }
 
-// Gathered rows per block at most fill this (as FULLY_CONNECTED's).
-constexpr int64_t kQd8RowBlockBytes = 256 << 10;
-
 // Output pixels [first, first + count) through the qd8 GEMM, a block of
 // gathered windows at a time (per thread).
 void run_qd8_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
@@ -119,7 +117,8 @@ void run_qd8_panels(const BoundAnchor& a, int64_t first, int64_t count, int firs
   const Qd8GemmKernel& kernel = *a.step.qd8;
   const Qd8Windows windows = qd8_windows(a);
   const int64_t row_bytes = (a.step.qd8_weights->k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
-  const int64_t block = std::max<int64_t>(kernel.mr, kQd8RowBlockBytes / row_bytes / kernel.mr * kernel.mr);
+  const int64_t block = std::max<int64_t>(
+      kernel.mr, static_cast<int64_t>(tiling().qd8_rows_bytes) / row_bytes / kernel.mr * kernel.mr);
   thread_local Qd8Rows rows;
   for (int64_t r = first; r < first + count; r += block) {
     const int m = static_cast<int>(std::min(block, first + count - r));

@@ -9,6 +9,7 @@
 #include "ops/dynamic_range.h"
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -47,10 +48,6 @@ void before_run(const BoundAnchor& a, const float* const* inputs) {
   for (int64_t i = 0; i < rows; ++i) a.rows[i] = input + i * a.k;
 }
 
-// Quantized rows per block at most fill this (a tile of many long rows would
-// otherwise grow each thread's buffer without bound).
-constexpr int64_t kQd8RowBlockBytes = 256 << 10;
-
 // Rows [first, first + count), the columns of panels [first_panel, last_panel):
 // with int8 weights, the rows quantized here a block at a time (per thread:
 // threads sharing the columns of the same rows quantize them each).
@@ -58,7 +55,8 @@ void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_pa
   if (!a.step.qd8) return run_gemm_panels(a, first, count, first_panel, last_panel, out);
   const Qd8GemmKernel& kernel = *a.step.qd8;
   const int64_t row_bytes = (a.k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
-  const int64_t block = std::max<int64_t>(kernel.mr, kQd8RowBlockBytes / row_bytes / kernel.mr * kernel.mr);
+  const int64_t block = std::max<int64_t>(
+      kernel.mr, static_cast<int64_t>(tiling().qd8_rows_bytes) / row_bytes / kernel.mr * kernel.mr);
   thread_local Qd8Rows rows;
   for (int64_t r = first; r < first + count; r += block) {
     const int64_t m = std::min(block, first + count - r);
