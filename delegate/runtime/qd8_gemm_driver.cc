@@ -75,6 +75,12 @@ void qd8_quantize_rows(const Qd8GemmKernel& kernel, int m, int k, const float* a
     kernel.quantize_row(k, a + i * lda, rows->values.data() + i * rows->stride, &rows->params[i]);
 }
 
+int64_t qd8_rows_per_block(const Qd8GemmKernel& kernel, int64_t k) {
+  const int64_t row_bytes = (k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
+  const int64_t tiles = static_cast<int64_t>(tiling().qd8_rows_bytes) / row_bytes / kernel.mr;
+  return std::max<int64_t>(1, tiles) * kernel.mr;
+}
+
 void qd8_gemm(const Qd8GemmKernel& kernel, const Qd8PackedWeights& w, const Qd8RowsView& rows, float* out,
               size_t ldc, float lo, float hi, int first_panel, int last_panel) {
   if (last_panel < 0 || last_panel > w.panels()) last_panel = w.panels();

@@ -33,6 +33,11 @@ struct Qd8Rows {
   std::vector<Qd8RowParams> params;
 };
 
+// Quantized rows of depth k per block, whole row tiles within
+// tiling().qd8_rows_bytes (at least one tile): what a thread quantizes or
+// gathers at a time, so a tile of many long rows keeps its buffer bounded.
+int64_t qd8_rows_per_block(const Qd8GemmKernel& kernel, int64_t k);
+
 // Quantizes A [m x k] (row stride lda floats) into rows, reusing its storage.
 void qd8_quantize_rows(const Qd8GemmKernel& kernel, int m, int k, const float* a, size_t lda, Qd8Rows* rows);
 

@@ -234,5 +234,21 @@ TEST(Qd8, WithinQuantizationErrorOfTheFloatProduct) {
   }
 }
 
+// A block of quantized rows is whole row tiles within tiling().qd8_rows_bytes,
+// at least one tile however deep the rows.
+TEST(Qd8, RowsPerBlockAreWholeTilesWithinTheirShareOfL2) {
+  for (const auto* kernel : every_qd8_kernel())
+    for (int64_t k : {1, 37, 256, 4096, 1 << 20}) {
+      const int64_t rows = qd8_rows_per_block(*kernel, k);
+      const int64_t row_bytes = (k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel->row_bytes;
+      EXPECT_EQ(rows % kernel->mr, 0) << kernel->name << " k=" << k;
+      EXPECT_GE(rows, kernel->mr);
+      if (rows > kernel->mr) {
+        EXPECT_LE(static_cast<size_t>(rows * row_bytes), tiling().qd8_rows_bytes);
+      }
+      EXPECT_GT(static_cast<size_t>((rows + kernel->mr) * row_bytes), tiling().qd8_rows_bytes) << "not the most";
+    }
+}
+
 }  // namespace
 }  // namespace fd

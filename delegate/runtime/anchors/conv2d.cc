@@ -10,7 +10,6 @@
 #include "ir/shape.h"
 #include "ops/dynamic_range.h"
 #include "runtime/anchors/anchor_op.h"
-#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -116,9 +115,7 @@ void run_qd8_panels(const BoundAnchor& a, int64_t first, int64_t count, int firs
                     float* out) {
   const Qd8GemmKernel& kernel = *a.step.qd8;
   const Qd8Windows windows = qd8_windows(a);
-  const int64_t row_bytes = (a.step.qd8_weights->k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
-  const int64_t block = std::max<int64_t>(
-      kernel.mr, static_cast<int64_t>(tiling().qd8_rows_bytes) / row_bytes / kernel.mr * kernel.mr);
+  const int64_t block = qd8_rows_per_block(kernel, a.step.qd8_weights->k);
   thread_local Qd8Rows rows;
   for (int64_t r = first; r < first + count; r += block) {
     const int m = static_cast<int>(std::min(block, first + count - r));

@@ -9,7 +9,6 @@
 #include "ops/dynamic_range.h"
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
-#include "runtime/tiling.h"
 
 namespace fd {
 namespace {
@@ -54,9 +53,7 @@ void before_run(const BoundAnchor& a, const float* const* inputs) {
 void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel, float* out) {
   if (!a.step.qd8) return run_gemm_panels(a, first, count, first_panel, last_panel, out);
   const Qd8GemmKernel& kernel = *a.step.qd8;
-  const int64_t row_bytes = (a.k + kQd8Group - 1) / kQd8Group * kQd8Group * kernel.row_bytes;
-  const int64_t block = std::max<int64_t>(
-      kernel.mr, static_cast<int64_t>(tiling().qd8_rows_bytes) / row_bytes / kernel.mr * kernel.mr);
+  const int64_t block = qd8_rows_per_block(kernel, a.k);
   thread_local Qd8Rows rows;
   for (int64_t r = first; r < first + count; r += block) {
     const int64_t m = std::min(block, first + count - r);
