@@ -3,7 +3,8 @@
 // instantiates these; the scalar instantiation is the reference.
 //
 // Approximated functions (measured bounds are pinned in tests/cpp):
-//   exp      range reduction + degree-6 polynomial, about 2 ulp
+//   exp      range reduction + degree-6 polynomial, about 1 ulp (degree 5 for
+//            logistic and softmax, about 2 ulp)
 //   log      mantissa/exponent split + atanh series, about 2 ulp
 //   tanh     rational x P(x^2)/Q(x^2), about 3 ulp
 //   logistic 1/(1+exp(-x))
@@ -37,32 +38,41 @@ template <class V> inline V scale2(V p, V n) {
   return p * pow2i(n1) * pow2i(n - n1);
 }
 
-// e^r on |r| <= ln2 / 2 as 1 + r + r^2 q(r): our own fit of q (degree 4),
-// minimax in relative error (about 4e-9 before float rounding).
-inline constexpr float kExpPoly[] = {1.f, 1.f, 4.999999404e-01f, 1.666652113e-01f, 4.166838899e-02f,
-                                     8.368710056e-03f, 1.381461276e-03f};
+// e^r on |r| <= ln2 / 2 as 1 + r q(r): our own fits of q, minimax in relative
+// error. exp_ takes q of degree 5 (about 4e-9 before float rounding);
+// logistic and softmax, on hot paths, degree 4 (1e-7): one fma less.
+inline constexpr float kExpQ5[] = {1.f, 4.999999404e-01f, 1.666652113e-01f, 4.166838899e-02f,
+                                   8.368710056e-03f, 1.381461276e-03f};
+inline constexpr float kExpQ4[] = {9.999998808e-01f, 4.999915063e-01f, 1.666718125e-01f,
+                                   4.189794511e-02f, 8.317875676e-03f};
 
-template <class V> inline V exp_reduced(V x, V n) {  // e^(x - n ln2)
-  V r = fma(-n, V::splat(0.693145752f), x);  // ln2 split in two: the first part exact
-  r = fma(-n, V::splat(1.42860677e-6f), r);
-  return poly(r, kExpPoly, 7);
+template <class V> inline V reduce_ln2(V x, V n) {  // x - n ln2, ln2 split in two: the first part exact
+  const V r = fma(-n, V::splat(0.693145752f), x);
+  return fma(-n, V::splat(1.42860677e-6f), r);
 }
 
 template <class V> inline V exp_(V x) {
   x = clamp(x, -104.f, 88.8f);
   const V n = round(x * V::splat(1.44269504f));
-  return scale2(exp_reduced(x, n), n);
+  const V r = reduce_ln2(x, n);
+  return scale2(fma(r, poly(r, kExpQ5, 6), V::splat(1.f)), n);
 }
 
-// e^z for z <= 0, in fewer steps than exp_ (logistic and softmax): n rounds
-// inside one fma whose low bits then hold 2^n's exponent field. Lanes below
-// -87 (subnormal results) or NaN take exp_.
-template <class V> inline V exp_nonpos_(V z) {
-  if (!all(V::splat(-87.f) <= z)) return exp_(z);
-  const V bias = V::splat(12583039.f);  // 1.5 * 2^23 + 127
+// 2^24 e^z for z <= 0, without a branch: n rounds inside one fma whose low
+// bits then hold the exponent field of 2^(n + 24), normal for every z >= -104
+// (below, e^z rounds to 0 as a float). NaN stays NaN.
+template <class V> inline V exp_nonpos_2p24_(V z) {
+  z = max(V::splat(-104.f), z);
+  const V bias = V::splat(12583063.f);  // 1.5 * 2^23 + 127 + 24
   const V t = fma(z, V::splat(1.44269504f), bias);
-  return exp_reduced(z, t - bias) * pow2_biased(t);
+  const V r = reduce_ln2(z, t - bias);
+  const V s = pow2_biased(t);
+  return fma(r * s, poly(r, kExpQ4, 5), s);
 }
+
+// e^z for z <= 0 (softmax): the product by 2^-24 is exact for normal results
+// and rounds subnormal ones once.
+template <class V> inline V exp_nonpos_(V z) { return exp_nonpos_2p24_(z) * V::splat(5.96046448e-8f); }
 
 template <class V> inline V log_(V x) {
   const V tiny = V::splat(1.17549435e-38f);
@@ -101,11 +111,13 @@ template <class V> inline V tanh_(V x) {
   return clamp(xc * poly(u, p, 6) / poly(u, q, 4), -1.f, 1.f);  // the fit may round past 1
 }
 
-// 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below: never overflows, and keeps
-// subnormal results for x << 0.
+// 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below, with every term scaled by 2^24
+// (the same quotients, rounded alike): never overflows, and keeps subnormal
+// results for x << 0.
 template <class V> inline V logistic_(V x) {
-  const V e = exp_nonpos_(-abs(x));
-  return select(x < V::splat(0.f), e, V::splat(1.f)) / (V::splat(1.f) + e);
+  const V one = V::splat(16777216.f);
+  const V e = exp_nonpos_2p24_(neg_abs(x));
+  return select_negative(x, e, one) / (one + e);
 }
 
 // erf(z) = z P(z^2) / Q(z^2) on |z| <= 4 (erf(4) rounds to 1); our own fit,
@@ -127,7 +139,7 @@ template <class V> inline V gelu_(V x) {
 // 0.5 x (1 + tanh(y)) = x logistic(2y), y = sqrt(2/pi) (x + 0.044715 x^3):
 // no cancellation for x << 0.
 template <class V> inline V gelu_tanh_(V x) {
-  const V two_y = V::splat(1.595769122f) * fma(V::splat(0.044715f) * x, x * x, x);
+  const V two_y = x * fma(V::splat(0.0713548162f), x * x, V::splat(1.595769122f));
   return x * logistic_(two_y);
 }
 

@@ -38,6 +38,8 @@ inline M8 operator==(F32x8 a, F32x8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_EQ
 inline M8 operator&(M8 a, M8 b) { return {_mm256_and_ps(a.m, b.m)}; }
 inline M8 operator|(M8 a, M8 b) { return {_mm256_or_ps(a.m, b.m)}; }
 inline F32x8 select(M8 m, F32x8 a, F32x8 b) { return {_mm256_blendv_ps(b.v, a.v, m.m)}; }
+inline F32x8 neg_abs(F32x8 a) { return {_mm256_or_ps(a.v, _mm256_set1_ps(-0.f))}; }
+inline F32x8 select_negative(F32x8 x, F32x8 a, F32x8 b) { return {_mm256_blendv_ps(b.v, a.v, x.v)}; }
 inline bool all(M8 m) { return _mm256_movemask_ps(m.m) == 0xff; }
 inline F32x8 pow2i(F32x8 n) {
   const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n.v), _mm256_set1_epi32(127));

@@ -2,7 +2,8 @@
 //   W, load, load_tail, store, store_tail, splat; + - * / and unary -;
 //   fma(a,b,c) = a*b+c in one rounding; max/min (second operand if NaN);
 //   abs, sqrt, floor, round (ties to even); < <= > == giving masks, & | on
-//   masks, select(m, a, b); pow2i, exponent, mantissa for exp/log.
+//   masks, select(m, a, b); neg_abs (-|a|), select_negative(x, a, b) (a where
+//   x's sign bit is set); pow2i, exponent, mantissa for exp/log.
 #pragma once
 
 #include <immintrin.h>
@@ -46,6 +47,12 @@ inline M16 operator==(F32x16 a, F32x16 b) { return {_mm512_cmp_ps_mask(a.v, b.v,
 inline M16 operator&(M16 a, M16 b) { return {static_cast<__mmask16>(a.m & b.m)}; }
 inline M16 operator|(M16 a, M16 b) { return {static_cast<__mmask16>(a.m | b.m)}; }
 inline F32x16 select(M16 m, F32x16 a, F32x16 b) { return {_mm512_mask_blend_ps(m.m, b.v, a.v)}; }
+inline F32x16 neg_abs(F32x16 a) {
+  return {_mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(INT32_MIN)))};
+}
+inline F32x16 select_negative(F32x16 x, F32x16 a, F32x16 b) {
+  return {_mm512_mask_blend_ps(_mm512_cmplt_epi32_mask(_mm512_castps_si512(x.v), _mm512_setzero_si512()), b.v, a.v)};
+}
 inline bool all(M16 m) { return m.m == 0xffff; }
 inline F32x16 pow2i(F32x16 n) {
   const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n.v), _mm512_set1_epi32(127));

@@ -44,6 +44,12 @@ inline M4 operator==(F32x4 a, F32x4 b) { return {vceqq_f32(a.v, b.v)}; }
 inline M4 operator&(M4 a, M4 b) { return {vandq_u32(a.m, b.m)}; }
 inline M4 operator|(M4 a, M4 b) { return {vorrq_u32(a.m, b.m)}; }
 inline F32x4 select(M4 m, F32x4 a, F32x4 b) { return {vbslq_f32(m.m, a.v, b.v)}; }
+inline F32x4 neg_abs(F32x4 a) {
+  return {vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(a.v), vdupq_n_u32(0x80000000u)))};
+}
+inline F32x4 select_negative(F32x4 x, F32x4 a, F32x4 b) {
+  return {vbslq_f32(vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_f32(x.v), 31)), a.v, b.v)};
+}
 inline bool all(M4 m) { return vminvq_u32(m.m) != 0; }
 inline F32x4 pow2i(F32x4 n) {
   const int32x4_t e = vaddq_s32(vcvtnq_s32_f32(n.v), vdupq_n_s32(127));

@@ -40,6 +40,8 @@ inline M1 operator==(F32x1 a, F32x1 b) { return {a.v == b.v}; }
 inline M1 operator&(M1 a, M1 b) { return {a.m && b.m}; }
 inline M1 operator|(M1 a, M1 b) { return {a.m || b.m}; }
 inline F32x1 select(M1 m, F32x1 a, F32x1 b) { return m.m ? a : b; }
+inline F32x1 neg_abs(F32x1 a) { return {-std::fabs(a.v)}; }
+inline F32x1 select_negative(F32x1 x, F32x1 a, F32x1 b) { return std::signbit(x.v) ? a : b; }
 inline bool all(M1 m) { return m.m; }
 // 2^n for integer-valued n in [-126, 127].
 inline F32x1 pow2i(F32x1 n) {

@@ -16,12 +16,13 @@ namespace {
 std::vector<float> inputs_for(EwKernelOp op, int operand, size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> wide(-6.f, 6.f), pos(1e-3f, 50.f), expo(-3.f, 3.f);
-  static const float specials[] = {0.f, -0.f, 1.f, -1.f, 1e-40f, -1e-40f, 3e38f, -3e38f, 90.f, -110.f, 0.5f, 6.f};
+  static const float specials[] = {0.f, -0.f, 1.f, -1.f, 1e-40f, -1e-40f, 3e38f, -3e38f, 90.f, -110.f, 0.5f, 6.f,
+                                  -100.f, NAN, -NAN, INFINITY, -INFINITY};
   const bool positive = op == EwKernelOp::Log || op == EwKernelOp::Sqrt || op == EwKernelOp::Rsqrt;
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) {
     if (op == EwKernelOp::Pow) v[i] = operand == 0 ? (i % 5 == 0 ? -pos(rng) : pos(rng)) : (i % 3 == 0 ? std::round(expo(rng)) : expo(rng));
-    else if (i % 17 == 5) v[i] = positive ? std::fabs(specials[i % 12]) : specials[i % 12];
+    else if (i % 17 == 5) v[i] = positive ? std::fabs(specials[i / 17 % 17]) : specials[i / 17 % 17];
     else v[i] = positive ? pos(rng) : wide(rng);
   }
   return v;
@@ -276,11 +277,17 @@ TEST(Accuracy, SwishIsLogisticThenMulBitForBit) {
 }
 
 TEST(Accuracy, LogisticKeepsSubnormalResults) {
-  const std::vector<float> x = {-90.f, -100.f, -103.f, 90.f};
+  const std::vector<float> x = {-90.f, -100.f, -103.f, -103.9f, -104.f, 90.f, -INFINITY, INFINITY, -0.f, NAN};
   std::vector<float> out(x.size());
   ew_table_scalar().fn[static_cast<int>(EwKernelOp::Logistic)](x.data(), nullptr, nullptr, out.data(), x.size(), 0.f);
-  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(out[i], std::exp(static_cast<double>(x[i])), 1.5e-45) << x[i];
-  EXPECT_EQ(out[3], 1.f);
+  for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(out[i], std::exp(static_cast<double>(x[i])), 1.5e-45) << x[i];
+  EXPECT_EQ(out[3], 1.4e-45f);  // e^-103.9 rounds up to the least subnormal, e^-104 down to 0
+  EXPECT_EQ(out[4], 0.f);
+  EXPECT_EQ(out[5], 1.f);
+  EXPECT_EQ(out[6], 0.f);
+  EXPECT_EQ(out[7], 1.f);
+  EXPECT_EQ(out[8], 0.5f);
+  EXPECT_TRUE(std::isnan(out[9]));
 }
 
 TEST(Accuracy, LogAndExpSpecialValues) {
