@@ -120,20 +120,23 @@ template <class V> inline V logistic_(V x) {
   return select_negative(x, e, one) / (one + e);
 }
 
-// erf(z) = z P(z^2) / Q(z^2) on |z| <= 4 (erf(4) rounds to 1); our own fit,
-// minimax in relative error (about 7e-8 before float rounding).
-template <class V> inline V erf_(V z) {
-  static const float p[] = {1.128379089e+00f, 2.088633726e-01f, 5.176187329e-02f, 4.063142948e-03f,
-                            1.488890015e-04f, -1.945379537e-06f, 1.902219653e-08f};
-  static const float q[] = {1.f, 5.184314554e-01f, 1.186948592e-01f, 1.510846106e-02f, 1.038174678e-03f};
-  const V zc = clamp(z, -4.f, 4.f);
-  const V u = zc * zc;
-  return clamp(zc * poly(u, p, 7) / poly(u, q, 5), -1.f, 1.f);  // the fit may round past 1
+// erf(x / sqrt 2) = x P(x^2) / Q(x^2) on |x| <= 4 sqrt 2 (erf(4) rounds to 1):
+// our own fit of erf(z) = z p(z^2) / q(z^2), minimax in relative error (about
+// 7e-8 before float rounding), with z = x / sqrt 2 folded into P and Q.
+template <class V> inline V erf_x_over_sqrt2_(V x) {
+  static const float p[] = {7.978845239e-01f, 7.384435833e-02f, 9.150292724e-03f, 3.591344866e-04f,
+                            6.580026366e-06f, -4.298722089e-08f, 2.101675778e-10f};
+  static const float q[] = {1.f, 2.592157423e-01f, 2.967371419e-02f, 1.888557686e-03f, 6.488592044e-05f};
+  const V xc = clamp(x, -5.65685415f, 5.65685415f);
+  const V u = xc * xc;
+  return clamp(xc * poly(u, p, 7) / poly(u, q, 5), -1.f, 1.f);  // the fit may round past 1
 }
 
-// 0.5 x (1 + erf(x / sqrt 2)), the reference formula (1 + erf cancels for x << 0).
+// 0.5 x (1 + erf(x / sqrt 2)) as h + h erf, h = x / 2, in one fma (the sum
+// rounded once; it cancels for x << 0 as the reference formula's does).
 template <class V> inline V gelu_(V x) {
-  return V::splat(0.5f) * x * (V::splat(1.f) + erf_(x * V::splat(0.707106781f)));
+  const V h = V::splat(0.5f) * x;
+  return fma(h, erf_x_over_sqrt2_(x), h);
 }
 
 // 0.5 x (1 + tanh(y)) = x logistic(2y), y = sqrt(2/pi) (x + 0.044715 x^3):
