@@ -167,16 +167,16 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
     return gemm_by_row_tiles(kernel, w, m, taps, rows, c, ldc, lo, hi, first_panel, last_panel);
   const int kc = w.k / taps;
   const size_t panel_size = w.panel_size();
-  const bool stream = weight_bytes > tiling().streamed_weights_bytes;
   for (int m0 = 0; m0 < m; m0 += kGemmRowBlock) {
     const int m1 = std::min(m, m0 + kGemmRowBlock);
     for (int q = first_panel; q < last_panel; ++q) {
       const float* panel = w.data.data() + q * panel_size;
       const int nc = std::min(w.nr, w.n - q * w.nr);
       const bool half = q + 1 == panels && w.last_nr < w.nr;
-      // Tile j prefetches lines [j * k, (j + 1) * k) of the next panel: width / 16
-      // tiles cover its weights (k rows of width floats).
-      const float* next_panel = stream && q + 1 < last_panel ? panel + panel_size : nullptr;
+      // Weights this large come from L3 on each run (past L2, or evicted by the
+      // layers between two runs): tile j prefetches lines [j * k, (j + 1) * k) of
+      // the next panel, width / 16 tiles cover its weights (k rows of width floats).
+      const float* next_panel = q + 1 < last_panel ? panel + panel_size : nullptr;
       const int prefetching_tiles = (q + 2 == panels ? w.last_nr : w.nr) / 16;
       for (int r = m0, tile = 0, step = 0; r < m1; r += step, ++tile) {
         const GemmMicroKernel fn = tile_kernel(kernel, m1 - r, half, &step);
