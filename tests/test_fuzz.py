@@ -148,6 +148,15 @@ def xfail_if_xnnpack_as_far(res, xnnpack, hybrid=False):
                      f"the delegate {ours:.3g}")
 
 
+def xfail_if_builtin_reads_malformed_weights(res):
+    """Where the delegate left a layer whose sparse weights are malformed (the converter
+    stores a block of 4 along a dim of 2), the builtin kernel reads past its values: its
+    output changes from one interpreter to the next (seed 12, graph 1536), no oracle."""
+    plan = res.get("plan") or {}
+    if any("malformed sparse" in (n.get("reason") or "") for n in plan.get("nodes", [])):
+        pytest.xfail("the builtin kernels read past malformed sparse weights: no oracle")
+
+
 @contextlib.contextmanager
 def failing_as(what):
     try:
@@ -169,6 +178,7 @@ def test_fuzz_graph(fuzz_manifest, fuzz_results, xnnpack_result, option_set, ind
         check_result(res, entry, None, float("inf"))  # all but the accuracy of the outputs
     misses = accuracy_misses(res, entry)
     if misses:
+        xfail_if_builtin_reads_malformed_weights(res)
         xfail_if_xnnpack_as_far(res, xnnpack_result(name), hybrid_left(res, entry))
     assert not misses, what + "\n" + "\n".join(misses)
 

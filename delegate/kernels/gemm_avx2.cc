@@ -19,11 +19,11 @@ const GemmKernel& gemm_kernel_avx2() {
 
 const DwKernel& dw_kernel_avx2() {
   // 16 registers: a 3x3 filter for one vector (along a row, with 4 pixels); a 5x5
-  // does not fit.
+  // does not fit: along a row its weights are read per tap, 8 inputs held.
   static const DwKernel kernel{"f32_dwconv_16c_avx2", 16, &simd::dw_microkernel_pixels<simd::F32x8, 2, 4>,
                                &simd::pool_microkernel<simd::F32x8>,
                                &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1>, nullptr,
-                               &simd::dw_row<simd::F32x8, 16, 3, 4>, nullptr,
+                               &simd::dw_row<simd::F32x8, 16, 3, 4>, &simd::dw_row<simd::F32x8, 16, 5, 4, true>,
                                &simd::dw_row2<simd::F32x8, 16, 3, 2>,
                                &simd::interp_microkernel<simd::F32x8>};
   return kernel;

@@ -325,15 +325,64 @@ inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, in
   }
 }
 
-// One vector of channels from c on (kTail: n < W of them) for pixels [x0, x1).
+// The same where the K*K weights do not fit the registers (5x5 on AVX2): a
+// kernel row's P+K-1 input vectors are held in registers, each tap's weight
+// is loaded once for the P pixels. Results identical to dw_row_pixels.
 template <class V, int K, int P, bool kTail>
+inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int stride, int c, int n, const float* w,
+                                        int cb, V bias, float* out, int channels, V vlo, V vhi) {
+  V acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = bias;
+#pragma GCC unroll 8
+  for (int r = 0; r < K; ++r) {
+    const float* const* cr = col + r * stride + x0;
+    V x[P + K - 1];
+#pragma GCC unroll 16
+    for (int j = 0; j < P + K - 1; ++j) x[j] = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
+#pragma GCC unroll 8
+    for (int kx = 0; kx < K; ++kx) {
+      const V wt = V::load(w + (r * K + kx) * cb);
+#pragma GCC unroll 16
+      for (int p = 0; p < P; ++p) acc[p] = fma(x[p + kx], wt, acc[p]);
+    }
+  }
+  for (int p = 0; p < P; ++p) {
+    const V y = min(vhi, max(vlo, acc[p]));
+    if (kTail) y.store_tail(out + (x0 + p) * channels + c, n);
+    else y.store(out + (x0 + p) * channels + c);
+  }
+}
+
+// The last left < P pixels of a row in one call of that width: short rows
+// (7 or 14 pixels) would otherwise spend most taps one pixel at a time.
+template <class V, int K, int P, bool kTail>
+inline void dw_row_rest_weights_in_l1(int left, const float* const* col, int x0, int stride, int c, int n,
+                                      const float* w, int cb, V bias, float* out, int channels, V vlo, V vhi) {
+  if constexpr (P > 1) {
+    if (left == P - 1)
+      return dw_row_pixels_weights_in_l1<V, K, P - 1, kTail>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo,
+                                                               vhi);
+    dw_row_rest_weights_in_l1<V, K, P - 1, kTail>(left, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+  }
+}
+
+// One vector of channels from c on (kTail: n < W of them) for pixels [x0, x1),
+// the weights in registers or (kWeightsInL1) read per tap.
+template <class V, int K, int P, bool kTail, bool kWeightsInL1>
 void dw_row_vector(int x0, int x1, int channels, int c, int n, const float* const* col, int stride, const float* w,
                    int cb, float* out, V vlo, V vhi) {
-  V wt[K * K];
-  for (int t = 0; t < K * K; ++t) wt[t] = V::load(w + t * cb);
   const V bias = V::load(w + K * K * cb);
-  for (; x0 + P <= x1; x0 += P) dw_row_pixels<V, K, P, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
-  for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+  if constexpr (kWeightsInL1) {
+    for (; x0 + P <= x1; x0 += P)
+      dw_row_pixels_weights_in_l1<V, K, P, kTail>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+    dw_row_rest_weights_in_l1<V, K, P, kTail>(x1 - x0, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+  } else {
+    V wt[K * K];
+    for (int t = 0; t < K * K; ++t) wt[t] = V::load(w + t * cb);
+    for (; x0 + P <= x1; x0 += P)
+      dw_row_pixels<V, K, P, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+    for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+  }
 }
 
 // Input column j of kernel row kr of one output row (rows: its indirection,
@@ -349,12 +398,12 @@ inline void column_pointers(const float* const* rows, int kr, int width, const f
 // depthwise convolution, rows as for dw_microkernel (K*K per pixel). Chunks
 // of 16 pixels, every channel vector over a chunk before the next: the
 // chunk's inputs are read while they are in L1.
-template <class V, int CB, int K, int P>
+template <class V, int CB, int K, int P, bool kWeightsInL1 = false>
 void dw_row(int width, int channels, const float* const* rows, const float* packed, float* out, float lo,
             float hi) {
   constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
   for (; width > kMaxWidth; width -= kMaxWidth, rows += kMaxWidth * T, out += kMaxWidth * channels)
-    dw_row<V, CB, K, P>(kMaxWidth, channels, rows, packed, out, lo, hi);
+    dw_row<V, CB, K, P, kWeightsInL1>(kMaxWidth, channels, rows, packed, out, lo, hi);
   constexpr int stride = kMaxWidth + K - 1;
   const float* col[K * stride];
   for (int r = 0; r < K; ++r) column_pointers<K>(rows, r, width, col + r * stride);
@@ -364,9 +413,10 @@ void dw_row(int width, int channels, const float* const* rows, const float* pack
     for (int c = 0; c < channels; c += V::W) {
       const float* w = packed + static_cast<size_t>(c / CB) * (T + 1) * CB + c % CB;
       if (channels - c >= V::W)
-        dw_row_vector<V, K, P, false>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
+        dw_row_vector<V, K, P, false, kWeightsInL1>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
       else
-        dw_row_vector<V, K, P, true>(x0, x1, channels, c, channels - c, col, stride, w, CB, out, vlo, vhi);
+        dw_row_vector<V, K, P, true, kWeightsInL1>(x0, x1, channels, c, channels - c, col, stride, w, CB, out, vlo,
+                                                   vhi);
     }
   }
 }
