@@ -139,8 +139,8 @@ template <class V> inline V gelu_(V x) {
   return fma(h, erf_x_over_sqrt2_(x), h);
 }
 
-// 0.5 x (1 + tanh(y)) = x logistic(2y), y = sqrt(2/pi) (x + 0.044715 x^3):
-// no cancellation for x << 0.
+// 0.5 x (1 + tanh(y)) = x logistic(2y), y = sqrt(2/pi) (x + 0.044715 x^3),
+// 2y as x (c + c' x^2) (one rounding less): no cancellation for x << 0.
 template <class V> inline V gelu_tanh_(V x) {
   const V two_y = x * fma(V::splat(0.0713548162f), x * x, V::splat(1.595769122f));
   return x * logistic_(two_y);

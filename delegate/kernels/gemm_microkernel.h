@@ -297,6 +297,16 @@ void dw_microkernel_taps(int pixels, int channels, int taps, const float* const*
   }
 }
 
+// P pixels' sums of one channel vector, clamped, to their outputs.
+template <class V, int P, bool kTail>
+inline void dw_store_pixels(const V* acc, float* out, int x0, int channels, int c, int n, V vlo, V vhi) {
+  for (int p = 0; p < P; ++p) {
+    const V y = min(vhi, max(vlo, acc[p]));
+    if (kTail) y.store_tail(out + (x0 + p) * channels + c, n);
+    else y.store(out + (x0 + p) * channels + c);
+  }
+}
+
 // Depthwise KxK at stride 1 along one output row: pixel x's tap (r, kx) reads
 // the input that pixel x+1's tap (r, kx-1) reads, so each input vector is
 // loaded once per kernel row and feeds up to K of P outputs in registers (the
@@ -318,11 +328,7 @@ inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, in
         if (j - kx >= 0 && j - kx < P) acc[j - kx] = fma(x, wt[r * K + kx], acc[j - kx]);
     }
   }
-  for (int p = 0; p < P; ++p) {
-    const V y = min(vhi, max(vlo, acc[p]));
-    if (kTail) y.store_tail(out + (x0 + p) * channels + c, n);
-    else y.store(out + (x0 + p) * channels + c);
-  }
+  dw_store_pixels<V, P, kTail>(acc, out, x0, channels, c, n, vlo, vhi);
 }
 
 // The same where the K*K weights do not fit the registers (5x5 on AVX2): a
@@ -346,11 +352,7 @@ inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int str
       for (int p = 0; p < P; ++p) acc[p] = fma(x[p + kx], wt, acc[p]);
     }
   }
-  for (int p = 0; p < P; ++p) {
-    const V y = min(vhi, max(vlo, acc[p]));
-    if (kTail) y.store_tail(out + (x0 + p) * channels + c, n);
-    else y.store(out + (x0 + p) * channels + c);
-  }
+  dw_store_pixels<V, P, kTail>(acc, out, x0, channels, c, n, vlo, vhi);
 }
 
 // The last left < P pixels of a row in one call of that width: short rows
