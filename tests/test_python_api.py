@@ -68,6 +68,19 @@ def test_isa_the_cpu_has(isa, flag):
     assert fusedelegate.load(isa=isa)._get_native_delegate_pointer()
 
 
+def test_options_as_one_dict_as_load_delegate_takes_them():
+    d = fusedelegate.load({"num_threads": 1, "log": "quiet"}, fusions="all")
+    assert d.options == {"num_threads": "1", "log": "quiet", "fusions": "all"}
+    with pytest.raises(fusedelegate.DelegateOptionError) as e:
+        fusedelegate.load({"isa": "bogus"})
+    assert "isa" in str(e.value)
+    with pytest.raises(fusedelegate.DelegateOptionError) as e:
+        fusedelegate.load(options={"num_threads": 1})  # load_delegate's keyword: a hint, not "unknown option"
+    assert "as keywords" in str(e.value)
+    with pytest.raises(fusedelegate.DelegateOptionError):
+        fusedelegate.load(["num_threads"])
+
+
 def test_unknown_key():
     with pytest.raises(fusedelegate.DelegateOptionError) as e:
         fusedelegate.load(bogus_key=1)

@@ -114,12 +114,18 @@ class Delegate:
         return f"fusedelegate.Delegate({opts})"
 
 
-def load(**options):
+def load(option_dict=None, /, **options):
     """Create the delegate. Options (strings, ints or bools) as in the README:
-    num_threads, isa, fusions, min_nodes_per_partition, log.
-    Raises DelegateOptionError (a ValueError) for a bad option, LibraryError
-    (an OSError) when the library is missing or broken."""
-    return Delegate(options)
+    num_threads, isa, fusions, min_nodes_per_partition, log; as keywords,
+    load(num_threads=2), or as the one dict a runtime's load_delegate takes,
+    load({"num_threads": 2}). Raises DelegateOptionError (a ValueError) for a
+    bad option, LibraryError (an OSError) when the library is missing or broken."""
+    if "options" in options and isinstance(options["options"], dict):
+        raise DelegateOptionError("fusedelegate: load() takes options as keywords, load(num_threads=2), "
+                                  "or as one dict, load({'num_threads': 2}), not options={...}")
+    if option_dict is not None and not isinstance(option_dict, dict):
+        raise DelegateOptionError(f"fusedelegate: load() takes a dict of options, not {type(option_dict).__name__}")
+    return Delegate({**(option_dict or {}), **options})
 
 
 def _load_on_import():
