@@ -31,29 +31,54 @@ template <class V> inline V softmax_exp(V x, V vmax, V vbeta, bool nonpos) {
   return nonpos ? exp_nonpos_(z) : exp_(z);
 }
 
+// The row's largest value: two vector chains (max waits on its latency), then lanes.
+template <class V> inline float row_max(const float* in, int n) {
+  V m0 = V::splat(-INFINITY), m1 = m0;
+  int i = 0;
+  for (; i + 2 * V::W <= n; i += 2 * V::W) {
+    m0 = max(V::load(in + i), m0);
+    m1 = max(V::load(in + i + V::W), m1);
+  }
+  for (; i + V::W <= n; i += V::W) m0 = max(V::load(in + i), m0);
+  float m = lanes_max(max(m1, m0));
+  for (; i < n; ++i) m = in[i] > m ? in[i] : m;
+  return m;
+}
+
+// out = e^((in - max) beta) over the row; returns their sum (two vector chains).
+template <class V> inline float row_exp_sum(const float* in, float* out, int n, float m, float beta) {
+  const V vm = V::splat(m), vb = V::splat(beta);
+  const bool nonpos = beta > 0.f;
+  V s0 = V::splat(0.f), s1 = s0;
+  int i = 0;
+  for (; i + 2 * V::W <= n; i += 2 * V::W) {
+    const V e0 = softmax_exp(V::load(in + i), vm, vb, nonpos), e1 = softmax_exp(V::load(in + i + V::W), vm, vb, nonpos);
+    e0.store(out + i);
+    e1.store(out + i + V::W);
+    s0 = s0 + e0;
+    s1 = s1 + e1;
+  }
+  for (; i + V::W <= n; i += V::W) {
+    const V e = softmax_exp(V::load(in + i), vm, vb, nonpos);
+    e.store(out + i);
+    s0 = s0 + e;
+  }
+  float sum = lanes_sum(s0 + s1);
+  if (i < n) {
+    softmax_exp(V::load_tail(in + i, n - i), vm, vb, nonpos).store_tail(out + i, n - i);
+    for (int j = i; j < n; ++j) sum += out[j];
+  }
+  return sum;
+}
+
 // Three passes over a row that stays in L1: max, exp and sum, scale.
 template <class V>
 void softmax_rows(int rows, int n, const float* in, float* out, float beta) {
   for (int r = 0; r < rows; ++r, in += n, out += n) {
-    V vmax = V::splat(-INFINITY);
-    int i = 0;
-    for (; i + V::W <= n; i += V::W) vmax = max(V::load(in + i), vmax);
-    float row_max = lanes_max(vmax);
-    for (; i < n; ++i) row_max = in[i] > row_max ? in[i] : row_max;
-    const V vm = V::splat(row_max), vb = V::splat(beta);
-    V vsum = V::splat(0.f);
-    for (i = 0; i + V::W <= n; i += V::W) {
-      const V e = softmax_exp(V::load(in + i), vm, vb, beta > 0.f);
-      e.store(out + i);
-      vsum = vsum + e;
-    }
-    float sum = lanes_sum(vsum);
-    if (i < n) {
-      softmax_exp(V::load_tail(in + i, n - i), vm, vb, beta > 0.f).store_tail(out + i, n - i);
-      for (int j = i; j < n; ++j) sum += out[j];
-    }
+    const float sum = row_exp_sum<V>(in, out, n, row_max<V>(in, n), beta);
     const V scale = V::splat(1.f / sum);
-    for (i = 0; i + V::W <= n; i += V::W) (V::load(out + i) * scale).store(out + i);
+    int i = 0;
+    for (; i + V::W <= n; i += V::W) (V::load(out + i) * scale).store(out + i);
     if (i < n) (V::load_tail(out + i, n - i) * scale).store_tail(out + i, n - i);
   }
 }
