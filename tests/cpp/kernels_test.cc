@@ -223,46 +223,23 @@ TEST(Accuracy, TanhAndGeluStayInRange) {
   for (size_t i = 0; i < near.size(); ++i) ASSERT_LE(t[i], 1.f) << near[i];
 }
 
-// HardSwish divides by 6 without a division: the same floats as TFLite's
-// in * min(6, max(0, in + 3)) / 6 wherever the result is not subnormal.
-TEST(Accuracy, HardSwishIsTheReferenceFormulaBitForBit) {
+// HardSwish rounds as TFLite's builtin kernel computes it (measured on its
+// vector body; its scalar tail multiplies by 1/6 last): (x * 1/6) * relu6(x + 3).
+TEST(Accuracy, HardSwishIsTheBuiltinFormulaBitForBit) {
   std::vector<float> xs;
   for (uint32_t bits = 0; bits < 0x7f800000u; bits += 997) {  // every exponent, both signs
     float x;
     std::memcpy(&x, &bits, 4);
-    if (std::fabs(x) >= 1e-37f) xs.push_back(x), xs.push_back(-x);
+    xs.push_back(x), xs.push_back(-x);
   }
-  xs.insert(xs.end(), {INFINITY, -INFINITY, 0.f, -0.f, 3.f, -3.f, 3e38f});
+  xs.insert(xs.end(), {INFINITY, -INFINITY, 0.f, -0.f, 3.f, -3.f, 3e38f, NAN});
   std::vector<float> out(xs.size());
   ew_table_scalar().fn[static_cast<int>(EwKernelOp::HardSwish)](xs.data(), nullptr, nullptr, out.data(), xs.size(), 0.f);
   for (size_t i = 0; i < xs.size(); ++i) {
-    const float x = xs[i], want = x * std::min(6.f, std::max(0.f, x + 3.f)) / 6.f;
+    const float x = xs[i], want = (x * (1.f / 6.f)) * std::min(6.f, std::max(0.f, x + 3.f));
     ASSERT_TRUE(std::memcmp(&want, &out[i], 4) == 0 || (std::isnan(want) && std::isnan(out[i])))
         << x << ": " << out[i] << " vs " << want;
   }
-}
-
-// HARD_SWISH on every float input against TFLite's formula: the same float
-// wherever the result is normal or infinite. About 30 s, so opt-in:
-//   fd_tests --gtest_also_run_disabled_tests --gtest_filter=*Div6*
-TEST(Accuracy, DISABLED_HardSwishDiv6OverEveryFloat) {
-  constexpr size_t kBlock = 1 << 16;
-  std::vector<float> x(kBlock), got(kBlock);
-  const EwKernel hard_swish = ew_table_scalar().fn[static_cast<int>(EwKernelOp::HardSwish)];
-  uint64_t wrong = 0;
-  for (uint64_t start = 0; start < (uint64_t{1} << 32); start += kBlock) {
-    for (size_t i = 0; i < kBlock; ++i) {
-      const uint32_t bits = static_cast<uint32_t>(start + i);
-      std::memcpy(&x[i], &bits, 4);
-    }
-    hard_swish(x.data(), nullptr, nullptr, got.data(), kBlock, 0.f);
-    for (size_t i = 0; i < kBlock; ++i) {
-      const float v = x[i], want = v * std::min(6.f, std::max(0.f, v + 3.f)) / 6.f;
-      if (std::isnan(want) || std::memcmp(&want, &got[i], 4) == 0) continue;
-      if (std::fabs(want) >= 1.17549435e-38f || std::isinf(want)) ++wrong;
-    }
-  }
-  EXPECT_EQ(wrong, 0u);
 }
 
 // Swish is one pass of the same arithmetic as LOGISTIC then MUL.
