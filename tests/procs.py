@@ -56,19 +56,31 @@ def run(delegates):
     it.set_tensor(it.get_input_details()[0]["index"], x)
     it.invoke()
     ops = [o["op_name"] for o in it._get_ops_details() if o["op_name"] != "DELEGATE"]
-    return it.get_tensor(it.get_output_details()[0]["index"]), ops, claimed_node_count(it) if delegates else 0
+    outputs = [it.get_tensor(d["index"]) for d in it.get_output_details()]
+    return outputs, ops, claimed_node_count(it) if delegates else 0
 ref, ops, _ = run([])
 got, _, claimed = run([fusedelegate.load()])
-print("|".join(ops), claimed, int((ref != got).sum()), ref.size)
+differ = sum(int((r != g).sum()) for r, g in zip(ref, got))
+print("|".join(ops), claimed, differ, sum(r.size for r in ref))
 """
 
 
 def compare_with_builtin(model):
-    """COMPARE_WITH_BUILTIN on `model` in a fresh process: (ops, claimed, differ, size)."""
+    """COMPARE_WITH_BUILTIN on `model` in a fresh process: (ops, claimed, differ, size), the
+    last two over all its outputs."""
     proc = run_python(["-c", COMPARE_WITH_BUILTIN, str(model)], timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     ops, claimed, differ, size = proc.stdout.strip().splitlines()[-1].split(" ")
     return ops.split("|"), int(claimed), int(differ), int(size)
+
+
+def convert_and_compare(model, script, *args):
+    """Runs converter `script` (tf) writing `model`, then compare_with_builtin (litert)."""
+    require_runtime("tf")
+    require_runtime("litert")
+    proc = run_python(["-c", script, str(model), *args], timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return compare_with_builtin(model)
 
 
 def tail(text, n=2000):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import models
-from procs import compare_with_builtin, require_runtime, run_python
+from procs import convert_and_compare, require_runtime, run_python
 from checks import (KERNEL_VARIANTS, check_family_off, check_ops_claimed, check_result, check_variant, counts,
                     op_of)
 
@@ -115,14 +115,42 @@ def test_dynamic_range_convolutions_equal_the_hybrid_kernels_bit_for_bit(tmp_pat
     """int8-weight DEPTHWISE_CONV_2D (50 channels: four at a time and two left, which TFLite
     scales in different orders), CONV_2D and a strided DEPTHWISE_CONV_2D, all claimed: the
     outputs equal LiteRT's builtin hybrid kernels' to the bit."""
-    require_runtime("tf")
-    require_runtime("litert")
-    model = tmp_path / "hybrid_convs.tflite"
-    proc = run_python(["-c", HYBRID_CONVS, str(model)], timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    ops, claimed, differ, size = compare_with_builtin(model)
+    ops, claimed, differ, size = convert_and_compare(tmp_path / "hybrid_convs.tflite", HYBRID_CONVS)
     assert ops == ["DEPTHWISE_CONV_2D", "CONV_2D", "DEPTHWISE_CONV_2D"], ops  # int8 weights, no DEQUANTIZE
     assert claimed == 3, f"fusedelegate claimed {claimed} of {ops}"
+    assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
+
+
+FLOAT_BEFORE_HYBRID = """
+import sys, numpy as np, tensorflow as tf
+rng = np.random.RandomState(6)
+def w(*shape):
+    return tf.constant(rng.uniform(-0.5, 0.5, shape).astype(np.float32))
+@tf.function(input_signature=[tf.TensorSpec([1, 40, 44, 3], tf.float32)])
+def f(x):  # float layers (under 1024 weights) before int8-weight ones; their outputs are outputs too
+    z = tf.nn.conv2d(x * w(3) - w(3), w(3, 3, 3, 16), 2, "SAME") + w(16)  # a normalised input, 432 weights
+    z = z * tf.nn.relu6(z + 3.0) * (1.0 / 6.0)  # HARD_SWISH
+    d = tf.nn.relu6(tf.nn.depthwise_conv2d(z, w(3, 3, 16, 1), [1, 1, 1, 1], "SAME") + w(16))
+    y = d * w(16) + z
+    q = tf.nn.relu(tf.nn.conv2d(y, w(1, 1, 16, 80), 1, "SAME") + w(80))  # int8 weights from here on
+    return z, d, y, tf.reduce_mean(y, [1, 2]), tf.nn.conv2d(q, w(3, 3, 80, 24), 1, "SAME") + w(24)
+c = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f)
+c.optimizations = [tf.lite.Optimize.DEFAULT]
+open(sys.argv[1], "wb").write(c.convert())
+"""
+
+
+def test_float_layers_before_dynamic_range_ones_round_as_the_builtin_kernels(tmp_path):
+    """A dynamic-range model's float layers (the stem conv of a normalised input, HARD_SWISH, a
+    small depthwise, a MUL and ADD, MEAN) feed the int8-weight convolutions, which quantize their
+    input: so they round as the builtin kernels do (the normalisation not folded into the
+    weights, products rounded and summed in order, no fma), and every output, theirs and the
+    int8 layers', equals LiteRT's builtin kernels' to the bit. With fma sums a third of the float
+    outputs were an ulp off, and in MobileNetV2 such ulps moved the quantized inputs by a step."""
+    ops, claimed, differ, size = convert_and_compare(tmp_path / "float_before_hybrid.tflite", FLOAT_BEFORE_HYBRID)
+    assert ops == ["MUL", "SUB", "CONV_2D", "HARD_SWISH", "DEPTHWISE_CONV_2D", "MUL", "ADD", "CONV_2D", "CONV_2D",
+                   "MEAN"], ops
+    assert claimed == len(ops), f"fusedelegate claimed {claimed} of {ops}"
     assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
 
 

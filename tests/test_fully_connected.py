@@ -4,7 +4,7 @@ resizes re-bind the GEMM."""
 import pytest
 
 from checks import check_claims, check_invokes, counts
-from procs import compare_with_builtin, require_runtime, run_python
+from procs import convert_and_compare
 
 MODELS = ["fc_gelu", "fc_mlp", "fc_nobias", "fc_large_dynamic", "fc_huge_weights", "fc_dynamic_int8"]
 TOL = 1e-5  # GEMM accumulation order differs from the reference kernels
@@ -58,12 +58,7 @@ def test_dynamic_range_fully_connected_equals_the_hybrid_kernel_bit_for_bit(tmp_
     """Keras Dense layers (a rank-3 input, RELU fused) with int8 weights, a scale per output
     channel or one for all: claimed, and their outputs equal LiteRT's builtin hybrid kernel's
     to the bit (the scales multiplied first, then corr * scale + bias, two roundings)."""
-    require_runtime("tf")
-    require_runtime("litert")
-    model = tmp_path / f"hybrid_dense_{scales}.tflite"
-    proc = run_python(["-c", HYBRID_DENSE, str(model), scales], timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    ops, claimed, differ, size = compare_with_builtin(model)
+    ops, claimed, differ, size = convert_and_compare(tmp_path / f"hybrid_dense_{scales}.tflite", HYBRID_DENSE, scales)
     assert "DEQUANTIZE" not in ops and ops.count("FULLY_CONNECTED") == 2, ops
     assert claimed == len(ops), f"fusedelegate claimed {claimed} of {ops}"
     assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernel's"

@@ -47,6 +47,11 @@ struct FusionPlan {
   std::vector<std::string> reason;       // per node: why it is not claimed ("" if claimed)
   std::vector<Fold> folds;               // every fold; its nodes are in its anchor's group
   std::vector<SliceWrite> slice_writes;  // every part written in place
+  // Per node: a dynamic-range layer quantizes its output (directly or through
+  // other nodes), so it rounds as TFLite's builtin kernels do: convolutions sum
+  // rounded products in order, no multiply-add contracts, no map or scale folds
+  // into its weights. One ulp off could move the quantized input a whole step.
+  std::vector<bool> rounds_as_builtin;
 };
 
 // The folds whose anchor and folded nodes all lie in `group`.

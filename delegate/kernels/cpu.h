@@ -33,6 +33,10 @@ struct Kernels {
   const GemmKernel* gemm_wide = nullptr;  // optional: wider panels, see gemm_for
   const WinogradKernel* winograd = nullptr;  // optional: 3x3 stride-1 convolutions
   const Qd8GemmKernel* qd8_gemm = nullptr;   // dynamic-range int8 GEMM
+  // The same with GEMM and depthwise kernels that sum as TFLite's builtin float
+  // kernels do, and no Winograd: for the layers whose output a dynamic-range
+  // layer quantizes (FusionPlan::rounds_as_builtin).
+  const Kernels* rounded = nullptr;
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

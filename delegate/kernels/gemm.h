@@ -136,6 +136,17 @@ const RowKernel& row_kernel_scalar();
 const RowKernel& row_kernel_avx2();
 const RowKernel& row_kernel_avx512();
 const RowKernel& row_kernel_neon();
+// The same GEMM and depthwise summing as TFLite's builtin float kernels do
+// (gemm_microkernel.h: Sum::kRounded); the depthwise without its 3x3, 5x5 and
+// row forms.
+const GemmKernel& gemm_kernel_scalar_rounded();
+const GemmKernel& gemm_kernel_avx2_rounded();
+const GemmKernel& gemm_kernel_avx512_rounded();
+const GemmKernel& gemm_kernel_neon_rounded();
+const DwKernel& dw_kernel_scalar_rounded();
+const DwKernel& dw_kernel_avx2_rounded();
+const DwKernel& dw_kernel_avx512_rounded();
+const DwKernel& dw_kernel_neon_rounded();
 const WinogradKernel& winograd_kernel_scalar();
 const WinogradKernel& winograd_kernel_avx2();
 const WinogradKernel& winograd_kernel_avx512();

@@ -6,15 +6,22 @@
 
 namespace fd {
 
-const GemmKernel& gemm_kernel_avx2() {
-  static const GemmKernel kernel{"f32_gemm_6x16_avx2", 6, 16,
-                                 &simd::gemm_microkernel<simd::F32x8, 6, 2>, 3,
-                                 &simd::gemm_microkernel<simd::F32x8, 3, 2>,
-                                 &simd::gemm_microkernel<simd::F32x8, 6, 1>,
-                                 &simd::gemm_microkernel<simd::F32x8, 3, 1>, 0, nullptr, nullptr,
-                                 &simd::gemm_row_microkernel<simd::F32x8, 2>,
-                                 &simd::gemm_row_microkernel<simd::F32x8, 1>};
+template <simd::Sum S>
+const GemmKernel& gemm_6x16_avx2(const char* name) {
+  static const GemmKernel kernel{name, 6, 16,
+                                 &simd::gemm_microkernel<simd::F32x8, 6, 2, S>, 3,
+                                 &simd::gemm_microkernel<simd::F32x8, 3, 2, S>,
+                                 &simd::gemm_microkernel<simd::F32x8, 6, 1, S>,
+                                 &simd::gemm_microkernel<simd::F32x8, 3, 1, S>, 0, nullptr, nullptr,
+                                 &simd::gemm_row_microkernel<simd::F32x8, 2, S>,
+                                 &simd::gemm_row_microkernel<simd::F32x8, 1, S>};
   return kernel;
+}
+
+const GemmKernel& gemm_kernel_avx2() { return gemm_6x16_avx2<simd::Sum::kFused>("f32_gemm_6x16_avx2"); }
+
+const GemmKernel& gemm_kernel_avx2_rounded() {
+  return gemm_6x16_avx2<simd::Sum::kRounded>("f32_gemm_6x16_rounded_avx2");
 }
 
 const DwKernel& dw_kernel_avx2() {
@@ -25,6 +32,14 @@ const DwKernel& dw_kernel_avx2() {
                                &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1>, nullptr,
                                &simd::dw_row<simd::F32x8, 16, 3, 4>, &simd::dw_row<simd::F32x8, 16, 5, 4, true>,
                                &simd::dw_row2<simd::F32x8, 16, 3, 2>,
+                               &simd::interp_microkernel<simd::F32x8>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_avx2_rounded() {
+  static const DwKernel kernel{"f32_dwconv_16c_rounded_avx2", 16,
+                               &simd::dw_microkernel_pixels<simd::F32x8, 2, 4, simd::Sum::kRounded>,
+                               &simd::pool_microkernel<simd::F32x8>, nullptr, nullptr, nullptr, nullptr, nullptr,
                                &simd::interp_microkernel<simd::F32x8>};
   return kernel;
 }

@@ -7,17 +7,24 @@
 
 namespace fd {
 
-const GemmKernel& gemm_kernel_avx512() {
-  static const GemmKernel kernel{"f32_gemm_12x32_avx512", 12, 32,
-                                 &simd::gemm_microkernel<simd::F32x16, 12, 2>, 4,
-                                 &simd::gemm_microkernel<simd::F32x16, 4, 2>,
-                                 &simd::gemm_microkernel<simd::F32x16, 12, 1>,
-                                 &simd::gemm_microkernel<simd::F32x16, 4, 1>, 8,
-                                 &simd::gemm_microkernel<simd::F32x16, 8, 2>,
-                                 &simd::gemm_microkernel<simd::F32x16, 8, 1>,
-                                 &simd::gemm_row_microkernel<simd::F32x16, 2>,
-                                 &simd::gemm_row_microkernel<simd::F32x16, 1>};
+template <simd::Sum S>
+const GemmKernel& gemm_12x32_avx512(const char* name) {
+  static const GemmKernel kernel{name, 12, 32,
+                                 &simd::gemm_microkernel<simd::F32x16, 12, 2, S>, 4,
+                                 &simd::gemm_microkernel<simd::F32x16, 4, 2, S>,
+                                 &simd::gemm_microkernel<simd::F32x16, 12, 1, S>,
+                                 &simd::gemm_microkernel<simd::F32x16, 4, 1, S>, 8,
+                                 &simd::gemm_microkernel<simd::F32x16, 8, 2, S>,
+                                 &simd::gemm_microkernel<simd::F32x16, 8, 1, S>,
+                                 &simd::gemm_row_microkernel<simd::F32x16, 2, S>,
+                                 &simd::gemm_row_microkernel<simd::F32x16, 1, S>};
   return kernel;
+}
+
+const GemmKernel& gemm_kernel_avx512() { return gemm_12x32_avx512<simd::Sum::kFused>("f32_gemm_12x32_avx512"); }
+
+const GemmKernel& gemm_kernel_avx512_rounded() {
+  return gemm_12x32_avx512<simd::Sum::kRounded>("f32_gemm_12x32_rounded_avx512");
 }
 
 // Four weight vectors and six broadcasts per k for 24 fmas (12x32: two and
@@ -43,6 +50,14 @@ const DwKernel& dw_kernel_avx512() {
                                &simd::dw_microkernel_taps<simd::F32x16, 2, 25, 1>,
                                &simd::dw_row<simd::F32x16, 32, 3, 8>, &simd::dw_row<simd::F32x16, 32, 5, 4>,
                                &simd::dw_row2<simd::F32x16, 32, 3, 4>,
+                               &simd::interp_microkernel<simd::F32x16>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_avx512_rounded() {
+  static const DwKernel kernel{"f32_dwconv_32c_rounded_avx512", 32,
+                               &simd::dw_microkernel_pixels<simd::F32x16, 2, 4, simd::Sum::kRounded>,
+                               &simd::pool_microkernel<simd::F32x16>, nullptr, nullptr, nullptr, nullptr, nullptr,
                                &simd::interp_microkernel<simd::F32x16>};
   return kernel;
 }

@@ -1,17 +1,30 @@
 // The one GEMM, depthwise and pool micro-kernels, each written once over the
 // vector API (vec_*.h) and instantiated per ISA with its register blocking.
 // Every output starts from its bias and takes one fma per k, in k order, so all
-// ISAs compute bit-identical results.
+// ISAs compute bit-identical results (or, Sum::kRounded, rounds as TFLite does).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/gemm.h"
 
 namespace fd::simd {
 
+// How a weighted sum rounds. kFused: from the bias, one fma per product.
+// kRounded: each product rounded, then added in k order, a GEMM from zero with
+// the bias added last, a depthwise from the bias: TFLite's builtin float
+// kernels on x86, for the layers whose output a dynamic-range layer quantizes.
+enum class Sum : uint8_t { kFused, kRounded };
+
+template <Sum S, class V>
+[[gnu::always_inline]] inline V multiply_add(V x, V w, V acc) {
+  if constexpr (S == Sum::kFused) return fma(x, w, acc);
+  else return acc + x * w;
+}
+
 // acc += rows' kc values times one tap's kc x NR weights, one fma per k in k order.
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, Sum S>
 [[gnu::always_inline]] inline void gemm_accumulate(V (&acc)[MR][NV], const float* const* row, const float* w, int kc,
                                                    const float* next) {
   constexpr int NR = NV * V::W;
@@ -25,14 +38,14 @@ template <class V, int MR, int NV>
     for (int r = 0; r < MR; ++r) {
       const V x = V::splat(row[r][i]);
 #pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) acc[r][v] = fma(x, wv[v], acc[r][v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = multiply_add<S>(x, wv[v], acc[r][v]);
     }
   }
 }
 
 // MR rows x NV vectors of C from one panel. rows: the MR rows' pointers when
 // there is one tap (the caller's, shared by its panels), else null: a's per tap.
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, Sum S>
 [[gnu::always_inline]] inline void gemm_panel_tile(int mr, int nc, int taps, int kc, const float* const* a,
                                                    const float* const* rows, const float* panel, float* c,
                                                    size_t ldc, V vlo, V vhi, const float* next) {
@@ -41,18 +54,18 @@ template <class V, int MR, int NV>
   V acc[MR][NV];
 #pragma GCC unroll 16
   for (int v = 0; v < NV; ++v) {
-    const V b = V::load(bias + v * V::W);
+    const V b = S == Sum::kFused ? V::load(bias + v * V::W) : V::splat(0.f);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) acc[r][v] = b;
   }
   if (rows) {
-    gemm_accumulate<V, MR, NV>(acc, rows, panel, kc, next);
+    gemm_accumulate<V, MR, NV, S>(acc, rows, panel, kc, next);
   } else {
     for (int t = 0; t < taps; ++t) {
       const float* row[MR];
 #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) row[r] = a[(r < mr ? r : mr - 1) * taps + t];  // extra rows reread the last
-      gemm_accumulate<V, MR, NV>(acc, row, panel + static_cast<size_t>(t) * kc * NR, kc,
+      gemm_accumulate<V, MR, NV, S>(acc, row, panel + static_cast<size_t>(t) * kc * NR, kc,
                                  next ? next + static_cast<size_t>(t) * kc * 16 : nullptr);
     }
   }
@@ -65,7 +78,8 @@ template <class V, int MR, int NV>
     float* out = c + r * ldc;
 #pragma GCC unroll 16
     for (int v = 0; v < NV; ++v) {
-      const V y = min(vhi, max(vlo, acc[r][v]));
+      const V sum = S == Sum::kFused ? acc[r][v] : acc[r][v] + V::load(bias + v * V::W);
+      const V y = min(vhi, max(vlo, sum));
       const int left = nc - v * V::W;
       if (full || left >= V::W) y.store(out + v * V::W);
       else if (left > 0) y.store_tail(out + v * V::W, left);
@@ -76,7 +90,7 @@ template <class V, int MR, int NV>
 // MR rows x nc columns of C: one panel per NR columns, the panels (taps * kc + 1)
 // * NR floats apart (gemm.h's packing), so one call covers a row tile's columns.
 // With one tap the rows' pointers are read once for all panels.
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, Sum S = Sum::kFused>
 void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
                       size_t ldc, float lo, float hi, const float* next) {
   constexpr int NR = NV * V::W;
@@ -87,24 +101,27 @@ void gemm_microkernel(int mr, int nc, int taps, int kc, const float* const* a, c
   for (int r = 0; r < MR; ++r) row[r] = a[(r < mr ? r : mr - 1) * taps];  // extra rows reread the last
   const float* const* rows = taps == 1 ? row : nullptr;
   for (int c0 = 0; c0 < nc; c0 += NR, panel += panel_size)
-    gemm_panel_tile<V, MR, NV>(mr, nc - c0, taps, kc, a, rows, panel, c + c0, ldc, vlo, vhi, next);
+    gemm_panel_tile<V, MR, NV, S>(mr, nc - c0, taps, kc, a, rows, panel, c + c0, ldc, vlo, vhi, next);
 }
 
 // One row of C over two full-width panels at once (nc > NR columns, the second
 // panel possibly partial): a lone row shares no weight load, so the two
 // panels' fma chains hide each other's latency. Per column the same fmas in
 // the same order as gemm_panel_tile: results identical.
-template <class V, int NV>
+template <class V, int NV, Sum S>
 [[gnu::always_inline]] inline void gemm_row_two_panels(int nc, int taps, int kc, const float* const* a,
                                                        const float* panel, size_t panel_size, float* c, V vlo,
                                                        V vhi) {
   constexpr int NR = NV * V::W;
   const float* panels[2] = {panel, panel + panel_size};
-  V acc[2][NV];
+  V acc[2][NV], bias[2][NV];
 #pragma GCC unroll 16
   for (int p = 0; p < 2; ++p)
 #pragma GCC unroll 16
-    for (int v = 0; v < NV; ++v) acc[p][v] = V::load(panels[p] + static_cast<size_t>(taps) * kc * NR + v * V::W);
+    for (int v = 0; v < NV; ++v) {
+      bias[p][v] = V::load(panels[p] + static_cast<size_t>(taps) * kc * NR + v * V::W);
+      acc[p][v] = S == Sum::kFused ? bias[p][v] : V::splat(0.f);
+    }
   for (int t = 0; t < taps; ++t) {
     const float* row = a[t];
     const size_t offset = static_cast<size_t>(t) * kc * NR;
@@ -115,14 +132,15 @@ template <class V, int NV>
       for (int p = 0; p < 2; ++p)
 #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v)
-          acc[p][v] = fma(x, V::load(panels[p] + offset + static_cast<size_t>(i) * NR + v * V::W), acc[p][v]);
+          acc[p][v] =
+              multiply_add<S>(x, V::load(panels[p] + offset + static_cast<size_t>(i) * NR + v * V::W), acc[p][v]);
     }
   }
 #pragma GCC unroll 16
   for (int p = 0; p < 2; ++p)
 #pragma GCC unroll 16
     for (int v = 0; v < NV; ++v) {
-      const V y = min(vhi, max(vlo, acc[p][v]));
+      const V y = min(vhi, max(vlo, S == Sum::kFused ? acc[p][v] : acc[p][v] + bias[p][v]));
       const int left = nc - p * NR - v * V::W;
       if (left >= V::W) y.store(c + p * NR + v * V::W);
       else if (left > 0) y.store_tail(c + p * NR + v * V::W, left);
@@ -130,7 +148,7 @@ template <class V, int NV>
 }
 
 // A single row of C (mr 1): panels two at a time, a last one alone.
-template <class V, int NV>
+template <class V, int NV, Sum S = Sum::kFused>
 void gemm_row_microkernel(int, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
                           size_t ldc, float lo, float hi, const float* next) {
   constexpr int NR = NV * V::W;
@@ -138,13 +156,13 @@ void gemm_row_microkernel(int, int nc, int taps, int kc, const float* const* a, 
   const size_t panel_size = (static_cast<size_t>(taps) * kc + 1) * NR;
   int c0 = 0;
   for (; nc - c0 > NR; c0 += 2 * NR, panel += 2 * panel_size)
-    gemm_row_two_panels<V, NV>(nc - c0, taps, kc, a, panel, panel_size, c + c0, vlo, vhi);
-  if (c0 < nc) gemm_panel_tile<V, 1, NV>(1, nc - c0, taps, kc, a, nullptr, panel, c + c0, ldc, vlo, vhi, next);
+    gemm_row_two_panels<V, NV, S>(nc - c0, taps, kc, a, panel, panel_size, c + c0, vlo, vhi);
+  if (c0 < nc) gemm_panel_tile<V, 1, NV, S>(1, nc - c0, taps, kc, a, nullptr, panel, c + c0, ldc, vlo, vhi, next);
 }
 
 // One pixel's block of up to NV vectors of channels from c0 (left of them):
 // the bias, then each tap in order, one fma each.
-template <class V, int NV>
+template <class V, int NV, Sum S>
 inline void dw_pixel_block(const float* const* in, int taps, int c0, int left, const float* w, float* out, V vlo,
                            V vhi) {
   constexpr int CB = NV * V::W;
@@ -153,14 +171,14 @@ inline void dw_pixel_block(const float* const* in, int taps, int c0, int left, c
   if (left >= CB) {
     for (int t = 0; t < taps; ++t)
       for (int v = 0; v < NV; ++v)
-        acc[v] = fma(V::load(in[t] + c0 + v * V::W), V::load(w + t * CB + v * V::W), acc[v]);
+        acc[v] = multiply_add<S>(V::load(in[t] + c0 + v * V::W), V::load(w + t * CB + v * V::W), acc[v]);
     for (int v = 0; v < NV; ++v) min(vhi, max(vlo, acc[v])).store(out + c0 + v * V::W);
     return;
   }
   for (int t = 0; t < taps; ++t)  // a partial block
     for (int v = 0; v < NV && v * V::W < left; ++v) {
       const int n = left - v * V::W < V::W ? left - v * V::W : V::W;
-      acc[v] = fma(V::load_tail(in[t] + c0 + v * V::W, n), V::load(w + t * CB + v * V::W), acc[v]);
+      acc[v] = multiply_add<S>(V::load_tail(in[t] + c0 + v * V::W, n), V::load(w + t * CB + v * V::W), acc[v]);
     }
   for (int v = 0; v < NV && v * V::W < left; ++v) {
     const int n = left - v * V::W < V::W ? left - v * V::W : V::W;
@@ -169,7 +187,7 @@ inline void dw_pixel_block(const float* const* in, int taps, int c0, int left, c
 }
 
 // NV vectors of channels per block; taps in order, one fma each.
-template <class V, int NV>
+template <class V, int NV, Sum S = Sum::kFused>
 void dw_microkernel(int pixels, int channels, int taps, const float* const* in, const float* packed, float* out,
                     float lo, float hi) {
   constexpr int CB = NV * V::W;
@@ -178,14 +196,14 @@ void dw_microkernel(int pixels, int channels, int taps, const float* const* in, 
   for (int p = 0; p < pixels; ++p, in += taps, out += channels) {
     const float* w = packed;
     for (int c0 = 0; c0 < channels; c0 += CB, w += block_size)
-      dw_pixel_block<V, NV>(in, taps, c0, channels - c0, w, out, vlo, vhi);
+      dw_pixel_block<V, NV, S>(in, taps, c0, channels - c0, w, out, vlo, vhi);
   }
 }
 
 // P pixels of one full block at a time: each weight vector, loaded once per
 // tap, feeds P independent chains (dw_pixel_block's one chain per vector waits
 // on the fma latency). The same fmas in the same order: results identical.
-template <class V, int NV, int P>
+template <class V, int NV, int P, Sum S>
 inline void dw_pixels_block(const float* const* in, int taps, int channels, int c0, const float* w, float* out, V vlo,
                             V vhi) {
   constexpr int CB = NV * V::W;
@@ -204,7 +222,7 @@ inline void dw_pixels_block(const float* const* in, int taps, int channels, int 
     for (int q = 0; q < P; ++q) {
       const float* x = in[q * taps + t] + c0;
 #pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) acc[q][v] = fma(V::load(x + v * V::W), wt[v], acc[q][v]);
+      for (int v = 0; v < NV; ++v) acc[q][v] = multiply_add<S>(V::load(x + v * V::W), wt[v], acc[q][v]);
     }
   }
 #pragma GCC unroll 16
@@ -215,7 +233,7 @@ inline void dw_pixels_block(const float* const* in, int taps, int channels, int 
 
 // Depthwise of any window, P pixels at a time (dw_pixels_block); a partial
 // channel block and the pixels left over go one pixel at a time.
-template <class V, int NV, int P>
+template <class V, int NV, int P, Sum S = Sum::kFused>
 void dw_microkernel_pixels(int pixels, int channels, int taps, const float* const* in, const float* packed,
                            float* out, float lo, float hi) {
   constexpr int CB = NV * V::W;
@@ -226,11 +244,11 @@ void dw_microkernel_pixels(int pixels, int channels, int taps, const float* cons
     const float* w = packed;
     int c0 = 0;
     for (; c0 + CB <= channels; c0 += CB, w += block_size)
-      dw_pixels_block<V, NV, P>(in, taps, channels, c0, w, out, vlo, vhi);
+      dw_pixels_block<V, NV, P, S>(in, taps, channels, c0, w, out, vlo, vhi);
     for (int q = 0; c0 < channels && q < P; ++q)
-      dw_pixel_block<V, NV>(in + q * taps, taps, c0, channels - c0, w, out + q * channels, vlo, vhi);
+      dw_pixel_block<V, NV, S>(in + q * taps, taps, c0, channels - c0, w, out + q * channels, vlo, vhi);
   }
-  dw_microkernel<V, NV>(pixels - full, channels, taps, in, packed, out, lo, hi);
+  dw_microkernel<V, NV, S>(pixels - full, channels, taps, in, packed, out, lo, hi);
 }
 
 // VG vectors of channels from c on, over all pixels, with their TAPS x VG weights

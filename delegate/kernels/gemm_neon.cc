@@ -6,15 +6,22 @@
 
 namespace fd {
 
-const GemmKernel& gemm_kernel_neon() {
-  static const GemmKernel kernel{"f32_gemm_8x8_neon", 8, 8,
-                                 &simd::gemm_microkernel<simd::F32x4, 8, 2>, 4,
-                                 &simd::gemm_microkernel<simd::F32x4, 4, 2>,
-                                 &simd::gemm_microkernel<simd::F32x4, 8, 1>,
-                                 &simd::gemm_microkernel<simd::F32x4, 4, 1>, 0, nullptr, nullptr,
-                                 &simd::gemm_row_microkernel<simd::F32x4, 2>,
-                                 &simd::gemm_row_microkernel<simd::F32x4, 1>};
+template <simd::Sum S>
+const GemmKernel& gemm_8x8_neon(const char* name) {
+  static const GemmKernel kernel{name, 8, 8,
+                                 &simd::gemm_microkernel<simd::F32x4, 8, 2, S>, 4,
+                                 &simd::gemm_microkernel<simd::F32x4, 4, 2, S>,
+                                 &simd::gemm_microkernel<simd::F32x4, 8, 1, S>,
+                                 &simd::gemm_microkernel<simd::F32x4, 4, 1, S>, 0, nullptr, nullptr,
+                                 &simd::gemm_row_microkernel<simd::F32x4, 2, S>,
+                                 &simd::gemm_row_microkernel<simd::F32x4, 1, S>};
   return kernel;
+}
+
+const GemmKernel& gemm_kernel_neon() { return gemm_8x8_neon<simd::Sum::kFused>("f32_gemm_8x8_neon"); }
+
+const GemmKernel& gemm_kernel_neon_rounded() {
+  return gemm_8x8_neon<simd::Sum::kRounded>("f32_gemm_8x8_rounded_neon");
 }
 
 const DwKernel& dw_kernel_neon() {
@@ -26,6 +33,14 @@ const DwKernel& dw_kernel_neon() {
                                &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1>,
                                &simd::dw_row<simd::F32x4, 16, 3, 8>, &simd::dw_row<simd::F32x4, 16, 5, 4>,
                                &simd::dw_row2<simd::F32x4, 16, 3, 4>,
+                               &simd::interp_microkernel<simd::F32x4>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_neon_rounded() {
+  static const DwKernel kernel{"f32_dwconv_16c_rounded_neon", 16,
+                               &simd::dw_microkernel_pixels<simd::F32x4, 4, 4, simd::Sum::kRounded>,
+                               &simd::pool_microkernel<simd::F32x4>, nullptr, nullptr, nullptr, nullptr, nullptr,
                                &simd::interp_microkernel<simd::F32x4>};
   return kernel;
 }

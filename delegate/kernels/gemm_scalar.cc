@@ -6,13 +6,20 @@
 
 namespace fd {
 
-const GemmKernel& gemm_kernel_scalar() {
-  static const GemmKernel kernel{"f32_gemm_4x4_scalar", 4, 4,
-                                 &simd::gemm_microkernel<simd::F32x1, 4, 4>, 1,
-                                 &simd::gemm_microkernel<simd::F32x1, 1, 4>,
-                                 &simd::gemm_microkernel<simd::F32x1, 4, 2>,
-                                 &simd::gemm_microkernel<simd::F32x1, 1, 2>};
+template <simd::Sum S>
+const GemmKernel& gemm_4x4_scalar(const char* name) {
+  static const GemmKernel kernel{name, 4, 4,
+                                 &simd::gemm_microkernel<simd::F32x1, 4, 4, S>, 1,
+                                 &simd::gemm_microkernel<simd::F32x1, 1, 4, S>,
+                                 &simd::gemm_microkernel<simd::F32x1, 4, 2, S>,
+                                 &simd::gemm_microkernel<simd::F32x1, 1, 2, S>};
   return kernel;
+}
+
+const GemmKernel& gemm_kernel_scalar() { return gemm_4x4_scalar<simd::Sum::kFused>("f32_gemm_4x4_scalar"); }
+
+const GemmKernel& gemm_kernel_scalar_rounded() {
+  return gemm_4x4_scalar<simd::Sum::kRounded>("f32_gemm_4x4_rounded_scalar");
 }
 
 const DwKernel& dw_kernel_scalar() {
@@ -20,6 +27,14 @@ const DwKernel& dw_kernel_scalar() {
                                  &simd::pool_microkernel<simd::F32x1>, nullptr, nullptr,
                                  &simd::dw_row<simd::F32x1, 4, 3, 4>, &simd::dw_row<simd::F32x1, 4, 5, 4>,
                                &simd::dw_row2<simd::F32x1, 4, 3, 4>,
+                               &simd::interp_microkernel<simd::F32x1>};
+  return kernel;
+}
+
+const DwKernel& dw_kernel_scalar_rounded() {
+  static const DwKernel kernel{"f32_dwconv_4c_rounded_scalar", 4,
+                               &simd::dw_microkernel<simd::F32x1, 4, simd::Sum::kRounded>,
+                               &simd::pool_microkernel<simd::F32x1>, nullptr, nullptr, nullptr, nullptr, nullptr,
                                &simd::interp_microkernel<simd::F32x1>};
   return kernel;
 }

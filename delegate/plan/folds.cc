@@ -182,14 +182,15 @@ void fold_constants(const Graph& g, std::vector<bool>& legal, std::vector<std::s
 // one reader when scaling the weights on each run costs no more than a pass
 // over the MUL's output would (not into int8 weights: their input is quantized).
 // An output map folded into the same weights stays: the run scales those.
-void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal, FoldSet& s) {
+void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal,
+                         const std::vector<bool>& rounded, FoldSet& s) {
   auto only_output_maps = [&](size_t i) {
     return std::all_of(s.into[i].begin(), s.into[i].end(),
                        [&](int f) { return s.folds[f].kind == FoldKind::kOutputAffine; });
   };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& r = g.nodes[i];
-    if (!legal[i] || !only_output_maps(i) ||
+    if (!legal[i] || rounded[i] || !only_output_maps(i) ||
         !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)) || is_dynamic_range_fc(g, r) ||
         is_dynamic_range_conv(g, r))
       continue;
@@ -219,10 +220,11 @@ bool is_clamp(const Node& n) {
 // activation, each the one reader of the value before it, then optionally a
 // clamp: they fold into its weights, bias and clamp (batch norms that
 // TensorFlow graphs hold unfolded).
-void fold_output_affine(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal, FoldSet& s) {
+void fold_output_affine(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal,
+                        const std::vector<bool>& rounded, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& a = g.nodes[i];
-    if (!legal[i] || a.kind != OpKind::kAnchor || !anchor_info(a.anchor).constant_weights ||
+    if (!legal[i] || rounded[i] || a.kind != OpKind::kAnchor || !anchor_info(a.anchor).constant_weights ||
         a.act != Activation::kNone)
       continue;
     Fold f;
@@ -245,21 +247,21 @@ void fold_output_affine(const Graph& g, const GraphIndex& index, const std::vect
 
 }  // namespace
 
-FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& legal,
-                   std::vector<std::string>& reason) {
+FoldSet find_folds(const Graph& g, const GraphIndex& index, const std::vector<bool>& rounded,
+                   std::vector<bool>& legal, std::vector<std::string>& reason) {
   const int n = static_cast<int>(g.nodes.size());
   FoldSet s;
   s.into.assign(n, {});
   s.folded.assign(n, false);
   fold_pads(g, index, legal, reason, s);
-  fold_output_affine(g, index, legal, s);
+  fold_output_affine(g, index, legal, rounded, s);
   for (int i = 0; i < n; ++i) {  // constant per-channel affine chains before a CONV_2D
-    if (!legal[i]) continue;
+    if (!legal[i] || rounded[i]) continue;
     auto f = input_affine(g, index, i);
     if (f && std::all_of(f->nodes.begin(), f->nodes.end(), [&](int m) { return legal[m] && !s.folded[m]; }))
       add_fold(s, std::move(*f));
   }
-  fold_channel_scales(g, index, legal, s);
+  fold_channel_scales(g, index, legal, rounded, s);
   for (int i = 0; i < n; ++i) {  // TRANSPOSEs read only by a BATCH_MATMUL: no copy
     if (!legal[i] || !is_anchor(g.nodes[i], AnchorOp::kBatchMatMul)) continue;
     for (int operand = 0; operand < 2; ++operand) {

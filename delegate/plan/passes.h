@@ -16,6 +16,10 @@ namespace fd {
 // does not): the planner leaves it, with this reason.
 std::string cost_rule(const Graph& g, const GraphIndex& index, const Node& node);
 
+// Per node: whether a dynamic-range layer quantizes its output, directly or
+// through other nodes (FusionPlan::rounds_as_builtin).
+std::vector<bool> find_builtin_rounding(const Graph& g, const GraphIndex& index);
+
 // The folds of a graph and, per node, the folds into it (indices into folds).
 struct FoldSet {
   std::vector<Fold> folds;
@@ -24,9 +28,10 @@ struct FoldSet {
 };
 
 // Finds every fold among legal nodes. A PAD that cannot fold (it runs only
-// folded) becomes illegal, with its reason in reason[].
-FoldSet find_folds(const Graph& g, const GraphIndex& index, std::vector<bool>& legal,
-                   std::vector<std::string>& reason);
+// folded) becomes illegal, with its reason in reason[]. No map or scale folds
+// into an anchor that rounds as the builtin kernels (`rounded`).
+FoldSet find_folds(const Graph& g, const GraphIndex& index, const std::vector<bool>& rounded,
+                   std::vector<bool>& legal, std::vector<std::string>& reason);
 
 // Greedy grouping of the legal nodes, folded nodes with their anchors.
 std::vector<std::vector<int>> group_nodes(const Graph& g, const GraphIndex& index, const std::vector<bool>& legal,

@@ -16,7 +16,8 @@ FusionPlan plan_fusion(const Graph& g, const PlannerOptions& opts) {
     if (plan.reason[i].empty()) plan.reason[i] = cost_rule(g, index, g.nodes[i]);
     legal[i] = plan.reason[i].empty();
   }
-  FoldSet folds = find_folds(g, index, legal, plan.reason);
+  plan.rounds_as_builtin = find_builtin_rounding(g, index);
+  FoldSet folds = find_folds(g, index, plan.rounds_as_builtin, legal, plan.reason);
   apply_policy(g, index, group_nodes(g, index, legal, folds), opts, &plan);
   for (Fold& f : folds.folds)  // the folds of claimed anchors
     if (plan.group_of[f.anchor] >= 0) plan.folds.push_back(std::move(f));

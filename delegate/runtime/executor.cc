@@ -73,8 +73,9 @@ std::vector<bool> written_tensors(const Graph& g, const std::vector<std::vector<
 
 Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::vector<int>>& groups,
                    const std::vector<Fold>& folds, std::set<int> exported, const Kernels& kernels,
-                   const std::vector<SliceWrite>& slice_writes)
-    : graph_(std::move(graph)), kernels_(kernels), exported_(std::move(exported)) {
+                   const std::vector<SliceWrite>& slice_writes, std::vector<bool> rounds_as_builtin)
+    : graph_(std::move(graph)), kernels_(kernels), exported_(std::move(exported)),
+      rounded_(std::move(rounds_as_builtin)) {
   groups_ = order_groups(*graph_, groups);
   for (const auto& members : groups_)  // constant nodes never run; an exported one is copied out
     for (int pos : members)
@@ -87,7 +88,7 @@ Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::ve
   written_ = written_tensors(*graph_, groups_, exported_);
   find_in_place(slice_writes);
   for (const auto& members : groups_)
-    planned_.push_back(build_program(*graph_, members, folds, written_, kernels_, in_place_tensors()));
+    planned_.push_back(build_program(*graph_, members, folds, written_, kernels_, in_place_tensors(), rounded_));
 }
 
 std::set<int> Executor::in_place_tensors() const {
@@ -173,7 +174,8 @@ bool Executor::bind_group(TensorHost& host, size_t k) {
     if (graph_->nodes[pos].kind == OpKind::kConstant) continue;  // its anchor packs it
     std::vector<bool> written = written_;
     written[graph_->nodes[pos].outputs[0]] = true;
-    if (!bind(host, build_program(*graph_, {pos}, {}, written, kernels_, in_place_tensors()), {pos}, nullptr))
+    if (!bind(host, build_program(*graph_, {pos}, {}, written, kernels_, in_place_tensors(), rounded_), {pos},
+              nullptr))
       return false;
   }
   return true;

@@ -36,11 +36,12 @@ class TensorHost {
 
 class Executor {
  public:
-  // `groups`: node positions per plan group; `folds`, `slice_writes`: the
-  // plan's; `exported`: the tensors read outside the partition.
+  // `groups`: node positions per plan group; `folds`, `slice_writes`,
+  // `rounds_as_builtin`: the plan's; `exported`: the tensors read outside the
+  // partition.
   Executor(std::shared_ptr<const Graph> graph, const std::vector<std::vector<int>>& groups,
            const std::vector<Fold>& folds, std::set<int> exported, const Kernels& kernels,
-           const std::vector<SliceWrite>& slice_writes = {});
+           const std::vector<SliceWrite>& slice_writes = {}, std::vector<bool> rounds_as_builtin = {});
 
   // The groups in run order and their programs as planned.
   const std::vector<std::vector<int>>& groups() const { return groups_; }
@@ -81,6 +82,7 @@ class Executor {
   std::vector<Program> planned_;          // one per group
   std::vector<bool> written_;             // tensors a group must store
   std::set<int> exported_;
+  std::vector<bool> rounded_;  // per node: rounds as the builtin kernels (FusionPlan::rounds_as_builtin)
   // Bound at prepare: the planned programs, or node by node where a group's
   // values no longer share one shape.
   std::vector<Program> programs_;

@@ -174,9 +174,9 @@ class ProgramBuilder {
  public:
   // `folds`: those within the group; the builder keeps them (GroupFolds points into them).
   ProgramBuilder(const Graph& g, std::vector<Fold> folds, const std::vector<bool>& written, const Kernels& kernels,
-                 const std::set<int>& in_place)
+                 const std::set<int>& in_place, const std::vector<bool>& rounded)
       : g_(g), within_(std::move(folds)), folds_(g, within_, written), written_(written), kernels_(kernels),
-        in_place_(in_place) {}
+        in_place_(in_place), rounded_(rounded) {}
   Program build(const std::vector<int>& group);
 
  private:
@@ -197,6 +197,8 @@ class ProgramBuilder {
   const std::vector<bool>& written_;
   const Kernels& kernels_;
   const std::set<int>& in_place_;
+  const std::vector<bool>& rounded_;
+  bool is_rounded(int pos) const { return pos < static_cast<int>(rounded_.size()) && rounded_[pos]; }
   Program p_;
   std::map<int, int> value_of_;  // tensor -> value
 };
@@ -242,7 +244,8 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
   if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) folds.input_affine = it->second;
   if (auto it = folds_.output.find(pos); it != folds_.output.end()) folds.output_affine = it->second;
   folds.scale_input = folds_.scaled.count(pos) > 0;
-  AnchorStep a = make_anchor(g_, node, folds, kernels_);
+  const bool rounded = is_rounded(pos) && kernels_.rounded;
+  AnchorStep a = make_anchor(g_, node, folds, rounded ? *kernels_.rounded : kernels_);
   if (a.op == AnchorOp::kConcatenation)
     for (int t : node.inputs) a.in_place.push_back(in_place_.count(t) > 0);
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
@@ -291,7 +294,7 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
   for (int pos : group)
     if (runs(pos)) emit(pos, op_of(g_.nodes[pos]));
   fuse_swish(p_);
-  fuse_multiply_add(p_);
+  if (std::none_of(group.begin(), group.end(), [&](int pos) { return is_rounded(pos); })) fuse_multiply_add(p_);
   return std::move(p_);
 }
 
@@ -309,8 +312,9 @@ EwKernelOp kernel_op(EwOp op) {
 }
 
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
-                      const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place) {
-  return ProgramBuilder(g, folds_within(folds, group), written, kernels, in_place).build(group);
+                      const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place,
+                      const std::vector<bool>& rounded) {
+  return ProgramBuilder(g, folds_within(folds, group), written, kernels, in_place, rounded).build(group);
 }
 
 std::string Program::to_string() const {

@@ -81,15 +81,19 @@ std::vector<int> partition_of_nodes(const Graph& g, const std::vector<PartitionR
   return partition_of;
 }
 
-// Every node: its partition, its group and, unclaimed, why.
+// Every node: its partition, its group, whether it rounds as the builtin
+// kernels (FusionPlan::rounds_as_builtin) and, unclaimed, why.
 std::string nodes_json(const Graph& g, const FusionPlan& plan, const std::vector<int>& partition_of) {
   std::string s = " \"nodes\": [\n";
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
+    const bool rounded = i < plan.rounds_as_builtin.size() && plan.rounds_as_builtin[i];
     s += "  {\"id\": " + std::to_string(n.id) + ", \"op\": " + quote(n.name) + ", \"inputs\": " + list(n.inputs) +
          ", \"outputs\": " + list(n.outputs) + ", \"partition\": " + std::to_string(partition_of[i]) +
          ", \"group\": " + std::to_string(plan.group_of[i]) +
-         ", \"reason\": " + quote(partition_of[i] >= 0 ? "" : plan.reason[i]) + "}" +
+         ", \"reason\": " + quote(partition_of[i] >= 0 ? "" : plan.reason[i]) +
+         ", \"rounds_as_builtin\": " + (rounded ? "true" : "false") +
+         "}" +
          (i + 1 < g.nodes.size() ? ",\n" : "\n");
   }
   return s + " ],\n";

@@ -45,6 +45,10 @@ def format_plan(plan):
             lines.append(f"  group [{ops}]  inputs {g['inputs']} -> outputs {g['outputs']}, "
                          f"saves {human_bytes(g['bytes_saved'])}")
             lines += ["    " + line for line in g["program"].strip().splitlines()]
+    rounded = [n for n in plan["nodes"] if n.get("rounds_as_builtin") and n["partition"] >= 0]
+    if rounded:
+        lines.append(f"\n{len(rounded)} fused node(s) round as the builtin kernels (an int8-weight layer "
+                     f"quantizes what they compute): " + " ".join(f"{n['id']}:{n['op']}" for n in rounded))
     left = [n for n in plan["nodes"] if n["partition"] < 0]
     if left:
         lines.append("\nleft to the interpreter:")

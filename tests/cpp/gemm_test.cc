@@ -349,6 +349,57 @@ TEST(Gemm, WidePanelsOnlyWhereTheyLeaveNoMoreLanesIdle) {
   }
 }
 
+// kernels.rounded sums as TFLite's builtin float kernels on x86: a GEMM each
+// product rounded, added in k order from zero, then the bias; a depthwise from
+// the bias, each tap's product rounded, in tap order. Bit for bit on every ISA,
+// one row (the row kernels) and several, over several taps.
+TEST(Gemm, RoundedKernelsSumAsTheBuiltinKernelsBitForBit) {
+  const Problem problems[] = {{1, 1, 1}, {1, 40, 27}, {1, 70, 96}, {7, 16, 27}, {13, 33, 144}, {25, 8, 9}};
+  for (const auto& [m, n, k] : problems) {
+    const int taps = k % 9 == 0 ? 9 : 1, kc = k / taps;
+    const auto a = random_vector(m * taps * (kc + 1), m + k), w = random_vector(n * k, n + k),
+               bias = random_vector(n, n);
+    std::vector<const float*> rows(m * taps);  // tap t of row i: kc floats, apart from the other taps
+    for (size_t r = 0; r < rows.size(); ++r) rows[r] = a.data() + (rows.size() - 1 - r) * (kc + 1);
+    for (const auto& isa : available_isas()) {
+      const GemmKernel& kernel = *kernels_for(isa)->rounded->gemm;
+      const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, true);
+      std::vector<float> c(m * n);
+      gemm(kernel, packed, m, taps, rows.data(), c.data(), n, -INFINITY, 3.f);
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          float sum = 0.f;
+          for (int p = 0; p < k; ++p) sum += rows[i * taps + p / kc][p % kc] * w[j * k + p];  // no fma contracted
+          ASSERT_EQ(c[i * n + j], std::min(3.f, sum + bias[j])) << kernel.name << " m=" << m << " k=" << k;
+        }
+    }
+  }
+}
+
+TEST(Depthwise, RoundedKernelsSumAsTheBuiltinKernelsBitForBit) {
+  const int pixels = 9;
+  for (int taps : {9, 25}) {
+    for (int channels : {5, 16, 40}) {
+      const auto x = random_vector(64 * channels, taps + channels), w = random_vector(channels * taps, channels),
+                 bias = random_vector(channels, taps);
+      std::vector<const float*> rows(pixels * taps);
+      for (size_t r = 0; r < rows.size(); ++r) rows[r] = x.data() + (r * 37 % 64) * channels;
+      for (const auto& isa : available_isas()) {
+        const DwKernel& kernel = *kernels_for(isa)->rounded->dw;
+        const PackedWeights packed = pack_weights(w.data(), bias.data(), channels, taps, kernel.cb);
+        std::vector<float> out(pixels * channels);
+        kernel.for_taps(taps)(pixels, channels, taps, rows.data(), packed.data.data(), out.data(), 0.f, 6.f);
+        for (int p = 0; p < pixels; ++p)
+          for (int c = 0; c < channels; ++c) {
+            float sum = bias[c];
+            for (int t = 0; t < taps; ++t) sum += rows[p * taps + t][c] * w[c * taps + t];
+            ASSERT_EQ(out[p * channels + c], std::min(6.f, std::max(0.f, sum))) << kernel.name << " taps " << taps;
+          }
+      }
+    }
+  }
+}
+
 TEST(Gemm, KernelsAreNamedForTheirShape) {
   for (const auto& [isa, k] : every_gemm_kernel()) {
     const std::string expect = "f32_gemm_" + std::to_string(k.mr) + "x" + std::to_string(k.nr) + "_" + isa;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "graph_builder.h"
 
 namespace fd {
@@ -600,6 +602,39 @@ TEST(Planner, LayerNormIsOneGroupWithItsPrologue) {
   p = plan_fusion(c.g, all);
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1}));
+}
+
+// What an int8-weight layer reads (it quantizes that input), through any
+// chain of float nodes, rounds as the builtin kernels: those nodes are marked,
+// and no input map folds into their CONV_2D. The int8 layer itself and what
+// comes after it are not marked; without int8 weights nothing is.
+TEST(Planner, FloatNodesBeforeAnInt8LayerRoundAsTheBuiltinKernels) {
+  static const float s[1] = {0.5f}, w[8 * 9 * 8] = {}, cb[8] = {};
+  static const int8_t q[8 * 9 * 8] = {};
+  for (bool int8 : {true, false}) {
+    GraphBuilder b;
+    const Shape in = {1, 6, 6, 8};
+    const int x = b.ew(EwOp::Mul, {b.tensor(in), b.tensor({}, true, s)}, in);  // an input map: 0
+    ConvParams p;
+    p.same_padding = true;
+    const int c = b.conv(AnchorOp::kConv2D, x, w, {8, 3, 3, 8}, cb, p, in);  // 1
+    const int h = b.ew(EwOp::HardSwish, {c}, in);                            // 2
+    const int q8 = b.conv(AnchorOp::kConv2D, h, w, {8, 3, 3, 8}, cb, p, in);  // 3: int8 weights
+    b.conv(AnchorOp::kConv2D, b.ew(EwOp::Tanh, {q8}, in), w, {8, 3, 3, 8}, cb, p, in);  // 4, 5
+    std::vector<float> scales(8, 0.1f);
+    scales[3] = 0.2f;  // one scale per channel (of one for all, TFLite quantizes otherwise)
+    if (int8) b.int8_weights(b.g.nodes[3].inputs[1], q, {scales, std::vector<int64_t>(8, 0), 0});
+    PlannerOptions all;
+    all.families = kFamilyAll;
+    all.min_nodes_per_group = 1;
+    const FusionPlan plan = plan_fusion(b.g, all);
+    const std::vector<bool> rounded = {int8, int8, int8, false, false, false};
+    EXPECT_EQ(plan.rounds_as_builtin, rounded) << "int8 " << int8;
+    const bool input_map_folded = std::any_of(plan.folds.begin(), plan.folds.end(),
+                                              [](const Fold& f) { return f.kind == FoldKind::kInputAffine; });
+    EXPECT_EQ(input_map_folded, !int8);
+    EXPECT_TRUE(plan.group_of[0] >= 0 && plan.group_of[1] >= 0 && plan.group_of[3] >= 0) << plan.reason[3];
+  }
 }
 
 // x * s + b (constants, per channel or scalar) before a CONV_2D folds into it

@@ -431,7 +431,7 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
   const TfLiteIntArray* outs = params->output_tensors;
   auto* part = new Partition{d, std::make_unique<Executor>(d->graph, members, d->plan.folds,
                                                            exported_tensors(g, d->plan, outs), *d->kernels,
-                                                           d->plan.slice_writes),
+                                                           d->plan.slice_writes, d->plan.rounds_as_builtin),
                              static_cast<int>(d->reports.size())};
   // Programs as text only for a plan, a profile or the log to show.
   const bool describe = !d->opts.plan_file.empty() || !d->opts.profile_file.empty() || d->opts.log == LogLevel::kVerbose;
