@@ -87,6 +87,9 @@ struct AnchorFolds {
   // clamp, after the anchor: its weights, bias and clamp take them in.
   const Fold* output_affine = nullptr;
   bool scale_input = false;  // see AnchorStep
+  // FusionPlan::rounds_as_builtin: CONV_2D and DEPTHWISE_CONV_2D take
+  // kernels.rounded, which sum as TFLite's builtin kernels do.
+  bool rounds_as_builtin = false;
 };
 
 // Packs `node`'s weights, with `folds` taken in, for `kernels`.

@@ -244,8 +244,8 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
   if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) folds.input_affine = it->second;
   if (auto it = folds_.output.find(pos); it != folds_.output.end()) folds.output_affine = it->second;
   folds.scale_input = folds_.scaled.count(pos) > 0;
-  const bool rounded = is_rounded(pos) && kernels_.rounded;
-  AnchorStep a = make_anchor(g_, node, folds, rounded ? *kernels_.rounded : kernels_);
+  folds.rounds_as_builtin = is_rounded(pos);
+  AnchorStep a = make_anchor(g_, node, folds, kernels_);
   if (a.op == AnchorOp::kConcatenation)
     for (int t : node.inputs) a.in_place.push_back(in_place_.count(t) > 0);
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())

@@ -48,7 +48,7 @@ EwKernelOp kernel_op(EwOp op);
 // lying within the group are taken in). A CONCATENATION copies only the parts
 // not `in_place` (their producers write them into its output). Nodes marked in
 // `rounded` (the plan's rounds_as_builtin, per node) round as TFLite's builtin
-// kernels: their anchors take kernels.rounded, their multiply-adds stay two ops.
+// kernels: their convolutions take kernels.rounded, their multiply-adds stay two ops.
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
                       const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place = {},
                       const std::vector<bool>& rounded = {});

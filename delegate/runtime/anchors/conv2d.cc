@@ -52,6 +52,8 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
     a.kw = static_cast<int>(w.shape[2]);
     return pack_qd8_weights(g, node, kernels, folds, a);
   }
+  // Where an int8-weight layer quantizes the output: sums as TFLite's builtin kernel.
+  const Kernels& picked = folds.rounds_as_builtin && kernels.rounded ? *kernels.rounded : kernels;
   const AnchorWeights weights(g, node, folds, false, a);
   WeightValues wd = weights.values();
   const float* bias = weights.bias();
@@ -68,13 +70,13 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
   }
   const int c = k / (a.kh * a.kw);
-  if (!takes_winograd(kernels, a, c)) {
-    pack_gemm_weights(kernels, wd, bias, a.n, k, a);
+  if (!takes_winograd(picked, a, c)) {
+    pack_gemm_weights(picked, wd, bias, a.n, k, a);
     return;
   }
-  a.gemm = &gemm_for(kernels, a.n);
+  a.gemm = &gemm_for(picked, a.n);
   a.winograd = winograd_weights(wd, bias, a.n, c, a.gemm->nr);
-  a.winograd_kernel = kernels.winograd;
+  a.winograd_kernel = picked.winograd;
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
