@@ -136,9 +136,8 @@ const RowKernel& row_kernel_scalar();
 const RowKernel& row_kernel_avx2();
 const RowKernel& row_kernel_avx512();
 const RowKernel& row_kernel_neon();
-// The same GEMM and depthwise summing as TFLite's builtin float kernels do
-// (gemm_microkernel.h: Sum::kRounded); the depthwise without its 3x3, 5x5 and
-// row forms.
+// The same GEMM and depthwise kernels summing as TFLite's builtin float
+// kernels do (gemm_microkernel.h: Sum::kRounded).
 const GemmKernel& gemm_kernel_scalar_rounded();
 const GemmKernel& gemm_kernel_avx2_rounded();
 const GemmKernel& gemm_kernel_avx512_rounded();

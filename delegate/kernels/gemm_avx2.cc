@@ -24,24 +24,24 @@ const GemmKernel& gemm_kernel_avx2_rounded() {
   return gemm_6x16_avx2<simd::Sum::kRounded>("f32_gemm_6x16_rounded_avx2");
 }
 
-const DwKernel& dw_kernel_avx2() {
+template <simd::Sum S>
+const DwKernel& dw_16c_avx2(const char* name) {
   // 16 registers: a 3x3 filter for one vector (along a row, with 4 pixels); a 5x5
   // does not fit: along a row its weights are read per tap, 8 inputs held.
-  static const DwKernel kernel{"f32_dwconv_16c_avx2", 16, &simd::dw_microkernel_pixels<simd::F32x8, 2, 4>,
+  static const DwKernel kernel{name, 16, &simd::dw_microkernel_pixels<simd::F32x8, 2, 4, S>,
                                &simd::pool_microkernel<simd::F32x8>,
-                               &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1>, nullptr,
-                               &simd::dw_row<simd::F32x8, 16, 3, 4>, &simd::dw_row<simd::F32x8, 16, 5, 4, true>,
-                               &simd::dw_row2<simd::F32x8, 16, 3, 2>,
+                               &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1, S>, nullptr,
+                               &simd::dw_row<simd::F32x8, 16, 3, 4, false, S>,
+                               &simd::dw_row<simd::F32x8, 16, 5, 4, true, S>,
+                               &simd::dw_row2<simd::F32x8, 16, 3, 2, S>,
                                &simd::interp_microkernel<simd::F32x8>};
   return kernel;
 }
 
+const DwKernel& dw_kernel_avx2() { return dw_16c_avx2<simd::Sum::kFused>("f32_dwconv_16c_avx2"); }
+
 const DwKernel& dw_kernel_avx2_rounded() {
-  static const DwKernel kernel{"f32_dwconv_16c_rounded_avx2", 16,
-                               &simd::dw_microkernel_pixels<simd::F32x8, 2, 4, simd::Sum::kRounded>,
-                               &simd::pool_microkernel<simd::F32x8>, nullptr, nullptr, nullptr, nullptr, nullptr,
-                               &simd::interp_microkernel<simd::F32x8>};
-  return kernel;
+  return dw_16c_avx2<simd::Sum::kRounded>("f32_dwconv_16c_rounded_avx2");
 }
 
 const RowKernel& row_kernel_avx2() {

@@ -41,25 +41,25 @@ const GemmKernel& gemm_kernel_avx512_wide() {
   return kernel;
 }
 
-const DwKernel& dw_kernel_avx512() {
+template <simd::Sum S>
+const DwKernel& dw_32c_avx512(const char* name) {
   // 32 registers: a 3x3 filter for two vectors (18), a 5x5 for one (25); along a
   // row, a 3x3 filter and 8 pixels, a 5x5 and 4.
-  static const DwKernel kernel{"f32_dwconv_32c_avx512", 32, &simd::dw_microkernel_pixels<simd::F32x16, 2, 4>,
+  static const DwKernel kernel{name, 32, &simd::dw_microkernel_pixels<simd::F32x16, 2, 4, S>,
                                &simd::pool_microkernel<simd::F32x16>,
-                               &simd::dw_microkernel_taps<simd::F32x16, 2, 9, 2>,
-                               &simd::dw_microkernel_taps<simd::F32x16, 2, 25, 1>,
-                               &simd::dw_row<simd::F32x16, 32, 3, 8>, &simd::dw_row<simd::F32x16, 32, 5, 4>,
-                               &simd::dw_row2<simd::F32x16, 32, 3, 4>,
+                               &simd::dw_microkernel_taps<simd::F32x16, 2, 9, 2, S>,
+                               &simd::dw_microkernel_taps<simd::F32x16, 2, 25, 1, S>,
+                               &simd::dw_row<simd::F32x16, 32, 3, 8, false, S>,
+                               &simd::dw_row<simd::F32x16, 32, 5, 4, false, S>,
+                               &simd::dw_row2<simd::F32x16, 32, 3, 4, S>,
                                &simd::interp_microkernel<simd::F32x16>};
   return kernel;
 }
 
+const DwKernel& dw_kernel_avx512() { return dw_32c_avx512<simd::Sum::kFused>("f32_dwconv_32c_avx512"); }
+
 const DwKernel& dw_kernel_avx512_rounded() {
-  static const DwKernel kernel{"f32_dwconv_32c_rounded_avx512", 32,
-                               &simd::dw_microkernel_pixels<simd::F32x16, 2, 4, simd::Sum::kRounded>,
-                               &simd::pool_microkernel<simd::F32x16>, nullptr, nullptr, nullptr, nullptr, nullptr,
-                               &simd::interp_microkernel<simd::F32x16>};
-  return kernel;
+  return dw_32c_avx512<simd::Sum::kRounded>("f32_dwconv_32c_rounded_avx512");
 }
 
 const RowKernel& row_kernel_avx512() {

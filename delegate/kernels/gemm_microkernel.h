@@ -254,7 +254,7 @@ void dw_microkernel_pixels(int pixels, int channels, int taps, const float* cons
 // VG vectors of channels from c on, over all pixels, with their TAPS x VG weights
 // (w: the block's packed weights from c on, cb apart per tap) held in registers,
 // so the pixel loop loads only inputs. kTail: one vector of n < W channels.
-template <class V, int TAPS, int VG, bool kTail>
+template <class V, int TAPS, int VG, bool kTail, Sum S>
 void dw_columns(int pixels, int channels, int c, int n, const float* const* in, const float* w, int cb, float* out,
                 V vlo, V vhi) {
   V wt[TAPS][VG], bias[VG];
@@ -269,7 +269,7 @@ void dw_columns(int pixels, int channels, int c, int n, const float* const* in, 
     for (int t = 0; t < TAPS; ++t)
       for (int v = 0; v < VG; ++v) {
         const float* x = in[t] + c + v * V::W;
-        acc[v] = fma(kTail ? V::load_tail(x, n) : V::load(x), wt[t][v], acc[v]);
+        acc[v] = multiply_add<S>(kTail ? V::load_tail(x, n) : V::load(x), wt[t][v], acc[v]);
       }
     for (int v = 0; v < VG; ++v) {
       const V y = min(vhi, max(vlo, acc[v]));
@@ -283,14 +283,14 @@ void dw_columns(int pixels, int channels, int c, int n, const float* const* in, 
 // registers, VG vectors at a time; the same packing and fma order as
 // dw_microkernel, so the results are identical. Pixels go in chunks small
 // enough that their input rows stay in L1 while every channel group reads them.
-template <class V, int NV, int TAPS, int VG>
+template <class V, int NV, int TAPS, int VG, Sum S = Sum::kFused>
 void dw_microkernel_taps(int pixels, int channels, int taps, const float* const* in, const float* packed,
                          float* out, float lo, float hi) {
   static_assert(NV % VG == 0, "vector groups tile the channel block");
   constexpr int kChunk = 8;
   if (pixels > kChunk) {
     for (int p = 0; p < pixels; p += kChunk)
-      dw_microkernel_taps<V, NV, TAPS, VG>(pixels - p < kChunk ? pixels - p : kChunk, channels, taps,
+      dw_microkernel_taps<V, NV, TAPS, VG, S>(pixels - p < kChunk ? pixels - p : kChunk, channels, taps,
                                            in + static_cast<size_t>(p) * TAPS, packed,
                                            out + static_cast<size_t>(p) * channels, lo, hi);
     return;
@@ -302,13 +302,15 @@ void dw_microkernel_taps(int pixels, int channels, int taps, const float* const*
     for (int v = 0; v < NV; v += VG) {
       const int c = c0 + v * V::W;
       if (channels - c >= VG * V::W) {
-        dw_columns<V, TAPS, VG, false>(pixels, channels, c, V::W, in, w + v * V::W, CB, out, vlo, vhi);
+        dw_columns<V, TAPS, VG, false, S>(pixels, channels, c, V::W, in, w + v * V::W, CB, out, vlo, vhi);
         continue;
       }
       for (int u = v; u < NV && c0 + u * V::W < channels; ++u) {  // the last vectors, one at a time
         const int cu = c0 + u * V::W, left = channels - cu;
-        if (left >= V::W) dw_columns<V, TAPS, 1, false>(pixels, channels, cu, V::W, in, w + u * V::W, CB, out, vlo, vhi);
-        else dw_columns<V, TAPS, 1, true>(pixels, channels, cu, left, in, w + u * V::W, CB, out, vlo, vhi);
+        if (left >= V::W)
+          dw_columns<V, TAPS, 1, false, S>(pixels, channels, cu, V::W, in, w + u * V::W, CB, out, vlo, vhi);
+        else
+          dw_columns<V, TAPS, 1, true, S>(pixels, channels, cu, left, in, w + u * V::W, CB, out, vlo, vhi);
       }
       break;
     }
@@ -330,7 +332,7 @@ inline void dw_store_pixels(const V* acc, float* out, int x0, int channels, int 
 // loaded once per kernel row and feeds up to K of P outputs in registers (the
 // tap kernels load it K times). Per output the taps still come in tap order
 // from the bias: results identical to dw_microkernel.
-template <class V, int K, int P, bool kTail>
+template <class V, int K, int P, bool kTail, Sum S>
 inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, int n, const V* wt, V bias,
                           float* out, int channels, V vlo, V vhi) {
   V acc[P];
@@ -343,7 +345,7 @@ inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, in
       const V x = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
 #pragma GCC unroll 8
       for (int kx = 0; kx < K; ++kx)
-        if (j - kx >= 0 && j - kx < P) acc[j - kx] = fma(x, wt[r * K + kx], acc[j - kx]);
+        if (j - kx >= 0 && j - kx < P) acc[j - kx] = multiply_add<S>(x, wt[r * K + kx], acc[j - kx]);
     }
   }
   dw_store_pixels<V, P, kTail>(acc, out, x0, channels, c, n, vlo, vhi);
@@ -352,7 +354,7 @@ inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, in
 // The same where the K*K weights do not fit the registers (5x5 on AVX2): a
 // kernel row's P+K-1 input vectors are held in registers, each tap's weight
 // is loaded once for the P pixels. Results identical to dw_row_pixels.
-template <class V, int K, int P, bool kTail>
+template <class V, int K, int P, bool kTail, Sum S>
 inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int stride, int c, int n, const float* w,
                                         int cb, V bias, float* out, int channels, V vlo, V vhi) {
   V acc[P];
@@ -367,7 +369,7 @@ inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int str
     for (int kx = 0; kx < K; ++kx) {
       const V wt = V::load(w + (r * K + kx) * cb);
 #pragma GCC unroll 16
-      for (int p = 0; p < P; ++p) acc[p] = fma(x[p + kx], wt, acc[p]);
+      for (int p = 0; p < P; ++p) acc[p] = multiply_add<S>(x[p + kx], wt, acc[p]);
     }
   }
   dw_store_pixels<V, P, kTail>(acc, out, x0, channels, c, n, vlo, vhi);
@@ -375,33 +377,33 @@ inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int str
 
 // The last left < P pixels of a row in one call of that width: short rows
 // (7 or 14 pixels) would otherwise spend most taps one pixel at a time.
-template <class V, int K, int P, bool kTail>
+template <class V, int K, int P, bool kTail, Sum S>
 inline void dw_row_rest_weights_in_l1(int left, const float* const* col, int x0, int stride, int c, int n,
                                       const float* w, int cb, V bias, float* out, int channels, V vlo, V vhi) {
   if constexpr (P > 1) {
     if (left == P - 1)
-      return dw_row_pixels_weights_in_l1<V, K, P - 1, kTail>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo,
-                                                               vhi);
-    dw_row_rest_weights_in_l1<V, K, P - 1, kTail>(left, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+      return dw_row_pixels_weights_in_l1<V, K, P - 1, kTail, S>(col, x0, stride, c, n, w, cb, bias, out, channels,
+                                                                  vlo, vhi);
+    dw_row_rest_weights_in_l1<V, K, P - 1, kTail, S>(left, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
   }
 }
 
 // One vector of channels from c on (kTail: n < W of them) for pixels [x0, x1),
 // the weights in registers or (kWeightsInL1) read per tap.
-template <class V, int K, int P, bool kTail, bool kWeightsInL1>
+template <class V, int K, int P, bool kTail, bool kWeightsInL1, Sum S>
 void dw_row_vector(int x0, int x1, int channels, int c, int n, const float* const* col, int stride, const float* w,
                    int cb, float* out, V vlo, V vhi) {
   const V bias = V::load(w + K * K * cb);
   if constexpr (kWeightsInL1) {
     for (; x0 + P <= x1; x0 += P)
-      dw_row_pixels_weights_in_l1<V, K, P, kTail>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
-    dw_row_rest_weights_in_l1<V, K, P, kTail>(x1 - x0, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+      dw_row_pixels_weights_in_l1<V, K, P, kTail, S>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+    dw_row_rest_weights_in_l1<V, K, P, kTail, S>(x1 - x0, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
   } else {
     V wt[K * K];
     for (int t = 0; t < K * K; ++t) wt[t] = V::load(w + t * cb);
     for (; x0 + P <= x1; x0 += P)
-      dw_row_pixels<V, K, P, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
-    for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+      dw_row_pixels<V, K, P, kTail, S>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+    for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail, S>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
   }
 }
 
@@ -418,12 +420,12 @@ inline void column_pointers(const float* const* rows, int kr, int width, const f
 // depthwise convolution, rows as for dw_microkernel (K*K per pixel). Chunks
 // of 16 pixels, every channel vector over a chunk before the next: the
 // chunk's inputs are read while they are in L1.
-template <class V, int CB, int K, int P, bool kWeightsInL1 = false>
+template <class V, int CB, int K, int P, bool kWeightsInL1 = false, Sum S = Sum::kFused>
 void dw_row(int width, int channels, const float* const* rows, const float* packed, float* out, float lo,
             float hi) {
   constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
   for (; width > kMaxWidth; width -= kMaxWidth, rows += kMaxWidth * T, out += kMaxWidth * channels)
-    dw_row<V, CB, K, P, kWeightsInL1>(kMaxWidth, channels, rows, packed, out, lo, hi);
+    dw_row<V, CB, K, P, kWeightsInL1, S>(kMaxWidth, channels, rows, packed, out, lo, hi);
   constexpr int stride = kMaxWidth + K - 1;
   const float* col[K * stride];
   for (int r = 0; r < K; ++r) column_pointers<K>(rows, r, width, col + r * stride);
@@ -433,10 +435,10 @@ void dw_row(int width, int channels, const float* const* rows, const float* pack
     for (int c = 0; c < channels; c += V::W) {
       const float* w = packed + static_cast<size_t>(c / CB) * (T + 1) * CB + c % CB;
       if (channels - c >= V::W)
-        dw_row_vector<V, K, P, false, kWeightsInL1>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
+        dw_row_vector<V, K, P, false, kWeightsInL1, S>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
       else
-        dw_row_vector<V, K, P, true, kWeightsInL1>(x0, x1, channels, c, channels - c, col, stride, w, CB, out, vlo,
-                                                   vhi);
+        dw_row_vector<V, K, P, true, kWeightsInL1, S>(x0, x1, channels, c, channels - c, col, stride, w, CB, out,
+                                                      vlo, vhi);
     }
   }
 }
@@ -445,7 +447,7 @@ void dw_row(int width, int channels, const float* const* rows, const float* pack
 // rows 0..K-1 and b rows 1..K, so each input vector, loaded once, feeds both
 // (K+1 rows loaded for two output rows, not 2K). Per output the taps still come
 // in tap order: results identical to dw_row_pixels.
-template <class V, int K, int P, bool kTail>
+template <class V, int K, int P, bool kTail, Sum S>
 inline void dw_row2_pixels(const float* const* col, int x0, int stride, int c, int n, const V* wt, V bias,
                            float* out_a, float* out_b, int channels, V vlo, V vhi) {
   V a[P], b[P];
@@ -459,8 +461,8 @@ inline void dw_row2_pixels(const float* const* col, int x0, int stride, int c, i
 #pragma GCC unroll 8
       for (int kx = 0; kx < K; ++kx) {
         if (j - kx < 0 || j - kx >= P) continue;
-        if (r < K) a[j - kx] = fma(x, wt[r * K + kx], a[j - kx]);
-        if (r > 0) b[j - kx] = fma(x, wt[(r - 1) * K + kx], b[j - kx]);
+        if (r < K) a[j - kx] = multiply_add<S>(x, wt[r * K + kx], a[j - kx]);
+        if (r > 0) b[j - kx] = multiply_add<S>(x, wt[(r - 1) * K + kx], b[j - kx]);
       }
     }
   }
@@ -480,13 +482,13 @@ inline void dw_row2_pixels(const float* const* col, int x0, int stride, int c, i
 
 // `width` pixels of two consecutive output rows of a KxK stride-1 undilated
 // depthwise convolution: rows_a and rows_b as for dw_row, one per output row.
-template <class V, int CB, int K, int P>
+template <class V, int CB, int K, int P, Sum S = Sum::kFused>
 void dw_row2(int width, int channels, const float* const* rows_a, const float* const* rows_b, const float* packed,
              float* out_a, float* out_b, float lo, float hi) {
   constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
   for (; width > kMaxWidth; width -= kMaxWidth, rows_a += kMaxWidth * T, rows_b += kMaxWidth * T,
                             out_a += kMaxWidth * channels, out_b += kMaxWidth * channels)
-    dw_row2<V, CB, K, P>(kMaxWidth, channels, rows_a, rows_b, packed, out_a, out_b, lo, hi);
+    dw_row2<V, CB, K, P, S>(kMaxWidth, channels, rows_a, rows_b, packed, out_a, out_b, lo, hi);
   // Input rows 0..K-1 as row a reads them, row K as b's last kernel row.
   constexpr int stride = kMaxWidth + K - 1;
   const float* col[(K + 1) * stride];
@@ -504,12 +506,12 @@ void dw_row2(int width, int channels, const float* const* rows_a, const float* c
       int x = x0;
       if (n == V::W) {
         for (; x + P <= x1; x += P)
-          dw_row2_pixels<V, K, P, false>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
+          dw_row2_pixels<V, K, P, false, S>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
         for (; x < x1; ++x)
-          dw_row2_pixels<V, K, 1, false>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
+          dw_row2_pixels<V, K, 1, false, S>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
       } else {
         for (; x < x1; ++x)
-          dw_row2_pixels<V, K, 1, true>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
+          dw_row2_pixels<V, K, 1, true, S>(col, x, stride, c, n, wt, bias, out_a, out_b, channels, vlo, vhi);
       }
     }
   }

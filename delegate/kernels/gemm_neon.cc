@@ -24,25 +24,25 @@ const GemmKernel& gemm_kernel_neon_rounded() {
   return gemm_8x8_neon<simd::Sum::kRounded>("f32_gemm_8x8_rounded_neon");
 }
 
-const DwKernel& dw_kernel_neon() {
+template <simd::Sum S>
+const DwKernel& dw_16c_neon(const char* name) {
   // 32 registers: a 3x3 filter for two vectors (18), a 5x5 for one (25); along a
   // row, a 3x3 filter and 8 pixels, a 5x5 and 4.
-  static const DwKernel kernel{"f32_dwconv_16c_neon", 16, &simd::dw_microkernel_pixels<simd::F32x4, 4, 4>,
+  static const DwKernel kernel{name, 16, &simd::dw_microkernel_pixels<simd::F32x4, 4, 4, S>,
                                &simd::pool_microkernel<simd::F32x4>,
-                               &simd::dw_microkernel_taps<simd::F32x4, 4, 9, 2>,
-                               &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1>,
-                               &simd::dw_row<simd::F32x4, 16, 3, 8>, &simd::dw_row<simd::F32x4, 16, 5, 4>,
-                               &simd::dw_row2<simd::F32x4, 16, 3, 4>,
+                               &simd::dw_microkernel_taps<simd::F32x4, 4, 9, 2, S>,
+                               &simd::dw_microkernel_taps<simd::F32x4, 4, 25, 1, S>,
+                               &simd::dw_row<simd::F32x4, 16, 3, 8, false, S>,
+                               &simd::dw_row<simd::F32x4, 16, 5, 4, false, S>,
+                               &simd::dw_row2<simd::F32x4, 16, 3, 4, S>,
                                &simd::interp_microkernel<simd::F32x4>};
   return kernel;
 }
 
+const DwKernel& dw_kernel_neon() { return dw_16c_neon<simd::Sum::kFused>("f32_dwconv_16c_neon"); }
+
 const DwKernel& dw_kernel_neon_rounded() {
-  static const DwKernel kernel{"f32_dwconv_16c_rounded_neon", 16,
-                               &simd::dw_microkernel_pixels<simd::F32x4, 4, 4, simd::Sum::kRounded>,
-                               &simd::pool_microkernel<simd::F32x4>, nullptr, nullptr, nullptr, nullptr, nullptr,
-                               &simd::interp_microkernel<simd::F32x4>};
-  return kernel;
+  return dw_16c_neon<simd::Sum::kRounded>("f32_dwconv_16c_rounded_neon");
 }
 
 const RowKernel& row_kernel_neon() {

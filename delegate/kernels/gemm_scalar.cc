@@ -22,21 +22,21 @@ const GemmKernel& gemm_kernel_scalar_rounded() {
   return gemm_4x4_scalar<simd::Sum::kRounded>("f32_gemm_4x4_rounded_scalar");
 }
 
-const DwKernel& dw_kernel_scalar() {
-  static const DwKernel kernel{"f32_dwconv_4c_scalar", 4, &simd::dw_microkernel<simd::F32x1, 4>,
-                                 &simd::pool_microkernel<simd::F32x1>, nullptr, nullptr,
-                                 &simd::dw_row<simd::F32x1, 4, 3, 4>, &simd::dw_row<simd::F32x1, 4, 5, 4>,
-                               &simd::dw_row2<simd::F32x1, 4, 3, 4>,
+template <simd::Sum S>
+const DwKernel& dw_4c_scalar(const char* name) {
+  static const DwKernel kernel{name, 4, &simd::dw_microkernel<simd::F32x1, 4, S>,
+                               &simd::pool_microkernel<simd::F32x1>, nullptr, nullptr,
+                               &simd::dw_row<simd::F32x1, 4, 3, 4, false, S>,
+                               &simd::dw_row<simd::F32x1, 4, 5, 4, false, S>,
+                               &simd::dw_row2<simd::F32x1, 4, 3, 4, S>,
                                &simd::interp_microkernel<simd::F32x1>};
   return kernel;
 }
 
+const DwKernel& dw_kernel_scalar() { return dw_4c_scalar<simd::Sum::kFused>("f32_dwconv_4c_scalar"); }
+
 const DwKernel& dw_kernel_scalar_rounded() {
-  static const DwKernel kernel{"f32_dwconv_4c_rounded_scalar", 4,
-                               &simd::dw_microkernel<simd::F32x1, 4, simd::Sum::kRounded>,
-                               &simd::pool_microkernel<simd::F32x1>, nullptr, nullptr, nullptr, nullptr, nullptr,
-                               &simd::interp_microkernel<simd::F32x1>};
-  return kernel;
+  return dw_4c_scalar<simd::Sum::kRounded>("f32_dwconv_4c_rounded_scalar");
 }
 
 const RowKernel& row_kernel_scalar() {

@@ -39,6 +39,16 @@ std::vector<std::pair<std::string, const GemmKernel&>> every_gemm_kernel() {
   return all;
 }
 
+// Each ISA's depthwise kernels, fma and rounded (kernels.rounded).
+std::vector<const DwKernel*> every_dw_kernel() {
+  std::vector<const DwKernel*> all;
+  for (const auto& isa : available_isas()) {
+    all.push_back(kernels_for(isa)->dw);
+    all.push_back(kernels_for(isa)->rounded->dw);
+  }
+  return all;
+}
+
 TEST(Gemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   // The last two's weights are past tiling().row_tile_weights_bytes (panel
   // by panel over row blocks, not one call per row tile over all panels), the
@@ -258,8 +268,8 @@ TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {
   }
 }
 
-// The row kernels (3x3 and 5x5 at stride 1) against the tap kernels, bit for
-// bit, on SAME-padded rows (padding taps point at a zero row) of widths below,
+// The row kernels (3x3 and 5x5 at stride 1) against the tap kernels (fma and
+// rounded ones), bit for bit, on SAME-padded rows (padding taps point at a zero row) of widths below,
 // at and above one chunk, and rows wider than the kernels' 64-pixel pieces.
 TEST(Depthwise, RowKernelsMatchTapKernelsBitForBit) {
   for (int k : {3, 5}) {
@@ -277,8 +287,8 @@ TEST(Depthwise, RowKernelsMatchTapKernelsBitForBit) {
               const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < width;
               rows[px * taps + t] = inside ? x.data() + (iy * width + ix) * channels : zero.data();
             }
-          for (const auto& isa : available_isas()) {
-            const DwKernel& kernel = *kernels_for(isa)->dw;
+          for (const DwKernel* each : every_dw_kernel()) {
+            const DwKernel& kernel = *each;
             if (!kernel.row_for_taps(taps)) continue;
             const PackedWeights packed = pack_weights(w.data(), bias.data(), channels, taps, kernel.cb);
             std::vector<float> by_taps(width * channels), by_row(width * channels + 16, 1234.5f);
@@ -313,8 +323,8 @@ TEST(Depthwise, TwoRowKernelsMatchTapKernelsBitForBit) {
               const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < width;
               rows[(py * width + px) * taps + t] = inside ? x.data() + (iy * width + ix) * channels : zero.data();
             }
-        for (const auto& isa : available_isas()) {
-          const DwKernel& kernel = *kernels_for(isa)->dw;
+        for (const DwKernel* each : every_dw_kernel()) {
+          const DwKernel& kernel = *each;
           ASSERT_TRUE(kernel.row2_3x3) << kernel.name;
           const PackedWeights packed = pack_weights(w.data(), bias.data(), channels, taps, kernel.cb);
           std::vector<float> by_taps(2 * width * channels), by_rows(2 * width * channels + 16, 1234.5f);
