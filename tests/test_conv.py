@@ -147,11 +147,19 @@ def test_float_layers_before_dynamic_range_ones_round_as_the_builtin_kernels(tmp
     weights, products rounded and summed in order, no fma), and every output, theirs and the
     int8 layers', equals LiteRT's builtin kernels' to the bit. With fma sums a third of the float
     outputs were an ulp off, and in MobileNetV2 such ulps moved the quantized inputs by a step."""
-    ops, claimed, differ, size = convert_and_compare(tmp_path / "float_before_hybrid.tflite", FLOAT_BEFORE_HYBRID)
+    model = tmp_path / "float_before_hybrid.tflite"
+    ops, claimed, differ, size = convert_and_compare(model, FLOAT_BEFORE_HYBRID)
     assert ops == ["MUL", "SUB", "CONV_2D", "HARD_SWISH", "DEPTHWISE_CONV_2D", "MUL", "ADD", "CONV_2D", "CONV_2D",
                    "MEAN"], ops
     assert claimed == len(ops), f"fusedelegate claimed {claimed} of {ops}"
     assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
+    # The plan names the nodes that round so: those before the int8 convolutions, not these nor the MEAN after.
+    out = tmp_path / "plan.json"
+    proc = run_python(["-m", "fusedelegate", "plan", str(model), "--runtime", "litert", "--json", str(out)],
+                      timeout=300)
+    assert proc.returncode == 0 and "round as the builtin kernels" in proc.stdout, proc.stdout + proc.stderr
+    marks = [n["rounds_as_builtin"] for n in sorted(json.loads(out.read_text())["nodes"], key=lambda n: n["id"])]
+    assert marks == [True] * 7 + [False] * 3, marks
 
 
 RESIZED_CONVS = """
