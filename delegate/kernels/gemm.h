@@ -59,9 +59,9 @@ using DwMicroKernel = void (*)(int pixels, int channels, int taps, const float* 
 using PoolMicroKernel = void (*)(int pixels, int channels, int taps, const float* const* in, const float* count,
                                  float* out, float lo, float hi);
 
-// Depthwise KxK at stride 1, no dilation, over `width` consecutive pixels of
-// one output row (rows and packing as for DwMicroKernel): each input vector is
-// loaded once per kernel row, not once per tap. Results identical to fn's.
+// Depthwise KxK at stride 1 (or 2), no dilation, over `width` consecutive
+// pixels of one output row (rows and packing as for DwMicroKernel): each input
+// vector is loaded once per kernel row, not once per tap. Results identical to fn's.
 using DwRowKernel = void (*)(int width, int channels, const float* const* rows, const float* packed, float* out,
                              float lo, float hi);
 // The same for two consecutive output rows at once (rows_a, rows_b: each
@@ -83,13 +83,17 @@ struct DwKernel {
   DwRowKernel row_3x3 = nullptr, row_5x5 = nullptr;  // the same along a stride-1 row
   DwRow2Kernel row2_3x3 = nullptr;                   // ... and along two rows
   InterpMicroKernel interp = nullptr;                // the resizes
+  DwRowKernel row_3x3_s2 = nullptr, row_5x5_s2 = nullptr;  // along a row at stride 2
 
   DwMicroKernel for_taps(int taps) const {
     if (taps == 9 && fn_3x3) return fn_3x3;
     if (taps == 25 && fn_5x5) return fn_5x5;
     return fn;
   }
-  DwRowKernel row_for_taps(int taps) const { return taps == 9 ? row_3x3 : taps == 25 ? row_5x5 : nullptr; }
+  DwRowKernel row_for_taps(int taps, int stride = 1) const {
+    if (stride == 2) return taps == 9 ? row_3x3_s2 : taps == 25 ? row_5x5_s2 : nullptr;
+    return stride == 1 ? (taps == 9 ? row_3x3 : taps == 25 ? row_5x5 : nullptr) : nullptr;
+  }
 };
 
 // Row kernels over `rows` contiguous rows of n floats (the last axis):

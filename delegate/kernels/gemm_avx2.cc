@@ -34,7 +34,9 @@ const DwKernel& dw_16c_avx2(const char* name) {
                                &simd::dw_row<simd::F32x8, 16, 3, 4, false, S>,
                                &simd::dw_row<simd::F32x8, 16, 5, 4, true, S>,
                                &simd::dw_row2<simd::F32x8, 16, 3, 2, S>,
-                               &simd::interp_microkernel<simd::F32x8>};
+                               &simd::interp_microkernel<simd::F32x8>,
+                               &simd::dw_row<simd::F32x8, 16, 3, 4, false, S, 2>,
+                               &simd::dw_row<simd::F32x8, 16, 5, 2, true, S, 2>};
   return kernel;
 }
 

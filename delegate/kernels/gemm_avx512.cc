@@ -52,7 +52,9 @@ const DwKernel& dw_32c_avx512(const char* name) {
                                &simd::dw_row<simd::F32x16, 32, 3, 8, false, S>,
                                &simd::dw_row<simd::F32x16, 32, 5, 4, false, S>,
                                &simd::dw_row2<simd::F32x16, 32, 3, 4, S>,
-                               &simd::interp_microkernel<simd::F32x16>};
+                               &simd::interp_microkernel<simd::F32x16>,
+                               &simd::dw_row<simd::F32x16, 32, 3, 8, false, S, 2>,
+                               &simd::dw_row<simd::F32x16, 32, 5, 4, false, S, 2>};
   return kernel;
 }
 

@@ -327,25 +327,27 @@ inline void dw_store_pixels(const V* acc, float* out, int x0, int channels, int 
   }
 }
 
-// Depthwise KxK at stride 1 along one output row: pixel x's tap (r, kx) reads
-// the input that pixel x+1's tap (r, kx-1) reads, so each input vector is
-// loaded once per kernel row and feeds up to K of P outputs in registers (the
-// tap kernels load it K times). Per output the taps still come in tap order
-// from the bias: results identical to dw_microkernel.
-template <class V, int K, int P, bool kTail, Sum S>
+// Depthwise KxK at stride ST (1 or 2) along one output row: pixel x's tap
+// (r, kx) reads the input that pixel x+1's tap (r, kx-ST) reads, so each input
+// vector is loaded once per kernel row and feeds up to K/ST of P outputs in
+// registers (the tap kernels load it per tap). Per output the taps still come
+// in tap order from the bias: results identical to dw_microkernel.
+template <class V, int K, int P, bool kTail, Sum S, int ST>
 inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, int n, const V* wt, V bias,
                           float* out, int channels, V vlo, V vhi) {
   V acc[P];
   for (int p = 0; p < P; ++p) acc[p] = bias;
 #pragma GCC unroll 8
   for (int r = 0; r < K; ++r) {
-    const float* const* cr = col + r * stride + x0;
+    const float* const* cr = col + r * stride + x0 * ST;
 #pragma GCC unroll 16
-    for (int j = 0; j < P + K - 1; ++j) {
+    for (int j = 0; j < ST * (P - 1) + K; ++j) {
       const V x = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
 #pragma GCC unroll 8
-      for (int kx = 0; kx < K; ++kx)
-        if (j - kx >= 0 && j - kx < P) acc[j - kx] = multiply_add<S>(x, wt[r * K + kx], acc[j - kx]);
+      for (int kx = 0; kx < K; ++kx) {
+        const int q = j - kx;  // ST times the pixel this tap belongs to
+        if (q >= 0 && q % ST == 0 && q / ST < P) acc[q / ST] = multiply_add<S>(x, wt[r * K + kx], acc[q / ST]);
+      }
     }
   }
   dw_store_pixels<V, P, kTail>(acc, out, x0, channels, c, n, vlo, vhi);
@@ -354,22 +356,22 @@ inline void dw_row_pixels(const float* const* col, int x0, int stride, int c, in
 // The same where the K*K weights do not fit the registers (5x5 on AVX2): a
 // kernel row's P+K-1 input vectors are held in registers, each tap's weight
 // is loaded once for the P pixels. Results identical to dw_row_pixels.
-template <class V, int K, int P, bool kTail, Sum S>
+template <class V, int K, int P, bool kTail, Sum S, int ST>
 inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int stride, int c, int n, const float* w,
                                         int cb, V bias, float* out, int channels, V vlo, V vhi) {
   V acc[P];
   for (int p = 0; p < P; ++p) acc[p] = bias;
 #pragma GCC unroll 8
   for (int r = 0; r < K; ++r) {
-    const float* const* cr = col + r * stride + x0;
-    V x[P + K - 1];
+    const float* const* cr = col + r * stride + x0 * ST;
+    V x[ST * (P - 1) + K];
 #pragma GCC unroll 16
-    for (int j = 0; j < P + K - 1; ++j) x[j] = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
+    for (int j = 0; j < ST * (P - 1) + K; ++j) x[j] = kTail ? V::load_tail(cr[j] + c, n) : V::load(cr[j] + c);
 #pragma GCC unroll 8
     for (int kx = 0; kx < K; ++kx) {
       const V wt = V::load(w + (r * K + kx) * cb);
 #pragma GCC unroll 16
-      for (int p = 0; p < P; ++p) acc[p] = multiply_add<S>(x[p + kx], wt, acc[p]);
+      for (int p = 0; p < P; ++p) acc[p] = multiply_add<S>(x[p * ST + kx], wt, acc[p]);
     }
   }
   dw_store_pixels<V, P, kTail>(acc, out, x0, channels, c, n, vlo, vhi);
@@ -377,68 +379,73 @@ inline void dw_row_pixels_weights_in_l1(const float* const* col, int x0, int str
 
 // The last left < P pixels of a row in one call of that width: short rows
 // (7 or 14 pixels) would otherwise spend most taps one pixel at a time.
-template <class V, int K, int P, bool kTail, Sum S>
+template <class V, int K, int P, bool kTail, Sum S, int ST>
 inline void dw_row_rest_weights_in_l1(int left, const float* const* col, int x0, int stride, int c, int n,
                                       const float* w, int cb, V bias, float* out, int channels, V vlo, V vhi) {
   if constexpr (P > 1) {
     if (left == P - 1)
-      return dw_row_pixels_weights_in_l1<V, K, P - 1, kTail, S>(col, x0, stride, c, n, w, cb, bias, out, channels,
-                                                                  vlo, vhi);
-    dw_row_rest_weights_in_l1<V, K, P - 1, kTail, S>(left, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+      return dw_row_pixels_weights_in_l1<V, K, P - 1, kTail, S, ST>(col, x0, stride, c, n, w, cb, bias, out,
+                                                                      channels, vlo, vhi);
+    dw_row_rest_weights_in_l1<V, K, P - 1, kTail, S, ST>(left, col, x0, stride, c, n, w, cb, bias, out, channels,
+                                                         vlo, vhi);
   }
 }
 
 // One vector of channels from c on (kTail: n < W of them) for pixels [x0, x1),
 // the weights in registers or (kWeightsInL1) read per tap.
-template <class V, int K, int P, bool kTail, bool kWeightsInL1, Sum S>
+template <class V, int K, int P, bool kTail, bool kWeightsInL1, Sum S, int ST>
 void dw_row_vector(int x0, int x1, int channels, int c, int n, const float* const* col, int stride, const float* w,
                    int cb, float* out, V vlo, V vhi) {
   const V bias = V::load(w + K * K * cb);
   if constexpr (kWeightsInL1) {
     for (; x0 + P <= x1; x0 += P)
-      dw_row_pixels_weights_in_l1<V, K, P, kTail, S>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
-    dw_row_rest_weights_in_l1<V, K, P, kTail, S>(x1 - x0, col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+      dw_row_pixels_weights_in_l1<V, K, P, kTail, S, ST>(col, x0, stride, c, n, w, cb, bias, out, channels, vlo, vhi);
+    dw_row_rest_weights_in_l1<V, K, P, kTail, S, ST>(x1 - x0, col, x0, stride, c, n, w, cb, bias, out, channels,
+                                                     vlo, vhi);
   } else {
     V wt[K * K];
     for (int t = 0; t < K * K; ++t) wt[t] = V::load(w + t * cb);
     for (; x0 + P <= x1; x0 += P)
-      dw_row_pixels<V, K, P, kTail, S>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
-    for (; x0 < x1; ++x0) dw_row_pixels<V, K, 1, kTail, S>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+      dw_row_pixels<V, K, P, kTail, S, ST>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
+    for (; x0 < x1; ++x0)
+      dw_row_pixels<V, K, 1, kTail, S, ST>(col, x0, stride, c, n, wt, bias, out, channels, vlo, vhi);
   }
 }
 
-// Input column j of kernel row kr of one output row (rows: its indirection,
-// K*K per pixel): pixel j's first tap in that row; past the last pixel, that
-// pixel's later taps.
-template <int K>
+// Input column j of kernel row kr of one output row at stride ST (rows: its
+// indirection, K*K per pixel): pixel j / ST's tap j % ST in that row; past the
+// last pixel's first ST, its later taps. (width - 1) * ST + K columns.
+template <int K, int ST>
 inline void column_pointers(const float* const* rows, int kr, int width, const float** col) {
-  for (int j = 0; j < width; ++j) col[j] = rows[j * K * K + kr * K];
-  for (int kx = 1; kx < K; ++kx) col[width - 1 + kx] = rows[(width - 1) * K * K + kr * K + kx];
+  for (int j = 0; j < width; ++j)
+    for (int s = 0; s < ST; ++s) col[j * ST + s] = rows[j * K * K + kr * K + s];
+  for (int kx = ST; kx < K; ++kx) col[(width - 1) * ST + kx] = rows[(width - 1) * K * K + kr * K + kx];
 }
 
 // `width` consecutive output pixels of one row of a KxK stride-1 undilated
 // depthwise convolution, rows as for dw_microkernel (K*K per pixel). Chunks
 // of 16 pixels, every channel vector over a chunk before the next: the
 // chunk's inputs are read while they are in L1.
-template <class V, int CB, int K, int P, bool kWeightsInL1 = false, Sum S = Sum::kFused>
+template <class V, int CB, int K, int P, bool kWeightsInL1 = false, Sum S = Sum::kFused, int ST = 1>
 void dw_row(int width, int channels, const float* const* rows, const float* packed, float* out, float lo,
             float hi) {
   constexpr int T = K * K, kMaxWidth = 64, kChunk = 16;
   for (; width > kMaxWidth; width -= kMaxWidth, rows += kMaxWidth * T, out += kMaxWidth * channels)
-    dw_row<V, CB, K, P, kWeightsInL1, S>(kMaxWidth, channels, rows, packed, out, lo, hi);
-  constexpr int stride = kMaxWidth + K - 1;
+    dw_row<V, CB, K, P, kWeightsInL1, S, ST>(kMaxWidth, channels, rows, packed, out, lo, hi);
+  constexpr int stride = (kMaxWidth - 1) * ST + K;
   const float* col[K * stride];
-  for (int r = 0; r < K; ++r) column_pointers<K>(rows, r, width, col + r * stride);
+  for (int r = 0; r < K; ++r) column_pointers<K, ST>(rows, r, width, col + r * stride);
   const V vlo = V::splat(lo), vhi = V::splat(hi);
   for (int x0 = 0; x0 < width; x0 += kChunk) {
     const int x1 = x0 + kChunk < width ? x0 + kChunk : width;
     for (int c = 0; c < channels; c += V::W) {
       const float* w = packed + static_cast<size_t>(c / CB) * (T + 1) * CB + c % CB;
       if (channels - c >= V::W)
-        dw_row_vector<V, K, P, false, kWeightsInL1, S>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo, vhi);
+        dw_row_vector<V, K, P, false, kWeightsInL1, S, ST>(x0, x1, channels, c, V::W, col, stride, w, CB, out, vlo,
+                                                           vhi);
       else
-        dw_row_vector<V, K, P, true, kWeightsInL1, S>(x0, x1, channels, c, channels - c, col, stride, w, CB, out,
-                                                      vlo, vhi);
+        dw_row_vector<V, K, P, true, kWeightsInL1, S, ST>(x0, x1, channels, c, channels - c, col, stride, w, CB, out,
+                                                          vlo, vhi);
     }
   }
 }
@@ -492,8 +499,8 @@ void dw_row2(int width, int channels, const float* const* rows_a, const float* c
   // Input rows 0..K-1 as row a reads them, row K as b's last kernel row.
   constexpr int stride = kMaxWidth + K - 1;
   const float* col[(K + 1) * stride];
-  for (int r = 0; r < K; ++r) column_pointers<K>(rows_a, r, width, col + r * stride);
-  column_pointers<K>(rows_b, K - 1, width, col + K * stride);
+  for (int r = 0; r < K; ++r) column_pointers<K, 1>(rows_a, r, width, col + r * stride);
+  column_pointers<K, 1>(rows_b, K - 1, width, col + K * stride);
   const V vlo = V::splat(lo), vhi = V::splat(hi);
   for (int x0 = 0; x0 < width; x0 += kChunk) {
     const int x1 = x0 + kChunk < width ? x0 + kChunk : width;

@@ -35,7 +35,9 @@ const DwKernel& dw_16c_neon(const char* name) {
                                &simd::dw_row<simd::F32x4, 16, 3, 8, false, S>,
                                &simd::dw_row<simd::F32x4, 16, 5, 4, false, S>,
                                &simd::dw_row2<simd::F32x4, 16, 3, 4, S>,
-                               &simd::interp_microkernel<simd::F32x4>};
+                               &simd::interp_microkernel<simd::F32x4>,
+                               &simd::dw_row<simd::F32x4, 16, 3, 8, false, S, 2>,
+                               &simd::dw_row<simd::F32x4, 16, 5, 4, false, S, 2>};
   return kernel;
 }
 

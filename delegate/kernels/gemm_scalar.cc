@@ -29,7 +29,9 @@ const DwKernel& dw_4c_scalar(const char* name) {
                                &simd::dw_row<simd::F32x1, 4, 3, 4, false, S>,
                                &simd::dw_row<simd::F32x1, 4, 5, 4, false, S>,
                                &simd::dw_row2<simd::F32x1, 4, 3, 4, S>,
-                               &simd::interp_microkernel<simd::F32x1>};
+                               &simd::interp_microkernel<simd::F32x1>,
+                               &simd::dw_row<simd::F32x1, 4, 3, 4, false, S, 2>,
+                               &simd::dw_row<simd::F32x1, 4, 5, 4, false, S, 2>};
   return kernel;
 }
 

@@ -268,41 +268,49 @@ TEST(Depthwise, EveryIsaMatchesNaiveAndScalarBitForBit) {
   }
 }
 
-// The row kernels (3x3 and 5x5 at stride 1) against the tap kernels (fma and
-// rounded ones), bit for bit, on SAME-padded rows (padding taps point at a zero row) of widths below,
-// at and above one chunk, and rows wider than the kernels' 64-pixel pieces.
-TEST(Depthwise, RowKernelsMatchTapKernelsBitForBit) {
-  for (int k : {3, 5}) {
-    for (int width : {1, 7, 16, 70}) {
-      for (int channels : {5, 13, 40, 70}) {
-        const int taps = k * k, h = k + 1, half = k / 2;
-        const auto x = random_vector(h * width * channels, width + channels), w = random_vector(channels * taps, k),
-                   bias = random_vector(channels, channels);
-        const std::vector<float> zero(channels, 0.f);
-        for (int y : {0, half}) {  // the top row (padding above) and an inner one
-          std::vector<const float*> rows(width * taps);
-          for (int px = 0; px < width; ++px)
-            for (int t = 0; t < taps; ++t) {
-              const int iy = y + t / k - half, ix = px + t % k - half;
-              const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < width;
-              rows[px * taps + t] = inside ? x.data() + (iy * width + ix) * channels : zero.data();
-            }
-          for (const DwKernel* each : every_dw_kernel()) {
-            const DwKernel& kernel = *each;
-            if (!kernel.row_for_taps(taps)) continue;
-            const PackedWeights packed = pack_weights(w.data(), bias.data(), channels, taps, kernel.cb);
-            std::vector<float> by_taps(width * channels), by_row(width * channels + 16, 1234.5f);
-            kernel.for_taps(taps)(width, channels, taps, rows.data(), packed.data.data(), by_taps.data(), -2.f, 2.f);
-            kernel.row_for_taps(taps)(width, channels, rows.data(), packed.data.data(), by_row.data(), -2.f, 2.f);
-            for (size_t i = width * channels; i < by_row.size(); ++i) ASSERT_EQ(by_row[i], 1234.5f) << "overran";
-            by_row.resize(width * channels);
-            ASSERT_EQ(by_row, by_taps) << kernel.name << " " << k << "x" << k << " width " << width << " channels "
-                                       << channels << " row " << y;
-          }
-        }
+// The row kernels (3x3 and 5x5 at stride 1 and 2) against the tap kernels (fma
+// and rounded ones), bit for bit, on SAME-padded rows (padding taps point at a
+// zero row) of widths below, at and above one chunk, and rows wider than the
+// kernels' 64-pixel pieces.
+void expect_row_kernels_match_tap_kernels(int k, int stride, int width, int channels) {
+  const int taps = k * k, h = k + 1, half = k / 2, in_w = stride * width;
+  const auto x = random_vector(h * in_w * channels, width + channels), w = random_vector(channels * taps, k),
+             bias = random_vector(channels, channels);
+  const std::vector<float> zero(channels, 0.f);
+  for (int y : {0, half}) {  // the top row (padding above) and an inner one
+    std::vector<const float*> rows(width * taps);
+    for (int px = 0; px < width; ++px)
+      for (int t = 0; t < taps; ++t) {
+        const int iy = y + t / k - half, ix = stride * px + t % k - half;
+        const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < in_w;
+        rows[px * taps + t] = inside ? x.data() + (iy * in_w + ix) * channels : zero.data();
       }
+    for (const DwKernel* each : every_dw_kernel()) {
+      const DwKernel& kernel = *each;
+      if (!kernel.row_for_taps(taps, stride)) continue;
+      const PackedWeights packed = pack_weights(w.data(), bias.data(), channels, taps, kernel.cb);
+      std::vector<float> by_taps(width * channels), by_row(width * channels + 16, 1234.5f);
+      kernel.for_taps(taps)(width, channels, taps, rows.data(), packed.data.data(), by_taps.data(), -2.f, 2.f);
+      kernel.row_for_taps(taps, stride)(width, channels, rows.data(), packed.data.data(), by_row.data(), -2.f, 2.f);
+      for (size_t i = width * channels; i < by_row.size(); ++i) ASSERT_EQ(by_row[i], 1234.5f) << "overran";
+      by_row.resize(width * channels);
+      ASSERT_EQ(by_row, by_taps) << kernel.name << " " << k << "x" << k << "/" << stride << " width " << width
+                                 << " channels " << channels << " row " << y;
     }
   }
+}
+
+TEST(Depthwise, RowKernelsMatchTapKernelsBitForBit) {
+  for (int k : {3, 5})
+    for (int stride : {1, 2})
+      for (int width : {1, 7, 16, 70})
+        for (int channels : {5, 13, 40, 70}) expect_row_kernels_match_tap_kernels(k, stride, width, channels);
+}
+
+TEST(Depthwise, EveryTableHasRowKernelsAtStrideOneAndTwo) {
+  for (const DwKernel* kernel : every_dw_kernel())
+    for (int taps : {9, 25})
+      for (int stride : {1, 2}) EXPECT_TRUE(kernel->row_for_taps(taps, stride)) << kernel->name << " " << taps;
 }
 
 // Two output rows at once (3x3): both rows bit for bit as the tap kernels

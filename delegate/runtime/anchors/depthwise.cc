@@ -79,9 +79,10 @@ void run_by_rows(const BoundAnchor& a, DwRowKernel by_row, const float* const* r
                  float lo, float hi, float* out) {
   const AnchorStep& s = a.step;
   const int taps = a.row_taps();
-  // Two rows share input rows only at vertical stride and dilation 1.
+  // Two rows share input rows only at vertical stride and dilation 1 (and that
+  // kernel goes along rows at stride 1).
   const bool vertical_1 = a.geo.p.stride_h == 1 && a.geo.p.dilation_h == 1;
-  const DwRow2Kernel by_two_rows = taps == 9 && vertical_1 ? s.dw->row2_3x3 : nullptr;
+  const DwRow2Kernel by_two_rows = taps == 9 && vertical_1 && a.geo.p.stride_w == 1 ? s.dw->row2_3x3 : nullptr;
   const int64_t w = a.geo.out_w;
   for (int64_t p = first, end = first + count; p < end;) {
     if (by_two_rows && p % w == 0 && end - p >= 2 * w && (p / w) % a.geo.out_h + 1 < a.geo.out_h) {
@@ -114,8 +115,8 @@ void run_float(const BoundAnchor& a, int64_t first, int64_t count, float lo, flo
   const float* const* rows = a.rows.data() + first * taps;
   const int64_t m = a.n / a.geo.channels;
   if (m > 1) rows = expand_channels(a, rows, static_cast<size_t>(count) * taps, m);
-  const DwRowKernel by_row = a.geo.kh == a.geo.kw && a.geo.p.stride_w == 1 && a.geo.p.dilation_w == 1 && m == 1
-                                 ? s.dw->row_for_taps(taps)
+  const DwRowKernel by_row = a.geo.kh == a.geo.kw && a.geo.p.dilation_w == 1 && m == 1
+                                 ? s.dw->row_for_taps(taps, a.geo.p.stride_w)
                                  : nullptr;
   if (by_row) {
     run_by_rows(a, by_row, rows, first, count, lo, hi, out);
