@@ -27,7 +27,8 @@ const GemmKernel& gemm_kernel_avx2_rounded() {
 template <simd::Sum S>
 const DwKernel& dw_16c_avx2(const char* name) {
   // 16 registers: a 3x3 filter for one vector (along a row, with 4 pixels); a 5x5
-  // does not fit: along a row its weights are read per tap, 8 inputs held.
+  // does not fit: along a row its weights are read per tap, 8 inputs held (at
+  // stride 2, 7 inputs for 2 pixels).
   static const DwKernel kernel{name, 16, &simd::dw_microkernel_pixels<simd::F32x8, 2, 4, S>,
                                &simd::pool_microkernel<simd::F32x8>,
                                &simd::dw_microkernel_taps<simd::F32x8, 2, 9, 1, S>, nullptr,

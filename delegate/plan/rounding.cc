@@ -18,9 +18,8 @@ std::vector<bool> find_builtin_rounding(const Graph& g, const GraphIndex& index)
       const int t = node.inputs[k];
       if (t >= 0 && index.producer[t] >= 0) feeds[index.producer[t]] = true;
     }
+    if (quantizes) feeds[i] = false;  // it computes as TFLite's hybrid kernel already (its readers are done)
   }
-  for (int i = 0; i < n; ++i)  // the dynamic-range layers compute as TFLite does already
-    if (is_dynamic_range_fc(g, g.nodes[i]) || is_dynamic_range_conv(g, g.nodes[i])) feeds[i] = false;
   return feeds;
 }
 
