@@ -120,6 +120,32 @@ template <class V> inline V logistic_(V x) {
   return select_negative(x, e, one) / (one + e);
 }
 
+// LOGISTIC as TFLite's builtin kernel rounds it on x86 (Eigen's float
+// logistic over SSE packets, no fma): e = e^(x/2) (Cephes' two-part ln 2
+// reduction, degree-5 polynomial), squared, then e / (1 + e); every multiply
+// and add rounded alone, as there. Bit for bit on every ISA.
+template <class V> inline V logistic_as_builtin_(V x0) {
+  const V half = V::splat(0.5f), one = V::splat(1.f);
+  const V x = min(V::splat(16.6355324f), x0) * half;
+  const V m = floor(x * V::splat(1.44269504f) + half);
+  V r = m * V::splat(-0.693359375f) + x;
+  r = m * V::splat(2.12194440e-4f) + r;
+  const V r2 = r * r;
+  const V even = r2 * V::splat(4.18986678e-2f) + V::splat(0.499991417f);
+  const V odd = r2 * V::splat(8.33471306e-3f) + V::splat(0.166668773f);
+  const V p = r2 * (r * odd + even) + (r + one);
+  V e = p * pow2i(m);
+  e = e * e;
+  return select(x0 < V::splat(-104.f), V::splat(0.f), e / (one + e));
+}
+
+// The same builtin's scalar code, which it runs on a tensor's last size % 4
+// values (past its last full packet): libm's e^x, then e / (1 + e).
+inline float logistic_as_builtin_tail(float x) {
+  const float e = std::exp(std::fmin(x, 16.6355324f));
+  return e / (1.f + e);
+}
+
 // erf(x / sqrt 2) = x P(x^2) / Q(x^2) on |x| <= 4 sqrt 2 (erf(4) rounds to 1):
 // our own fit of erf(z) = z p(z^2) / q(z^2), minimax in relative error (about
 // 7e-8 before float rounding), with z = x / sqrt 2 folded into P and Q.
@@ -198,6 +224,7 @@ FD_OP(Relu0To1, clamp(a, 0.f, 1.f))
 FD_OP(LeakyRelu, select(a > V::splat(0.f), a, a * V::splat(p)))
 FD_OP(Elu, select(a > V::splat(0.f), a, expm1_(a)))
 FD_OP(Logistic, logistic_(a))
+FD_OP(LogisticAsBuiltin, logistic_as_builtin_(a))
 FD_OP(Tanh, tanh_(a))
 // As TFLite's builtin kernel (and XNNPACK): x times 1/6, then times relu6(x + 3).
 FD_OP(HardSwish, (a * V::splat(1.f / 6.f)) * clamp(a + V::splat(3.f), 0.f, 6.f))

@@ -19,11 +19,18 @@ using EwRowsKernel = void (*)(const float* a, const float* b, const float* c, fl
                               size_t len, float param);
 constexpr int kRowMasks = 8;
 
+// TFLite's builtin kernels on x86 (LiteRT's wheel) run Eigen over SSE packets
+// of 4 floats, then scalar code on a tensor's last size % 4 values.
+constexpr int kBuiltinPacketFloats = 4;
+
 struct EwTable {
   const char* isa;
   EwKernel fn[kEwKernelOpCount];
   // [op][mask]: for masks that leave some operand dense; null otherwise.
   EwRowsKernel rows_fn[kEwKernelOpCount][kRowMasks];
+  // [op]: what an op that rounds as the builtin computes on a tensor's last
+  // size % kBuiltinPacketFloats values, where that differs from fn; else null.
+  EwKernel builtin_tail[kEwKernelOpCount];
 };
 
 // Defined in ew_<isa>.cc; a table exists only where its ISA was compiled in.

@@ -45,6 +45,9 @@ struct GemmKernel {
   // row, so more of the weight stream is in flight (AVX-512, a 1024->1000
   // layer with its weights in L3: 1.22 -> 0.98x XNNPACK's time).
   GemmMicroKernel fn_one = nullptr, fn_one_half = nullptr;
+  // Rounded tables only (Kernels::rounded): a GEMM of one row in all, as
+  // TFLite's builtin kernel sums it (a matrix-vector product, its own order).
+  GemmMicroKernel fn_gemv = nullptr, fn_gemv_half = nullptr;
 };
 
 // Depthwise: `pixels` output pixels of `channels` channels each, pixel p at

@@ -8,13 +8,13 @@ namespace fd {
 
 template <simd::Sum S>
 const GemmKernel& gemm_6x16_avx2(const char* name) {
-  static const GemmKernel kernel{name, 6, 16,
+  static const GemmKernel kernel = simd::with_builtin_gemv<simd::F32x8, 2, S>({name, 6, 16,
                                  &simd::gemm_microkernel<simd::F32x8, 6, 2, S>, 3,
                                  &simd::gemm_microkernel<simd::F32x8, 3, 2, S>,
                                  &simd::gemm_microkernel<simd::F32x8, 6, 1, S>,
                                  &simd::gemm_microkernel<simd::F32x8, 3, 1, S>, 0, nullptr, nullptr,
                                  &simd::gemm_row_microkernel<simd::F32x8, 2, S>,
-                                 &simd::gemm_row_microkernel<simd::F32x8, 1, S>};
+                                 &simd::gemm_row_microkernel<simd::F32x8, 1, S>});
   return kernel;
 }
 

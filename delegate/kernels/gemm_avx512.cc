@@ -9,7 +9,7 @@ namespace fd {
 
 template <simd::Sum S>
 const GemmKernel& gemm_12x32_avx512(const char* name) {
-  static const GemmKernel kernel{name, 12, 32,
+  static const GemmKernel kernel = simd::with_builtin_gemv<simd::F32x16, 2, S>({name, 12, 32,
                                  &simd::gemm_microkernel<simd::F32x16, 12, 2, S>, 4,
                                  &simd::gemm_microkernel<simd::F32x16, 4, 2, S>,
                                  &simd::gemm_microkernel<simd::F32x16, 12, 1, S>,
@@ -17,7 +17,7 @@ const GemmKernel& gemm_12x32_avx512(const char* name) {
                                  &simd::gemm_microkernel<simd::F32x16, 8, 2, S>,
                                  &simd::gemm_microkernel<simd::F32x16, 8, 1, S>,
                                  &simd::gemm_row_microkernel<simd::F32x16, 2, S>,
-                                 &simd::gemm_row_microkernel<simd::F32x16, 1, S>};
+                                 &simd::gemm_row_microkernel<simd::F32x16, 1, S>});
   return kernel;
 }
 

@@ -160,6 +160,51 @@ void gemm_row_microkernel(int, int nc, int taps, int kc, const float* const* a, 
   if (c0 < nc) gemm_panel_tile<V, 1, NV, S>(1, nc - c0, taps, kc, a, nullptr, panel, c + c0, ldc, vlo, vhi, next);
 }
 
+// A GEMM of one row as TFLite's builtin kernel sums it on x86 (Eigen's
+// matrix-vector product over SSE packets, no fma): per column, the products
+// of the first k - k % 4 depths summed in four lanes by depth mod 4, the
+// lanes added as (0 + 2) + (1 + 3), then the last k % 4 products in order,
+// then the bias. Panels as gemm_microkernel's; mr is 1.
+template <class V, int NV>
+void gemm_row_as_builtin_gemv(int, int nc, int taps, int kc, const float* const* a, const float* panel, float* c,
+                              size_t, float lo, float hi, const float*) {
+  constexpr int NR = NV * V::W;
+  const int k = taps * kc, k4 = k - k % 4;
+  const size_t panel_size = (static_cast<size_t>(k) + 1) * NR;
+  for (int c0 = 0; c0 < nc; c0 += NR, panel += panel_size) {
+    V lane[4][NV], sum[NV];
+    for (int v = 0; v < NV; ++v)
+      for (int q = 0; q < 4; ++q) lane[q][v] = V::splat(0.f);
+    for (int j = 0; j < k; ++j) {
+      const V x = V::splat(a[j / kc][j % kc]);
+      if (j == k4)
+        for (int v = 0; v < NV; ++v) sum[v] = (lane[0][v] + lane[2][v]) + (lane[1][v] + lane[3][v]);
+      for (int v = 0; v < NV; ++v) {
+        const V product = x * V::load(panel + static_cast<size_t>(j) * NR + v * V::W);
+        if (j < k4) lane[j % 4][v] = lane[j % 4][v] + product;
+        else sum[v] = sum[v] + product;
+      }
+    }
+    for (int v = 0; v < NV; ++v) {
+      if (k4 == k) sum[v] = (lane[0][v] + lane[2][v]) + (lane[1][v] + lane[3][v]);
+      const V y = min(V::splat(hi), max(V::splat(lo), sum[v] + V::load(panel + static_cast<size_t>(k) * NR + v * V::W)));
+      const int left = nc - c0 - v * V::W;
+      if (left >= V::W) y.store(c + c0 + v * V::W);
+      else if (left > 0) y.store_tail(c + c0 + v * V::W, left);
+    }
+  }
+}
+
+// A GEMM table of sum S; the rounded one with its one-row builtin order too.
+template <class V, int NV, Sum S>
+GemmKernel with_builtin_gemv(GemmKernel kernel) {
+  if constexpr (S == Sum::kRounded) {
+    kernel.fn_gemv = &gemm_row_as_builtin_gemv<V, NV>;
+    kernel.fn_gemv_half = &gemm_row_as_builtin_gemv<V, NV / 2>;
+  }
+  return kernel;
+}
+
 // One pixel's block of up to NV vectors of channels from c0 (left of them):
 // the bias, then each tap in order, one fma each.
 template <class V, int NV, Sum S>

@@ -8,13 +8,13 @@ namespace fd {
 
 template <simd::Sum S>
 const GemmKernel& gemm_8x8_neon(const char* name) {
-  static const GemmKernel kernel{name, 8, 8,
+  static const GemmKernel kernel = simd::with_builtin_gemv<simd::F32x4, 2, S>({name, 8, 8,
                                  &simd::gemm_microkernel<simd::F32x4, 8, 2, S>, 4,
                                  &simd::gemm_microkernel<simd::F32x4, 4, 2, S>,
                                  &simd::gemm_microkernel<simd::F32x4, 8, 1, S>,
                                  &simd::gemm_microkernel<simd::F32x4, 4, 1, S>, 0, nullptr, nullptr,
                                  &simd::gemm_row_microkernel<simd::F32x4, 2, S>,
-                                 &simd::gemm_row_microkernel<simd::F32x4, 1, S>};
+                                 &simd::gemm_row_microkernel<simd::F32x4, 1, S>});
   return kernel;
 }
 

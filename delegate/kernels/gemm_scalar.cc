@@ -8,11 +8,11 @@ namespace fd {
 
 template <simd::Sum S>
 const GemmKernel& gemm_4x4_scalar(const char* name) {
-  static const GemmKernel kernel{name, 4, 4,
+  static const GemmKernel kernel = simd::with_builtin_gemv<simd::F32x1, 4, S>({name, 4, 4,
                                  &simd::gemm_microkernel<simd::F32x1, 4, 4, S>, 1,
                                  &simd::gemm_microkernel<simd::F32x1, 1, 4, S>,
                                  &simd::gemm_microkernel<simd::F32x1, 4, 2, S>,
-                                 &simd::gemm_microkernel<simd::F32x1, 1, 2, S>};
+                                 &simd::gemm_microkernel<simd::F32x1, 1, 2, S>});
   return kernel;
 }
 

@@ -43,6 +43,10 @@ struct AnchorStep {
   const Qd8GemmKernel* qd8 = nullptr;
   std::shared_ptr<const Qd8PackedWeights> qd8_weights;
   std::shared_ptr<const Qd8DwScales> qd8_dw;
+  // CONV_2D rounding as the builtin (kernels.rounded) with n % 4 channels
+  // past the last multiple of 4: their weights, summed in the builtin's order
+  // for them (runtime/gemm_driver.h, redo_last_channels_as_builtin).
+  std::shared_ptr<const LastChannels> last_channels;
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;
@@ -114,6 +118,7 @@ struct BoundAnchor {
   // huge-page blocks: a large table first written on the first run would
   // otherwise fault a 4 KiB page at a time (a run's worth of init time).
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
+  bool builtin_gemv = false;  // one output row, rounding as the builtin (GemmKernel::fn_gemv)
   int64_t row_unit = 0;      // CONV_2D in Winograd form: tiles of whole pairs of output rows (2 * out_w)
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
   mutable std::vector<const float*, HugePageAllocator<const float*>> rows;

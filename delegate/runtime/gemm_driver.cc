@@ -189,6 +189,51 @@ void gemm(const GemmKernel& kernel, const PackedWeights& w, int m, int taps, con
   }
 }
 
+void gemm_one_row_as_builtin(const GemmKernel& kernel, const PackedWeights& w, int taps, const float* const* row,
+                             float* c, float lo, float hi, int first_panel, int last_panel) {
+  const int panels = w.panels();
+  if (last_panel < 0 || last_panel > panels) last_panel = panels;
+  for (int q = first_panel; q < last_panel; ++q) {
+    const GemmMicroKernel fn = q + 1 == panels && w.last_nr < w.nr ? kernel.fn_gemv_half : kernel.fn_gemv;
+    fn(1, std::min(w.nr, w.n - q * w.nr), taps, w.k / taps, row, w.data.data() + q * w.panel_size(), c + q * w.nr,
+       0, lo, hi, nullptr);
+  }
+}
+
+LastChannels last_channels(const float* w, const float* bias, int n, int k) {
+  LastChannels last;
+  last.first_channel = n - n % 4;
+  last.cols = n % 4;
+  last.k = k;
+  last.weights.assign(w + static_cast<size_t>(last.first_channel) * k, w + static_cast<size_t>(n) * k);
+  for (int j = last.first_channel; j < n; ++j) last.bias.push_back(bias ? bias[j] : 0.f);
+  return last;
+}
+
+namespace {
+
+float builtin_last_channel_sum(const float* w, int k, int taps, const float* const* row) {
+  const int kc = k / taps, k4 = k - k % 4;
+  float lane[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int j = 0; j < k4; ++j) lane[j % 4] = lane[j % 4] + row[j / kc][j % kc] * w[j];
+  float sum = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+  for (int j = k4; j < k; ++j) sum = sum + row[j / kc][j % kc] * w[j];
+  return sum;
+}
+
+}  // namespace
+
+void redo_last_channels_as_builtin(const LastChannels& last, int64_t m, int64_t first, int64_t count, int taps,
+                                   const float* const* rows, float* c, size_t ldc, float lo, float hi) {
+  const int64_t end = std::min(first + count, m - m % 4);
+  for (int64_t r = first; r < end; ++r)
+    for (int j = 0; j < last.cols; ++j) {
+      const float sum = builtin_last_channel_sum(last.weights.data() + static_cast<size_t>(j) * last.k, last.k, taps,
+                                                 rows + r * taps);
+      c[(r - first) * ldc + last.first_channel + j] = std::min(hi, std::max(lo, sum + last.bias[j]));
+    }
+}
+
 const GemmKernel& gemm_for(const Kernels& kernels, int n) {
   const GemmKernel* wide = kernels.gemm_wide;
   return wide && padded_columns(n, wide->nr) <= padded_columns(n, kernels.gemm->nr) ? *wide : *kernels.gemm;

@@ -203,6 +203,9 @@ class ProgramBuilder {
   std::map<int, int> value_of_;  // tensor -> value
 };
 
+// The op of the same math that rounds as TFLite's builtin kernel, where ours rounds otherwise.
+EwKernelOp as_builtin(EwKernelOp op) { return op == EwKernelOp::Logistic ? EwKernelOp::LogisticAsBuiltin : op; }
+
 // POW with a constant scalar exponent becomes an exact cheaper op.
 EwOp ProgramBuilder::op_of(const Node& node) const {
   if (node.kind != OpKind::kElementwise) return EwOp::kCount;
@@ -258,7 +261,7 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
 void ProgramBuilder::emit(int pos, EwOp op) {
   const Node& node = g_.nodes[pos];
   const int ni = static_cast<int>(p_.inputs.size());
-  Instr in{kernel_op(op), node.param, {}};
+  Instr in{is_rounded(pos) ? as_builtin(kernel_op(op)) : kernel_op(op), node.param, {}};
   for (int t : reads(pos, op)) in.src.push_back(value_of_.at(t));
   if (node.kind != OpKind::kElementwise) {
     in.anchor = static_cast<int>(p_.anchors.size());
@@ -632,6 +635,9 @@ void BoundProgram::bind_steps(const Program& p, const Values& v, const EwTable& 
             in.anchor >= 0 ? anchor_index++ : -1};
     st.rows = v.row_value[value];
     st.tile_input = in.anchor >= 0 && in.src[0] >= v.ni;
+    st.tail_fn = in.anchor >= 0 ? nullptr : table.builtin_tail[static_cast<int>(in.op)];
+    const int64_t size = st.rows ? total_ / row_len_ : total_;
+    st.tail_from = size - size % kBuiltinPacketFloats;
     for (int s : in.src) st.src.push_back(slots.slot(s));
     int row_operands = 0;
     for (int i = 0; i < in.arity() && !st.rows && in.anchor < 0; ++i) row_operands |= v.row_value[in.src[i]] << i;
@@ -827,11 +833,20 @@ void BoundProgram::run_tile(int64_t t0, int64_t n, float* const* slots, ThreadPo
     } else if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor
       run_anchor_rows(anchors_[s.anchor], t0, n, slots[s.dst], column_pool);
     } else {
-      const size_t arity = s.src.size();
-      s.fn(slots[s.src[0]], arity > 1 ? slots[s.src[1]] : nullptr, arity > 2 ? slots[s.src[2]] : nullptr,
-           slots[s.dst], static_cast<size_t>(s.rows ? n / row_len_ : n), s.param);
+      run_elementwise(s, s.rows ? t0 / row_len_ : t0, s.rows ? n / row_len_ : n, slots);
     }
   }
+}
+
+// Values [first, first + n) of an elementwise step; those from its tail_from on by its tail_fn.
+void BoundProgram::run_elementwise(const Step& s, int64_t first, int64_t n, float* const* slots) const {
+  const size_t arity = s.src.size();
+  auto operand = [&](size_t k, int64_t at) { return k < arity ? slots[s.src[k]] + at : nullptr; };
+  const int64_t body = s.tail_fn ? std::clamp<int64_t>(s.tail_from - first, 0, n) : n;
+  if (body > 0) s.fn(operand(0, 0), operand(1, 0), operand(2, 0), slots[s.dst], static_cast<size_t>(body), s.param);
+  if (body < n)
+    s.tail_fn(operand(0, body), operand(1, body), operand(2, body), slots[s.dst] + body, static_cast<size_t>(n - body),
+              s.param);
 }
 
 // With column_pool, the GEMM's panels are shared over it.

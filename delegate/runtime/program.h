@@ -102,6 +102,8 @@ class BoundProgram {
     bool rows = false;        // dst holds one value per row of the tile (row_len_ elements)
     bool tile_input = false;  // a row op reading src[0]'s tile (else a program input, whole)
     EwRowsKernel rows_fn = nullptr;  // an elementwise step over the tile reading row values
+    EwKernel tail_fn = nullptr;  // EwTable::builtin_tail: run on values [tail_from, end) instead of fn
+    int64_t tail_from = 0;
   };
 
   struct Values;
@@ -113,6 +115,7 @@ class BoundProgram {
   void choose_tile();
   int64_t anchor_tile(int64_t tile);
   void run_tile(int64_t t0, int64_t n, float* const* slots, ThreadPool* column_pool) const;
+  void run_elementwise(const Step& s, int64_t first, int64_t n, float* const* slots) const;
   void run_anchor_rows(const BoundAnchor& a, int64_t t0, int64_t n, float* out, ThreadPool* column_pool) const;
   // Element e of the domain in output o: e itself, or its row for one value per row.
   int64_t output_index(size_t o, int64_t e) const { return output_rows_[o] ? e / row_len_ : e; }

@@ -394,6 +394,70 @@ TEST(Gemm, RoundedKernelsSumAsTheBuiltinKernelsBitForBit) {
   }
 }
 
+// The builtin's four-lane sums (Eigen over SSE packets, no fma): the products
+// of depth p < k - k % 4 into lane p % 4, the lanes combined pairwise as
+// `pairs` says, then the last k % 4 products in order.
+float four_lane_sum(const float* const* row, int kc, const float* w, int k, bool lanes_0_2_first) {
+  float lane[4] = {0.f, 0.f, 0.f, 0.f};
+  const int k4 = k / 4 * 4;
+  for (int p = 0; p < k4; ++p) lane[p % 4] += row[p / kc][p % kc] * w[p];
+  float sum = lanes_0_2_first ? (lane[0] + lane[2]) + (lane[1] + lane[3]) : (lane[0] + lane[1]) + (lane[2] + lane[3]);
+  for (int p = k4; p < k; ++p) sum += row[p / kc][p % kc] * w[p];
+  return sum;
+}
+
+// A GEMM of one row (a 1-pixel convolution: squeeze-excite) sums as the
+// builtin's matrix-vector product, lanes (0 + 2) + (1 + 3): every ISA's
+// fn_gemv, full and half panels, bit for bit.
+TEST(Gemm, RoundedOneRowSumsAsTheBuiltinMatrixVectorProduct) {
+  for (const auto& [n, k] : std::vector<std::pair<int, int>>{{1, 1}, {7, 27}, {27, 7}, {40, 16}, {20, 18}, {70, 96}}) {
+    const int taps = k % 9 == 0 ? 9 : 1, kc = k / taps;
+    const auto a = random_vector(k, k), w = random_vector(n * k, n + k), bias = random_vector(n, n);
+    std::vector<const float*> row(taps);
+    for (int t = 0; t < taps; ++t) row[t] = a.data() + t * kc;
+    for (const auto& isa : available_isas()) {
+      const GemmKernel& kernel = *kernels_for(isa)->rounded->gemm;
+      ASSERT_TRUE(kernel.fn_gemv && kernel.fn_gemv_half) << kernel.name;
+      const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, true);
+      std::vector<float> c(n);
+      gemm_one_row_as_builtin(kernel, packed, taps, row.data(), c.data(), -INFINITY, 2.f, 0, -1);
+      for (int j = 0; j < n; ++j)
+        ASSERT_EQ(c[j], std::min(2.f, four_lane_sum(row.data(), kc, w.data() + j * k, k, true) + bias[j]))
+            << kernel.name << " n=" << n << " k=" << k << " j=" << j;
+    }
+  }
+}
+
+// Its GEMM's last n % 4 output channels, in every group of 4 rows but the
+// last m % 4 rows, sum in four lanes combined (0 + 1) + (2 + 3); the rest in
+// k order. redo_last_channels_as_builtin rewrites those after the GEMM.
+TEST(Gemm, RoundedLastChannelsSumAsTheBuiltinGemm) {
+  for (const auto& [m, n, k] : std::vector<Problem>{{9, 27, 24}, {4, 7, 9}, {11, 3, 13}, {3, 5, 8}}) {
+    const auto a = random_vector(m * k, m + k), w = random_vector(n * k, n), bias = random_vector(n, k);
+    std::vector<const float*> rows(m);
+    for (int r = 0; r < m; ++r) rows[r] = a.data() + r * k;
+    const LastChannels last = last_channels(w.data(), bias.data(), n, k);
+    const GemmKernel& kernel = *kernels_for("scalar")->rounded->gemm;
+    const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, true);
+    std::vector<float> c(m * n);
+    for (int first = 0; first < m; first += 2) {  // in pieces of 2 rows, as tiles run
+      const int count = std::min(2, m - first);
+      gemm(kernel, packed, count, 1, rows.data() + first, c.data() + first * n, n, -INFINITY, INFINITY);
+      redo_last_channels_as_builtin(last, m, first, count, 1, rows.data(), c.data() + first * n, n, -INFINITY,
+                                    INFINITY);
+    }
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        const bool own_order = j >= n - n % 4 && i < m - m % 4;
+        float sum = 0.f;
+        if (own_order) sum = four_lane_sum(&rows[i], k, w.data() + j * k, k, false);
+        else
+          for (int p = 0; p < k; ++p) sum += rows[i][p] * w[j * k + p];
+        ASSERT_EQ(c[i * n + j], sum + bias[j]) << "m=" << m << " n=" << n << " i=" << i << " j=" << j;
+      }
+  }
+}
+
 TEST(Depthwise, RoundedKernelsSumAsTheBuiltinKernelsBitForBit) {
   const int pixels = 9;
   for (int taps : {9, 25}) {

@@ -32,8 +32,14 @@ bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::str
 void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                      float* out) {
   const int taps = a.row_taps();
+  if (a.builtin_gemv && count == 1)
+    return gemm_one_row_as_builtin(*a.step.gemm, a.weights(), taps, a.rows.data() + first * taps, out, a.step.lo,
+                                   a.step.hi, first_panel, last_panel);
   gemm(*a.step.gemm, a.weights(), static_cast<int>(count), taps, a.rows.data() + first * taps, out, a.n, a.step.lo,
        a.step.hi, first_panel, last_panel);
+  if (a.step.last_channels && (last_panel < 0 || last_panel >= a.weights().panels()))
+    redo_last_channels_as_builtin(*a.step.last_channels, a.geo.pixels(), first, count, taps, a.rows.data(), out, a.n,
+                                  a.step.lo, a.step.hi);
 }
 
 void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
