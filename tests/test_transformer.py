@@ -8,6 +8,7 @@ import pytest
 import models
 from checks import (KERNEL_VARIANTS, check_claims, check_invokes, check_family_off, check_ops_claimed,
                     check_result, check_variant, claimed_nodes, counts, op_of, tolerance)
+from procs import convert_and_compare
 
 MODELS = [s.name for s in models.transformer_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
@@ -44,3 +45,43 @@ def test_only_the_transformer_family_claims_row_ops(worker_results, manifest):
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_transformer_family_off_claims_no_row_op(worker_results, manifest, runtime):
     check_family_off(worker_results, manifest, MODELS, runtime, models.ROW_OPS)
+
+
+ATTENTION_BEFORE_HYBRID = """
+import sys, numpy as np, tensorflow as tf
+rng = np.random.RandomState(9)
+def w(*shape):
+    return tf.constant(rng.uniform(-0.3, 0.3, shape).astype(np.float32))
+def heads(t):  # [1, 12, 28] -> [1, 4, 12, 7]
+    return tf.transpose(tf.reshape(t, [1, 12, 4, 7]), [0, 2, 1, 3])
+@tf.function(input_signature=[tf.TensorSpec([1, 12, 40], tf.float32)])
+def f(x):  # float layers between int8-weight ones (each of 1024 weights or more)
+    q, k, v = (heads(tf.matmul(x, w(40, 28))) for _ in range(3))
+    p = tf.nn.softmax(tf.matmul(q, k, transpose_b=True) * 0.37)  # rows of 12
+    ctx = tf.reshape(tf.transpose(tf.matmul(p, v), [0, 2, 1, 3]), [1, 12, 28])  # 7 columns a head
+    h = x + tf.matmul(ctx, w(28, 40))
+    mean = tf.reduce_mean(h, -1, keepdims=True)  # over 40 values
+    var = tf.reduce_mean(tf.math.squared_difference(h, mean), -1, keepdims=True)
+    h = (h - mean) * tf.math.rsqrt(var + 1e-3) * w(40) + w(40)
+    g = tf.nn.gelu(tf.matmul(h, w(40, 61)))  # 732 values
+    p0 = tf.nn.softmax(tf.matmul(q[:, :, :1], k, transpose_b=True))  # one query row
+    c0 = tf.reshape(tf.matmul(p0, v), [1, 1, 28])
+    g0 = tf.nn.gelu(tf.matmul(c0, w(28, 63)))  # 63 values
+    return h, g, c0, g0, tf.matmul(g, w(61, 40)), tf.matmul(g0, w(63, 40))
+c = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f)
+c.optimizations = [tf.lite.Optimize.DEFAULT]
+open(sys.argv[1], "wb").write(c.convert())
+"""
+
+
+def test_attention_before_dynamic_range_layers_rounds_as_the_builtin_kernels(tmp_path):
+    """A BERT block whose float ops feed int8-weight FULLY_CONNECTED layers: BATCH_MATMUL (one query
+    row, 7 columns) in k order from zero, SOFTMAX with Eigen's exp and row sums, MEAN as Eigen's
+    row sum divided by n, GELU with Eigen's erfc (libm's exp on the last size % 4 values). Every
+    output equals LiteRT's builtin kernels' to the bit (616 of 1823 values differed before)."""
+    ops, claimed, differ, size = convert_and_compare(tmp_path / "attention_before_hybrid.tflite",
+                                                     ATTENTION_BEFORE_HYBRID)
+    assert ops.count("FULLY_CONNECTED") == 8 and ops.count("GELU") == 2 and ops.count("SOFTMAX") == 2, ops
+    assert claimed >= len(ops) - 1, f"fusedelegate claimed {claimed} of {ops}"  # a 4-d STRIDED_SLICE may stay
+    assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
+

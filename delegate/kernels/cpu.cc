@@ -42,7 +42,7 @@ const Kernels* kernels_for(const std::string& isa) {
   const std::string want = resolve(isa);
   if (want == "scalar") {
     static const Kernels rounded{&ew_table_scalar(), &gemm_kernel_scalar_rounded(), &dw_kernel_scalar_rounded(),
-                                 &row_kernel_scalar(), nullptr, nullptr, &qd8_gemm_kernel_scalar()};
+                                 &row_kernel_scalar_rounded(), nullptr, nullptr, &qd8_gemm_kernel_scalar()};
     static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar(), &row_kernel_scalar(),
                                 nullptr, &winograd_kernel_scalar(), &qd8_gemm_kernel_scalar(), &rounded};
     return &scalar;
@@ -50,14 +50,14 @@ const Kernels* kernels_for(const std::string& isa) {
 #if defined(__x86_64__)
   if (want == "avx2") {
     static const Kernels rounded{&ew_table_avx2(), &gemm_kernel_avx2_rounded(), &dw_kernel_avx2_rounded(),
-                                 &row_kernel_avx2(), nullptr, nullptr, &qd8_gemm_kernel_avx2()};
+                                 &row_kernel_avx2_rounded(), nullptr, nullptr, &qd8_gemm_kernel_avx2()};
     static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2(),
                               nullptr, &winograd_kernel_avx2(), &qd8_gemm_kernel_avx2(), &rounded};
     return &avx2;
   }
   if (want == "avx512") {
     static const Kernels rounded{&ew_table_avx512(), &gemm_kernel_avx512_rounded(), &dw_kernel_avx512_rounded(),
-                                 &row_kernel_avx512(), nullptr, nullptr, qd8_avx512()};
+                                 &row_kernel_avx512_rounded(), nullptr, nullptr, qd8_avx512()};
     static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(),
                                 &row_kernel_avx512(), &gemm_kernel_avx512_wide(), &winograd_kernel_avx512(),
                                 qd8_avx512(), &rounded};
@@ -66,7 +66,7 @@ const Kernels* kernels_for(const std::string& isa) {
 #elif defined(__aarch64__)
   if (want == "neon") {
     static const Kernels rounded{&ew_table_neon(), &gemm_kernel_neon_rounded(), &dw_kernel_neon_rounded(),
-                                 &row_kernel_neon(), nullptr, nullptr, &qd8_gemm_kernel_neon()};
+                                 &row_kernel_neon_rounded(), nullptr, nullptr, &qd8_gemm_kernel_neon()};
     static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon(),
                               nullptr, &winograd_kernel_neon(), &qd8_gemm_kernel_neon(), &rounded};
     return &neon;

@@ -87,10 +87,6 @@ constexpr std::array<EwRowsKernel, kRowMasks> rows_entry(std::integer_sequence<i
   return {rows_kernel<V, Op, Arity, Masks>()...};
 }
 
-inline void logistic_as_builtin_tail_loop(const float* a, const float*, const float*, float* dst, size_t n, float) {
-  for (size_t i = 0; i < n; ++i) dst[i] = logistic_as_builtin_tail(a[i]);
-}
-
 template <class V> EwTable make_ew_table(const char* isa) {
   EwTable t{isa, {
 #define FD_ENTRY(name, arity) &ew_loop<V, name##Op, arity>,
@@ -104,7 +100,7 @@ template <class V> EwTable make_ew_table(const char* isa) {
   };
   for (int o = 0; o < kEwKernelOpCount; ++o)
     for (int m = 0; m < kRowMasks; ++m) t.rows_fn[o][m] = rows[o][m];
-  t.builtin_tail[static_cast<int>(EwKernelOp::LogisticAsBuiltin)] = &logistic_as_builtin_tail_loop;
+  for (int o = 0; o < kEwKernelOpCount; ++o) t.builtin_tail[o] = builtin_tail_kernel(static_cast<EwKernelOp>(o));
   return t;
 }
 

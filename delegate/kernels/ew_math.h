@@ -120,6 +120,56 @@ template <class V> inline V logistic_(V x) {
   return select_negative(x, e, one) / (one + e);
 }
 
+// e^x as TFLite's builtin kernels round it on x86 (Eigen's float exp over SSE
+// packets, no fma): m = floor(x log2 e + 1/2), r = x - m ln 2 in Cephes' two
+// parts, a degree-6 polynomial in even and odd halves, times 2^m rounded once;
+// every multiply and add rounded alone, as there. Bit for bit on every ISA.
+template <class V> inline V exp_as_builtin_(V x0) {
+  const V x = clamp(x0, -104.f, 88.723f);
+  const V m = floor(x * V::splat(1.44269504f) + V::splat(0.5f));
+  V r = m * V::splat(-0.693359375f) + x;
+  r = m * V::splat(2.12194440e-4f) + r;
+  const V r2 = r * r;
+  V even = r2 * V::splat(1.37449637986719608306884765625e-3f) + V::splat(4.166965186595916748046875e-2f);
+  const V odd = r2 * V::splat(8.36894474923610687255859375e-3f) + V::splat(0.16666518151760101318359375f);
+  even = r2 * even + V::splat(0.49999988079071044921875f);
+  const V p = r2 * (r * odd + even) + (r + V::splat(1.f));
+  return select(x0 < V::splat(-104.f), V::splat(0.f), max(scale2(p, m), x0));
+}
+
+// erfc(x) as the builtin's GELU rounds it (Eigen's float erfc, no fma):
+// 1 + x S(x^2) for |x| <= 1, else e^-x^2 (1 - lo) P(1/x^2) / (x Q(1/x^2)),
+// plus 2 for x < 0, where lo is the rounding error of x^2 (exact: Dekker's
+// product there, one fma here) and e^ is `exp` (the vector body's
+// exp_as_builtin_, libm's on a tensor's last size % 4 values).
+template <class V, class Exp> inline V erfc_as_builtin_(V x_in, Exp exp) {
+  static const float s[] = {5.61802298761904239654541015625e-04f, -4.91381669417023658752441406250e-03f,
+                            2.67075151205062866210937500000e-02f, -1.12800106406211853027343750000e-01f,
+                            3.76122951507568359375000000000e-01f, -1.12837910652160644531250000000e+00f};
+  static const float p[] = {1.0208116471767425537109375e-01f, 4.2920666933059692382812500e-01f,
+                            3.2379078865051269531250000e-01f, 5.3971976041793823242187500e-02f};
+  static const float q[] = {1.7251677811145782470703125e-02f, 3.9137163758277893066406250e-01f, 1.f,
+                            6.2173241376876831054687500e-01f, 9.5662862062454223632812500e-02f};
+  const auto horner = [](V u, const float* c, int n) {  // c[0] u^(n-1) + ... + c[n-1], no fma
+    V y = V::splat(c[0]);
+    for (int i = 1; i < n; ++i) y = y * u + V::splat(c[i]);
+    return y;
+  };
+  const V x = clamp(x_in, -11.f, 11.f), one = V::splat(1.f);
+  const V x2 = x * x;
+  const V small = x * horner(x2, s, 6) + one;
+  const V e = exp(-x2);
+  const V z = e - e * fma(x, x, -x2);
+  const V q2 = one / x2;
+  const V large = z * (horner(q2, p, 4) / (x * horner(q2, q, 5))) + select_negative(x, V::splat(2.f), V::splat(0.f));
+  return select(one < x2, large, small);
+}
+
+// GELU (erf form) as TFLite's builtin kernel: (x / 2) erfc(-x / sqrt 2).
+template <class V> inline V gelu_as_builtin_(V x) {
+  return (V::splat(0.5f) * x) * erfc_as_builtin_(x * V::splat(-0.70710677f), [](V y) { return exp_as_builtin_(y); });
+}
+
 // LOGISTIC as TFLite's builtin kernel rounds it on x86 (Eigen's float
 // logistic over SSE packets, no fma): e = e^(x/2) (Cephes' two-part ln 2
 // reduction, degree-5 polynomial), squared, then e / (1 + e); every multiply
@@ -137,13 +187,6 @@ template <class V> inline V logistic_as_builtin_(V x0) {
   V e = p * pow2i(m);
   e = e * e;
   return select(x0 < V::splat(-104.f), V::splat(0.f), e / (one + e));
-}
-
-// The same builtin's scalar code, which it runs on a tensor's last size % 4
-// values (past its last full packet): libm's e^x, then e / (1 + e).
-inline float logistic_as_builtin_tail(float x) {
-  const float e = std::exp(std::fmin(x, 16.6355324f));
-  return e / (1.f + e);
 }
 
 // erf(x / sqrt 2) = x P(x^2) / Q(x^2) on |x| <= 4 sqrt 2 (erf(4) rounds to 1):
@@ -225,6 +268,7 @@ FD_OP(LeakyRelu, select(a > V::splat(0.f), a, a * V::splat(p)))
 FD_OP(Elu, select(a > V::splat(0.f), a, expm1_(a)))
 FD_OP(Logistic, logistic_(a))
 FD_OP(LogisticAsBuiltin, logistic_as_builtin_(a))
+FD_OP(GeluAsBuiltin, gelu_as_builtin_(a))
 FD_OP(Tanh, tanh_(a))
 // As TFLite's builtin kernel (and XNNPACK): x times 1/6, then times relu6(x + 3).
 FD_OP(HardSwish, (a * V::splat(1.f / 6.f)) * clamp(a + V::splat(3.f), 0.f, 6.f))

@@ -33,6 +33,10 @@ struct EwTable {
   EwKernel builtin_tail[kEwKernelOpCount];
 };
 
+// EwTable::builtin_tail of `op`, the same in every table (ew_scalar.cc: plain
+// scalar code, built without ISA flags).
+EwKernel builtin_tail_kernel(EwKernelOp op);
+
 // Defined in ew_<isa>.cc; a table exists only where its ISA was compiled in.
 const EwTable& ew_table_scalar();
 const EwTable& ew_table_avx2();

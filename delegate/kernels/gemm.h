@@ -143,6 +143,11 @@ const RowKernel& row_kernel_scalar();
 const RowKernel& row_kernel_avx2();
 const RowKernel& row_kernel_avx512();
 const RowKernel& row_kernel_neon();
+// The same rounding as TFLite's builtin kernels (row_kernel_as_builtin).
+const RowKernel& row_kernel_scalar_rounded();
+const RowKernel& row_kernel_avx2_rounded();
+const RowKernel& row_kernel_avx512_rounded();
+const RowKernel& row_kernel_neon_rounded();
 // The same GEMM and depthwise kernels summing as TFLite's builtin float
 // kernels do (gemm_microkernel.h: Sum::kRounded).
 const GemmKernel& gemm_kernel_scalar_rounded();

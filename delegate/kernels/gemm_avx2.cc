@@ -52,6 +52,11 @@ const RowKernel& row_kernel_avx2() {
   return kernel;
 }
 
+const RowKernel& row_kernel_avx2_rounded() {
+  static const RowKernel kernel = simd::row_kernel_as_builtin<simd::F32x8>("f32_rows_rounded_avx2");
+  return kernel;
+}
+
 const WinogradKernel& winograd_kernel_avx2() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_avx2", &simd::winograd_input_tile<simd::F32x8>,
                                      &simd::winograd_output_tile<simd::F32x8>};

@@ -69,6 +69,11 @@ const RowKernel& row_kernel_avx512() {
   return kernel;
 }
 
+const RowKernel& row_kernel_avx512_rounded() {
+  static const RowKernel kernel = simd::row_kernel_as_builtin<simd::F32x16>("f32_rows_rounded_avx512");
+  return kernel;
+}
+
 const WinogradKernel& winograd_kernel_avx512() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_avx512", &simd::winograd_input_tile<simd::F32x16>,
                                      &simd::winograd_output_tile<simd::F32x16>};

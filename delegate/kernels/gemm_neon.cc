@@ -52,6 +52,11 @@ const RowKernel& row_kernel_neon() {
   return kernel;
 }
 
+const RowKernel& row_kernel_neon_rounded() {
+  static const RowKernel kernel = simd::row_kernel_as_builtin<simd::F32x4>("f32_rows_rounded_neon");
+  return kernel;
+}
+
 const WinogradKernel& winograd_kernel_neon() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_neon", &simd::winograd_input_tile<simd::F32x4>,
                                      &simd::winograd_output_tile<simd::F32x4>};

@@ -46,6 +46,11 @@ const RowKernel& row_kernel_scalar() {
   return kernel;
 }
 
+const RowKernel& row_kernel_scalar_rounded() {
+  static const RowKernel kernel = simd::row_kernel_as_builtin<simd::F32x1>("f32_rows_rounded_scalar");
+  return kernel;
+}
+
 const WinogradKernel& winograd_kernel_scalar() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_scalar", &simd::winograd_input_tile<simd::F32x1>,
                                      &simd::winograd_output_tile<simd::F32x1>};

@@ -115,11 +115,64 @@ void reduce_rows(int rows, int n, const float* in, float* out) {
   }
 }
 
-// The row kernel table of one ISA.
+// A row's sum as TFLite's builtin kernels reduce a row on x86 (Eigen over
+// SSE packets of 4, the row's start aligned): two 4-lane sums taking 8 values
+// a step, added, one more packet where 4 are left, the lanes added as
+// (0 + 2) + (1 + 3), then the last n % 4 values in order. (V: one instance
+// per ISA's file.)
+template <class V> inline float sum_as_builtin(const float* x, int n) {
+  const int n4 = n - n % 4, n8 = n - n % 8;
+  float s = n4 ? 0.f : x[0];
+  if (n4) {
+    float p0[4], p1[4];
+    for (int l = 0; l < 4; ++l) p0[l] = x[l], p1[l] = n4 > 4 ? x[4 + l] : 0.f;
+    for (int i = 8; i < n8; i += 8)
+      for (int l = 0; l < 4; ++l) p0[l] = p0[l] + x[i + l], p1[l] = p1[l] + x[i + 4 + l];
+    for (int l = 0; l < 4 && n4 > 4; ++l) p0[l] = p0[l] + p1[l];
+    for (int l = 0; l < 4 && n4 > n8 && n4 > 4; ++l) p0[l] = p0[l] + x[n8 + l];
+    s = (p0[0] + p0[2]) + (p0[1] + p0[3]);
+  }
+  for (int i = n4 ? n4 : 1; i < n; ++i) s = s + x[i];
+  return s;
+}
+
+// SOFTMAX as TFLite's builtin kernel on x86 (Eigen): e = exp_as_builtin_((x -
+// max) beta), times 1 / their sum_as_builtin. Bit for bit with it for rows of
+// n % 4 == 0 values (else its packets straddle rows: the same math, rounded
+// alike but not bit for bit).
+template <class V>
+void softmax_rows_as_builtin(int rows, int n, const float* in, float* out, float beta) {
+  const V vb = V::splat(beta);
+  for (int r = 0; r < rows; ++r, in += n, out += n) {
+    const V vm = V::splat(row_max<V>(in, n));
+    int i = 0;
+    for (; i + V::W <= n; i += V::W) exp_as_builtin_((V::load(in + i) - vm) * vb).store(out + i);
+    if (i < n) exp_as_builtin_((V::load_tail(in + i, n - i) - vm) * vb).store_tail(out + i, n - i);
+    const V scale = V::splat(1.f / sum_as_builtin<V>(out, n));
+    for (i = 0; i + V::W <= n; i += V::W) (V::load(out + i) * scale).store(out + i);
+    if (i < n) (V::load_tail(out + i, n - i) * scale).store_tail(out + i, n - i);
+  }
+}
+
+// MEAN over rows as the builtin's: sum_as_builtin, divided by n.
+template <class V>
+void mean_rows_as_builtin(int rows, int n, const float* in, float* out) {
+  for (int r = 0; r < rows; ++r, in += n) out[r] = sum_as_builtin<V>(in, n) / static_cast<float>(n);
+}
+
+// The row kernel table of one ISA.// The row kernel table of one ISA.
 template <class V> RowKernel row_kernel(const char* name) {
   return {name, &softmax_rows<V>,
           {&reduce_rows<V, RowReduction::kMean>, &reduce_rows<V, RowReduction::kSum>,
            &reduce_rows<V, RowReduction::kMax>, &reduce_rows<V, RowReduction::kMin>}};
+}
+
+// The same rounding as TFLite's builtin kernels (Kernels::rounded): SOFTMAX
+// and MEAN; the sum, max and min as row_kernel's.
+template <class V> RowKernel row_kernel_as_builtin(const char* name) {
+  return {name, &softmax_rows_as_builtin<V>,
+          {&mean_rows_as_builtin<V>, &reduce_rows<V, RowReduction::kSum>, &reduce_rows<V, RowReduction::kMax>,
+           &reduce_rows<V, RowReduction::kMin>}};
 }
 
 }  // namespace fd::simd

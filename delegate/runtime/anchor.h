@@ -43,10 +43,9 @@ struct AnchorStep {
   const Qd8GemmKernel* qd8 = nullptr;
   std::shared_ptr<const Qd8PackedWeights> qd8_weights;
   std::shared_ptr<const Qd8DwScales> qd8_dw;
-  // CONV_2D rounding as the builtin (kernels.rounded) with n % 4 channels
-  // past the last multiple of 4: their weights, summed in the builtin's order
-  // for them (runtime/gemm_driver.h, redo_last_channels_as_builtin).
-  std::shared_ptr<const LastChannels> last_channels;
+  // CONV_2D of kernels.rounded: summed as TFLite's builtin GEMM, its last
+  // n % 4 columns too (redo_last_columns_as_builtin).
+  bool builtin_order = false;
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;

@@ -200,38 +200,33 @@ void gemm_one_row_as_builtin(const GemmKernel& kernel, const PackedWeights& w, i
   }
 }
 
-LastChannels last_channels(const float* w, const float* bias, int n, int k) {
-  LastChannels last;
-  last.first_channel = n - n % 4;
-  last.cols = n % 4;
-  last.k = k;
-  last.weights.assign(w + static_cast<size_t>(last.first_channel) * k, w + static_cast<size_t>(n) * k);
-  for (int j = last.first_channel; j < n; ++j) last.bias.push_back(bias ? bias[j] : 0.f);
-  return last;
-}
-
 namespace {
 
-float builtin_last_channel_sum(const float* w, int k, int taps, const float* const* row) {
+// Column j's sum in the builtin's order for the last columns; weight (j, p)
+// at w[p * width].
+float builtin_last_column_sum(const float* w, int width, int k, int taps, const float* const* row) {
   const int kc = k / taps, k4 = k - k % 4;
   float lane[4] = {0.f, 0.f, 0.f, 0.f};
-  for (int j = 0; j < k4; ++j) lane[j % 4] = lane[j % 4] + row[j / kc][j % kc] * w[j];
+  for (int p = 0; p < k4; ++p) lane[p % 4] = lane[p % 4] + row[p / kc][p % kc] * w[static_cast<size_t>(p) * width];
   float sum = (lane[0] + lane[1]) + (lane[2] + lane[3]);
-  for (int j = k4; j < k; ++j) sum = sum + row[j / kc][j % kc] * w[j];
+  for (int p = k4; p < k; ++p) sum = sum + row[p / kc][p % kc] * w[static_cast<size_t>(p) * width];
   return sum;
 }
 
 }  // namespace
 
-void redo_last_channels_as_builtin(const LastChannels& last, int64_t m, int64_t first, int64_t count, int taps,
-                                   const float* const* rows, float* c, size_t ldc, float lo, float hi) {
+void redo_last_columns_as_builtin(const PackedWeights& w, int64_t m, int64_t first, int64_t count, int taps,
+                                  const float* const* rows, float* c, size_t ldc, float lo, float hi) {
   const int64_t end = std::min(first + count, m - m % 4);
-  for (int64_t r = first; r < end; ++r)
-    for (int j = 0; j < last.cols; ++j) {
-      const float sum = builtin_last_channel_sum(last.weights.data() + static_cast<size_t>(j) * last.k, last.k, taps,
-                                                 rows + r * taps);
-      c[(r - first) * ldc + last.first_channel + j] = std::min(hi, std::max(lo, sum + last.bias[j]));
+  for (int j = w.n - w.n % 4; j < w.n; ++j) {
+    const int q = j / w.nr, width = w.width(q);
+    const float* panel = w.data.data() + q * w.panel_size() + (j - q * w.nr);
+    const float bias = panel[static_cast<size_t>(w.k) * width];
+    for (int64_t r = first; r < end; ++r) {
+      const float sum = builtin_last_column_sum(panel, width, w.k, taps, rows + r * taps);
+      c[(r - first) * ldc + j] = std::min(hi, std::max(lo, sum + bias));
     }
+  }
 }
 
 const GemmKernel& gemm_for(const Kernels& kernels, int n) {

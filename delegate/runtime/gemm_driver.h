@@ -66,19 +66,13 @@ void gemm_one_row_as_builtin(const GemmKernel& kernel, const PackedWeights& w, i
                              float* c, float lo, float hi, int first_panel, int last_panel);
 
 // TFLite's builtin GEMM (Eigen's, over SSE packets) sums the last n % 4
-// output channels of every group of 4 pixels (but the last m % 4 pixels) in
-// an order of their own: the products of the first k - k % 4 depths in four
-// sums by depth mod 4, added as (0 + 1) + (2 + 3), then the last k % 4 in
-// order; then the bias. LastChannels holds those channels' weights [cols][k]
-// and biases; redo_last_channels_as_builtin recomputes their values in rows
-// [first, first + count) of m (row r of A as for gemm) after the GEMM.
-struct LastChannels {
-  int first_channel = 0, cols = 0, k = 0;
-  std::vector<float> weights, bias;
-};
-LastChannels last_channels(const float* w, const float* bias, int n, int k);
-void redo_last_channels_as_builtin(const LastChannels& last, int64_t m, int64_t first, int64_t count, int taps,
-                                   const float* const* rows, float* c, size_t ldc, float lo, float hi);
+// output columns of every group of 4 rows (but the last m % 4 rows) in an
+// order of their own: the products of the first k - k % 4 depths in four sums
+// by depth mod 4, added as (0 + 1) + (2 + 3), then the last k % 4 in order;
+// then the bias. Recomputes those values of rows [first, first + count) of m
+// (row r of A as for gemm, C from row first on) after a GEMM of a rounded table.
+void redo_last_columns_as_builtin(const PackedWeights& w, int64_t m, int64_t first, int64_t count, int taps,
+                                  const float* const* rows, float* c, size_t ldc, float lo, float hi);
 
 // Rows [0, m) of C (row stride ldc), the columns of panels [first_panel,
 // last_panel). Row r of A is the concatenation of the kc = k / taps floats at

@@ -204,7 +204,10 @@ class ProgramBuilder {
 };
 
 // The op of the same math that rounds as TFLite's builtin kernel, where ours rounds otherwise.
-EwKernelOp as_builtin(EwKernelOp op) { return op == EwKernelOp::Logistic ? EwKernelOp::LogisticAsBuiltin : op; }
+EwKernelOp as_builtin(EwKernelOp op) {
+  if (op == EwKernelOp::Logistic) return EwKernelOp::LogisticAsBuiltin;
+  return op == EwKernelOp::Gelu ? EwKernelOp::GeluAsBuiltin : op;
+}
 
 // POW with a constant scalar exponent becomes an exact cheaper op.
 EwOp ProgramBuilder::op_of(const Node& node) const {

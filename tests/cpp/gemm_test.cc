@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -428,33 +429,85 @@ TEST(Gemm, RoundedOneRowSumsAsTheBuiltinMatrixVectorProduct) {
   }
 }
 
-// Its GEMM's last n % 4 output channels, in every group of 4 rows but the
+// Its GEMM's last n % 4 output columns, in every group of 4 rows but the
 // last m % 4 rows, sum in four lanes combined (0 + 1) + (2 + 3); the rest in
-// k order. redo_last_channels_as_builtin rewrites those after the GEMM.
-TEST(Gemm, RoundedLastChannelsSumAsTheBuiltinGemm) {
-  for (const auto& [m, n, k] : std::vector<Problem>{{9, 27, 24}, {4, 7, 9}, {11, 3, 13}, {3, 5, 8}}) {
+// k order. redo_last_columns_as_builtin rewrites those after the GEMM.
+TEST(Gemm, RoundedLastColumnsSumAsTheBuiltinGemm) {
+  for (const auto& [m, n, k] : std::vector<Problem>{{9, 27, 24}, {4, 7, 9}, {11, 3, 13}, {3, 5, 8}, {8, 18, 7}}) {
     const auto a = random_vector(m * k, m + k), w = random_vector(n * k, n), bias = random_vector(n, k);
     std::vector<const float*> rows(m);
     for (int r = 0; r < m; ++r) rows[r] = a.data() + r * k;
-    const LastChannels last = last_channels(w.data(), bias.data(), n, k);
-    const GemmKernel& kernel = *kernels_for("scalar")->rounded->gemm;
-    const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, true);
-    std::vector<float> c(m * n);
-    for (int first = 0; first < m; first += 2) {  // in pieces of 2 rows, as tiles run
-      const int count = std::min(2, m - first);
-      gemm(kernel, packed, count, 1, rows.data() + first, c.data() + first * n, n, -INFINITY, INFINITY);
-      redo_last_channels_as_builtin(last, m, first, count, 1, rows.data(), c.data() + first * n, n, -INFINITY,
-                                    INFINITY);
-    }
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        const bool own_order = j >= n - n % 4 && i < m - m % 4;
-        float sum = 0.f;
-        if (own_order) sum = four_lane_sum(&rows[i], k, w.data() + j * k, k, false);
-        else
-          for (int p = 0; p < k; ++p) sum += rows[i][p] * w[j * k + p];
-        ASSERT_EQ(c[i * n + j], sum + bias[j]) << "m=" << m << " n=" << n << " i=" << i << " j=" << j;
+    for (const auto& isa : available_isas()) {
+      const GemmKernel& kernel = *kernels_for(isa)->rounded->gemm;
+      const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, true);
+      std::vector<float> c(m * n);
+      for (int first = 0; first < m; first += 2) {  // in pieces of 2 rows, as tiles run
+        const int count = std::min(2, m - first);
+        gemm(kernel, packed, count, 1, rows.data() + first, c.data() + first * n, n, -INFINITY, INFINITY);
+        redo_last_columns_as_builtin(packed, m, first, count, 1, rows.data(), c.data() + first * n, n, -INFINITY,
+                                     INFINITY);
       }
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          float sum = 0.f;
+          if (j >= n - n % 4 && i < m - m % 4) {
+            sum = four_lane_sum(&rows[i], k, w.data() + j * k, k, false);
+          } else {
+            for (int p = 0; p < k; ++p) sum += rows[i][p] * w[j * k + p];
+          }
+          ASSERT_EQ(c[i * n + j], sum + bias[j]) << kernel.name << " m=" << m << " n=" << n << " i=" << i << " j=" << j;
+        }
+    }
+  }
+}
+
+// The builtin's row sum (Eigen over SSE packets, a row's start aligned): 8
+// lanes over blocks of 8, folded to 4, one more block of 4 where left, lanes
+// (0 + 2) + (1 + 3), then the last n % 4 in order.
+float builtin_row_sum(const float* x, int n) {
+  if (n < 4) {
+    float s = x[0];
+    for (int i = 1; i < n; ++i) s += x[i];
+    return s;
+  }
+  const int n8 = n / 8 * 8, n4 = n / 4 * 4;
+  float acc[8] = {}, p[4];
+  for (int i = 0; i < n8; i += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += x[i + l];
+  for (int l = 0; l < 4; ++l) p[l] = n8 ? acc[l] + acc[l + 4] : 0.f;
+  for (int l = 0; l < 4 && n4 > n8; ++l) p[l] += x[n8 + l];
+  float s = (p[0] + p[2]) + (p[1] + p[3]);
+  for (int i = n4; i < n; ++i) s += x[i];
+  return s;
+}
+
+// kernels.rounded's row kernels: MEAN as the builtin's row sum divided by n,
+// SOFTMAX (its exp within 2 ulp of e^x, its sums in that order) the same on
+// every ISA, bit for bit.
+TEST(Rows, RoundedMeanAndSoftmaxAreTheBuiltinsOnEveryIsa) {
+  const int rows = 3;
+  for (int n : {1, 3, 4, 7, 12, 13, 40, 128, 131}) {
+    auto x = random_vector(rows * n, n);
+    for (float& v : x) v *= 30.f;
+    std::vector<float> want_softmax(rows * n);
+    kernels_for("scalar")->rounded->rows->softmax(rows, n, x.data(), want_softmax.data(), 0.7f);
+    for (int r = 0; r < rows; ++r) {
+      const float* in = x.data() + r * n;
+      const float m = *std::max_element(in, in + n);
+      double sum = 0;
+      for (int i = 0; i < n; ++i) sum += std::exp(0.7 * (in[i] - m));
+      for (int i = 0; i < n; ++i)
+        ASSERT_NEAR(want_softmax[r * n + i], std::exp(0.7 * (in[i] - m)) / sum, 4e-7) << "n=" << n << " i=" << i;
+    }
+    for (const auto& isa : available_isas()) {
+      const RowKernel& k = *kernels_for(isa)->rounded->rows;
+      std::vector<float> mean(rows), softmax(rows * n);
+      k.reduce[static_cast<int>(RowReduction::kMean)](rows, n, x.data(), mean.data());
+      k.softmax(rows, n, x.data(), softmax.data(), 0.7f);
+      for (int r = 0; r < rows; ++r)
+        ASSERT_EQ(mean[r], builtin_row_sum(x.data() + r * n, n) / static_cast<float>(n)) << k.name << " n=" << n;
+      ASSERT_EQ(softmax, want_softmax) << k.name << " n=" << n;
+    }
   }
 }
 

@@ -11,9 +11,12 @@
 namespace fd {
 namespace {
 
-void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) {
+// Where an int8-weight layer quantizes the output: sums as TFLite's builtin
+// kernel (in k order from zero, each product rounded, at every shape measured).
+void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Shape& out = g.tensors[node.outputs[0]].shape;
-  a.gemm = out.empty() ? kernels.gemm : &gemm_for(kernels, static_cast<int>(std::max<int64_t>(1, out.back())));
+  const Kernels& picked = folds.rounds_as_builtin && kernels.rounded ? *kernels.rounded : kernels;
+  a.gemm = out.empty() ? picked.gemm : &gemm_for(picked, static_cast<int>(std::max<int64_t>(1, out.back())));
 }
 
 // Each operand as read: through its folded TRANSPOSE, if any (left empty if the

@@ -72,8 +72,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   const int c = k / (a.kh * a.kw);
   if (!takes_winograd(picked, a, c)) {
     pack_gemm_weights(picked, wd, bias, a.n, k, a);
-    if (&picked != &kernels && a.n % 4)
-      a.last_channels = std::make_shared<const LastChannels>(last_channels(weights.floats(), bias, a.n, k));
+    a.builtin_order = &picked != &kernels;
     return;
   }
   a.gemm = &gemm_for(picked, a.n);
@@ -92,7 +91,7 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   }
   b.output = window_output(b);
   b.filter_rows = b.geo.taps() > 1 && c < kMinChannelsInPlace && !s.qd8;
-  b.builtin_gemv = s.gemm && s.gemm->fn_gemv && !s.winograd && b.geo.pixels() == 1;
+  b.builtin_gemv = s.builtin_order && b.geo.pixels() == 1;
   if (s.winograd) b.row_unit = 2 * b.geo.out_w;
   if (!s.outside.empty()) {  // a folded input map: padding taps read the source value it sends to 0
     if (static_cast<int64_t>(s.outside.size()) != c) {

@@ -37,9 +37,9 @@ void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int fir
                                    a.step.hi, first_panel, last_panel);
   gemm(*a.step.gemm, a.weights(), static_cast<int>(count), taps, a.rows.data() + first * taps, out, a.n, a.step.lo,
        a.step.hi, first_panel, last_panel);
-  if (a.step.last_channels && (last_panel < 0 || last_panel >= a.weights().panels()))
-    redo_last_channels_as_builtin(*a.step.last_channels, a.geo.pixels(), first, count, taps, a.rows.data(), out, a.n,
-                                  a.step.lo, a.step.hi);
+  if (a.step.builtin_order && a.n % 4 && (last_panel < 0 || last_panel >= a.weights().panels()))
+    redo_last_columns_as_builtin(a.weights(), a.geo.pixels(), first, count, taps, a.rows.data(), out, a.n, a.step.lo,
+                                 a.step.hi);
 }
 
 void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
