@@ -158,6 +158,7 @@ template <class V, class Exp> inline V erfc_as_builtin_(V x_in, Exp exp) {
   const V x = clamp(x_in, -11.f, 11.f), one = V::splat(1.f);
   const V x2 = x * x;
   const V small = x * horner(x2, s, 6) + one;
+  if (all(x2 <= one)) return small;
   const V e = exp(-x2);
   const V z = e - e * fma(x, x, -x2);
   const V q2 = one / x2;
@@ -269,6 +270,7 @@ FD_OP(Elu, select(a > V::splat(0.f), a, expm1_(a)))
 FD_OP(Logistic, logistic_(a))
 FD_OP(LogisticAsBuiltin, logistic_as_builtin_(a))
 FD_OP(GeluAsBuiltin, gelu_as_builtin_(a))
+FD_OP(SwishAsBuiltin, a * logistic_as_builtin_(a))
 FD_OP(Tanh, tanh_(a))
 // As TFLite's builtin kernel (and XNNPACK): x times 1/6, then times relu6(x + 3).
 FD_OP(HardSwish, (a * V::splat(1.f / 6.f)) * clamp(a + V::splat(3.f), 0.f, 6.f))

@@ -13,6 +13,8 @@ float logistic_tail(float x) {
   return e / (1.f + e);
 }
 
+float swish_tail(float x) { return x * logistic_tail(x); }
+
 float gelu_tail(float x) {
   const auto libm_exp = [](simd::F32x1 y) { return simd::F32x1{std::exp(y.v)}; };
   return 0.5f * x * simd::erfc_as_builtin_(simd::F32x1{x * -0.70710677f}, libm_exp).v;
@@ -28,6 +30,7 @@ void tail_loop(const float* a, const float*, const float*, float* dst, size_t n,
 EwKernel builtin_tail_kernel(EwKernelOp op) {
   switch (op) {
     case EwKernelOp::LogisticAsBuiltin: return &tail_loop<logistic_tail>;
+    case EwKernelOp::SwishAsBuiltin: return &tail_loop<swish_tail>;
     case EwKernelOp::GeluAsBuiltin: return &tail_loop<gelu_tail>;
     default: return nullptr;
   }

@@ -63,7 +63,8 @@ void drop_folded(Program& p, const std::vector<bool>& folded) {
 }
 
 // x * LOGISTIC(x), the logistic read nowhere else, becomes one SWISH(x): one
-// pass instead of two. Returns the number rewritten.
+// pass instead of two (the product rounded once either way). Returns the
+// number rewritten.
 int fuse_swish(Program& p) {
   std::vector<int> uses = value_uses(p);
   std::vector<bool> folded(p.value_count(), false);
@@ -72,9 +73,11 @@ int fuse_swish(Program& p) {
     if (in.anchor >= 0 || in.op != EwKernelOp::Mul) continue;
     for (int side = 0; side < 2; ++side) {
       const Instr* sig = single_use_producer(p, uses, in.src[side], EwKernelOp::Logistic);
+      const Instr* as_builtin = single_use_producer(p, uses, in.src[side], EwKernelOp::LogisticAsBuiltin);
+      if (!sig) sig = as_builtin;
       if (!sig || sig->src[0] != in.src[1 - side]) continue;
       folded[in.src[side]] = true;
-      in = Instr{EwKernelOp::Swish, 0.f, {in.src[1 - side]}};
+      in = Instr{as_builtin ? EwKernelOp::SwishAsBuiltin : EwKernelOp::Swish, 0.f, {in.src[1 - side]}};
       ++fused;
       break;
     }

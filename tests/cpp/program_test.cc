@@ -1391,42 +1391,49 @@ TEST(Program, InputTimesItsLogisticBecomesOneSwishUnlessTheLogisticIsShared) {
   EXPECT_EQ(p.code[1].op, EwKernelOp::Mul);
 }
 
-// A LOGISTIC marked rounds_as_builtin is the builtin's: not folded into a
-// SWISH, its packet formula on the first size - size % 4 values and the
-// builtin's scalar code (libm's exp) on the rest, wherever the tiles fall.
+// A LOGISTIC marked rounds_as_builtin is the builtin's (with the MUL of its
+// input one SWISH of the same rounding, unless the logistic is read too): its
+// packet formula on the first size - size % 4 values and the builtin's scalar
+// code (libm's exp) on the rest, wherever the tiles fall.
 TEST(Program, ALogisticRoundingAsTheBuiltinTakesItsTailOnTheLastValues) {
   for (int64_t size : {4099, 4096, 3, 20001}) {
-    GraphBuilder b;
-    const Shape s = {size};
-    const int x = b.tensor(s);
-    const int out = b.ew(EwOp::Mul, {x, b.ew(EwOp::Logistic, {x}, s)}, s);
-    std::vector<bool> written(b.g.tensors.size(), false);
-    written[out] = true;
-    const Program p = build_program(b.g, {0, 1}, test::planned_folds(b.g), written, *kernels_for("scalar"), {},
-                                    {true, true});
-    ASSERT_EQ(p.code.size(), 2u) << p.to_string();
-    EXPECT_EQ(p.code[0].op, EwKernelOp::LogisticAsBuiltin);
-    std::vector<float> in(size), got(size), want(size);
-    std::mt19937 rng(size);
-    std::uniform_real_distribution<float> u(-20.f, 20.f);
-    for (float& v : in) v = u(rng);
-    ew_table_scalar().fn[static_cast<int>(EwKernelOp::LogisticAsBuiltin)](in.data(), nullptr, nullptr, want.data(),
-                                                                         size, 0.f);
-    for (int64_t i = size - size % 4; i < size; ++i) {
-      const float e = std::exp(std::min(in[i], 16.6355324f));
-      want[i] = e / (1.f + e);
-    }
-    for (int64_t i = 0; i < size; ++i) want[i] *= in[i];
-    for (const auto& isa : available_isas()) {
-      std::string error;
-      auto bound = BoundProgram::bind(p, {s}, *kernels_for(isa)->ew, &error);
-      ASSERT_TRUE(bound) << error;
-      const float* inputs[] = {in.data()};
-      float* outputs[] = {got.data()};
-      bound->before_run(inputs);
-      for (int64_t first = 0; first < size; first += 1000)  // in pieces, as depth-first strips run
-        bound->run_range(first, std::min(size, first + 1000), inputs, outputs, 0);
-      for (int64_t i = 0; i < size; ++i) ASSERT_EQ(got[i], want[i]) << isa << " size " << size << " i " << i;
+    for (bool logistic_written : {false, true}) {
+      GraphBuilder b;
+      const Shape s = {size};
+      const int x = b.tensor(s), sig = b.ew(EwOp::Logistic, {x}, s);
+      const int out = b.ew(EwOp::Mul, {x, sig}, s);
+      std::vector<bool> written(b.g.tensors.size(), false);
+      written[out] = true;
+      written[sig] = logistic_written;
+      const Program p = build_program(b.g, {0, 1}, test::planned_folds(b.g), written, *kernels_for("scalar"), {},
+                                      {true, true});
+      ASSERT_EQ(p.code.size(), logistic_written ? 2u : 1u) << p.to_string();
+      EXPECT_EQ(p.code[0].op, logistic_written ? EwKernelOp::LogisticAsBuiltin : EwKernelOp::SwishAsBuiltin);
+      std::vector<float> in(size), want(size);
+      std::mt19937 rng(size);
+      std::uniform_real_distribution<float> u(-20.f, 20.f);
+      for (float& v : in) v = u(rng);
+      ew_table_scalar().fn[static_cast<int>(EwKernelOp::LogisticAsBuiltin)](in.data(), nullptr, nullptr, want.data(),
+                                                                           size, 0.f);
+      for (int64_t i = size - size % 4; i < size; ++i) {
+        const float e = std::exp(std::min(in[i], 16.6355324f));
+        want[i] = e / (1.f + e);
+      }
+      for (const auto& isa : available_isas()) {
+        std::string error;
+        auto bound = BoundProgram::bind(p, {s}, *kernels_for(isa)->ew, &error);
+        ASSERT_TRUE(bound) << error;
+        std::vector<float> got_sig(size), got(size);
+        const float* inputs[] = {in.data()};
+        float* outputs[] = {logistic_written ? got_sig.data() : got.data(), got.data()};
+        bound->before_run(inputs);
+        for (int64_t first = 0; first < size; first += 1000)  // in pieces, as depth-first strips run
+          bound->run_range(first, std::min(size, first + 1000), inputs, outputs, 0);
+        for (int64_t i = 0; i < size; ++i) {
+          if (logistic_written) ASSERT_EQ(got_sig[i], want[i]) << isa << " size " << size << " i " << i;
+          ASSERT_EQ(got[i], in[i] * want[i]) << isa << " size " << size << " i " << i;
+        }
+      }
     }
   }
 }
