@@ -3,12 +3,14 @@ values (adj_x, one b shared by every batch), SOFTMAX, MEAN over the last axis
 (LayerNorm), RESHAPE and TRANSPOSE, with their elementwise epilogues: claimed as
 planned in every runtime, outputs match the runtime's own kernels, a dynamic
 batch re-infers RESHAPE's -1; with fusions=elementwise no row op is claimed."""
+import json
+
 import pytest
 
 import models
 from checks import (KERNEL_VARIANTS, check_claims, check_invokes, check_family_off, check_ops_claimed,
                     check_result, check_variant, claimed_nodes, counts, op_of, tolerance)
-from procs import convert_and_compare
+from procs import convert_and_compare, run_python
 
 MODELS = [s.name for s in models.transformer_specs()]
 RUNTIMES = ["tf", "tflite", "litert"]
@@ -82,6 +84,33 @@ def test_attention_before_dynamic_range_layers_rounds_as_the_builtin_kernels(tmp
     ops, claimed, differ, size = convert_and_compare(tmp_path / "attention_before_hybrid.tflite",
                                                      ATTENTION_BEFORE_HYBRID)
     assert ops.count("FULLY_CONNECTED") == 8 and ops.count("GELU") == 2 and ops.count("SOFTMAX") == 2, ops
-    assert claimed >= len(ops) - 1, f"fusedelegate claimed {claimed} of {ops}"  # a 4-d STRIDED_SLICE may stay
+    assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
+    out = tmp_path / "plan.json"  # all claimed but the one-row slice of q (a 4-d STRIDED_SLICE)
+    proc = run_python(["-m", "fusedelegate", "plan", str(tmp_path / "attention_before_hybrid.tflite"), "--runtime",
+                       "litert", "--json", str(out)], timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    left = [n["op"] for n in json.loads(out.read_text())["nodes"] if n["partition"] < 0]
+    assert left == ["STRIDED_SLICE"] and claimed == len(ops) - 1, left
+
+
+GELU_BEFORE_HYBRID = """
+import sys, numpy as np, tensorflow as tf
+w = tf.constant(np.random.RandomState(10).uniform(-0.1, 0.1, (4099, 24)).astype(np.float32))
+@tf.function(input_signature=[tf.TensorSpec([1, 4099], tf.float32)])
+def f(x):
+    g = tf.nn.gelu(x * 9.0)  # both of erfc's branches; the last 3 values by the builtin's scalar code
+    return g, tf.matmul(g, w)  # int8 weights
+c = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f)
+c.optimizations = [tf.lite.Optimize.DEFAULT]
+open(sys.argv[1], "wb").write(c.convert())
+"""
+
+
+def test_gelu_before_a_dynamic_range_layer_rounds_as_the_builtin_kernel(tmp_path):
+    """GELU over inputs in [-9, 9] (Eigen's erfc: its series below |x| = sqrt 2, its e^-x^2
+    rational above; libm's exp on the last 4099 % 4 values) feeding an int8-weight layer:
+    bit-equal to LiteRT's builtin kernels."""
+    ops, claimed, differ, size = convert_and_compare(tmp_path / "gelu_before_hybrid.tflite", GELU_BEFORE_HYBRID)
+    assert ops == ["MUL", "GELU", "FULLY_CONNECTED"] and claimed == 3, ops
     assert differ == 0, f"{differ} of {size} outputs differ from the builtin kernels'"
 

@@ -92,7 +92,7 @@ template <class V> EwTable make_ew_table(const char* isa) {
 #define FD_ENTRY(name, arity) &ew_loop<V, name##Op, arity>,
       FD_EW_KERNEL_OPS(FD_ENTRY)
 #undef FD_ENTRY
-  }, {}, {}};
+  }, {}};
   const std::array<EwRowsKernel, kRowMasks> rows[] = {
 #define FD_ROWS(name, arity) rows_entry<V, name##Op, arity>(std::make_integer_sequence<int, kRowMasks>{}),
       FD_EW_KERNEL_OPS(FD_ROWS)
@@ -100,7 +100,6 @@ template <class V> EwTable make_ew_table(const char* isa) {
   };
   for (int o = 0; o < kEwKernelOpCount; ++o)
     for (int m = 0; m < kRowMasks; ++m) t.rows_fn[o][m] = rows[o][m];
-  for (int o = 0; o < kEwKernelOpCount; ++o) t.builtin_tail[o] = builtin_tail_kernel(static_cast<EwKernelOp>(o));
   return t;
 }
 

@@ -177,7 +177,7 @@ template <class V> inline V gelu_as_builtin_(V x) {
 // and add rounded alone, as there. Bit for bit on every ISA.
 template <class V> inline V logistic_as_builtin_(V x0) {
   const V half = V::splat(0.5f), one = V::splat(1.f);
-  const V x = min(V::splat(16.6355324f), x0) * half;
+  const V x = clamp(x0, -104.f, 16.6355324f) * half;
   const V m = floor(x * V::splat(1.44269504f) + half);
   V r = m * V::splat(-0.693359375f) + x;
   r = m * V::splat(2.12194440e-4f) + r;

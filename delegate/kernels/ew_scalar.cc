@@ -1,7 +1,9 @@
 // Elementwise kernels for scalar, instantiated from ew_math.h; and the scalar
 // code TFLite's builtin kernels run on a tensor's last size % 4 values, past
-// their last full packet (EwTable::builtin_tail): the vector body's formula
+// their last full packet (builtin_tail_kernel): the vector body's formula
 // with libm's exp.
+#include <algorithm>
+
 #include "kernels/vec_scalar.h"
 #include "kernels/ew_loops.h"
 
@@ -9,7 +11,7 @@ namespace fd {
 namespace {
 
 float logistic_tail(float x) {
-  const float e = std::exp(std::fmin(x, 16.6355324f));
+  const float e = std::exp(std::min(x, 16.6355324f));  // NaN stays NaN
   return e / (1.f + e);
 }
 

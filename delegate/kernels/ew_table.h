@@ -28,13 +28,11 @@ struct EwTable {
   EwKernel fn[kEwKernelOpCount];
   // [op][mask]: for masks that leave some operand dense; null otherwise.
   EwRowsKernel rows_fn[kEwKernelOpCount][kRowMasks];
-  // [op]: what an op that rounds as the builtin computes on a tensor's last
-  // size % kBuiltinPacketFloats values, where that differs from fn; else null.
-  EwKernel builtin_tail[kEwKernelOpCount];
 };
 
-// EwTable::builtin_tail of `op`, the same in every table (ew_scalar.cc: plain
-// scalar code, built without ISA flags).
+// What an op that rounds as the builtin computes on a tensor's last size %
+// kBuiltinPacketFloats values, where that differs from its vector body (the
+// same for every ISA; ew_scalar.cc: plain scalar code); else null.
 EwKernel builtin_tail_kernel(EwKernelOp op);
 
 // Defined in ew_<isa>.cc; a table exists only where its ISA was compiled in.

@@ -121,6 +121,7 @@ void reduce_rows(int rows, int n, const float* in, float* out) {
 // (0 + 2) + (1 + 3), then the last n % 4 values in order. (V: one instance
 // per ISA's file.)
 template <class V> inline float sum_as_builtin(const float* x, int n) {
+  if (n <= 0) return 0.f;
   const int n4 = n - n % 4, n8 = n - n % 8;
   float s = n4 ? 0.f : x[0];
   if (n4) {
@@ -138,8 +139,9 @@ template <class V> inline float sum_as_builtin(const float* x, int n) {
 
 // SOFTMAX as TFLite's builtin kernel on x86 (Eigen): e = exp_as_builtin_((x -
 // max) beta), times 1 / their sum_as_builtin. Bit for bit with it for rows of
-// n % 4 == 0 values (else its packets straddle rows: the same math, rounded
-// alike but not bit for bit).
+// n % 4 == 0 values; with other n its sums start at each row's first aligned
+// value and its exp takes libm's on the tensor's last size % 4 values, which
+// these rows (not knowing their place in the tensor) do not reproduce.
 template <class V>
 void softmax_rows_as_builtin(int rows, int n, const float* in, float* out, float beta) {
   const V vb = V::splat(beta);
@@ -154,7 +156,8 @@ void softmax_rows_as_builtin(int rows, int n, const float* in, float* out, float
   }
 }
 
-// MEAN over rows as the builtin's: sum_as_builtin, divided by n.
+// MEAN over rows as the builtin's: sum_as_builtin, divided by n (bit for bit
+// for n % 4 == 0, as SOFTMAX).
 template <class V>
 void mean_rows_as_builtin(int rows, int n, const float* in, float* out) {
   for (int r = 0; r < rows; ++r, in += n) out[r] = sum_as_builtin<V>(in, n) / static_cast<float>(n);

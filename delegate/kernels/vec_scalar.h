@@ -43,9 +43,11 @@ inline F32x1 select(M1 m, F32x1 a, F32x1 b) { return m.m ? a : b; }
 inline F32x1 neg_abs(F32x1 a) { return {-std::fabs(a.v)}; }
 inline F32x1 select_negative(F32x1 x, F32x1 a, F32x1 b) { return std::signbit(x.v) ? a : b; }
 inline bool all(M1 m) { return m.m; }
-// 2^n for integer-valued n in [-126, 127].
+// 2^n for integer-valued n in [-126, 127] (any other n, NaN too, converts
+// without undefined behaviour; callers discard or propagate NaN there).
 inline F32x1 pow2i(F32x1 n) {
-  const uint32_t bits = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;
+  const float c = n.v > -127.f ? (n.v < 128.f ? n.v : 128.f) : -127.f;
+  const uint32_t bits = static_cast<uint32_t>(static_cast<int32_t>(c) + 127) << 23;
   float f;
   std::memcpy(&f, &bits, 4);
   return {f};

@@ -641,7 +641,7 @@ void BoundProgram::bind_steps(const Program& p, const Values& v, const EwTable& 
             in.anchor >= 0 ? anchor_index++ : -1};
     st.rows = v.row_value[value];
     st.tile_input = in.anchor >= 0 && in.src[0] >= v.ni;
-    st.tail_fn = in.anchor >= 0 ? nullptr : table.builtin_tail[static_cast<int>(in.op)];
+    st.tail_fn = in.anchor >= 0 ? nullptr : builtin_tail_kernel(in.op);
     const int64_t size = st.rows ? total_ / row_len_ : total_;
     st.tail_from = size - size % kBuiltinPacketFloats;
     for (int s : in.src) st.src.push_back(slots.slot(s));

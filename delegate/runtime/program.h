@@ -102,7 +102,7 @@ class BoundProgram {
     bool rows = false;        // dst holds one value per row of the tile (row_len_ elements)
     bool tile_input = false;  // a row op reading src[0]'s tile (else a program input, whole)
     EwRowsKernel rows_fn = nullptr;  // an elementwise step over the tile reading row values
-    EwKernel tail_fn = nullptr;  // EwTable::builtin_tail: run on values [tail_from, end) instead of fn
+    EwKernel tail_fn = nullptr;  // builtin_tail_kernel: run on values [tail_from, end) instead of fn
     int64_t tail_from = 0;
   };
 

@@ -433,27 +433,28 @@ TEST(Gemm, RoundedOneRowSumsAsTheBuiltinMatrixVectorProduct) {
 // last m % 4 rows, sum in four lanes combined (0 + 1) + (2 + 3); the rest in
 // k order. redo_last_columns_as_builtin rewrites those after the GEMM.
 TEST(Gemm, RoundedLastColumnsSumAsTheBuiltinGemm) {
-  for (const auto& [m, n, k] : std::vector<Problem>{{9, 27, 24}, {4, 7, 9}, {11, 3, 13}, {3, 5, 8}, {8, 18, 7}}) {
-    const auto a = random_vector(m * k, m + k), w = random_vector(n * k, n), bias = random_vector(n, k);
-    std::vector<const float*> rows(m);
-    for (int r = 0; r < m; ++r) rows[r] = a.data() + r * k;
+  for (const auto& [m, n, k] : std::vector<Problem>{{9, 27, 24}, {4, 7, 9}, {11, 3, 13}, {3, 5, 8}, {8, 18, 27}}) {
+    const int taps = k % 9 == 0 ? 9 : 1, kc = k / taps;  // a 3x3 window's taps, each kc floats apart from the others
+    const auto a = random_vector(m * taps * (kc + 1), m + k), w = random_vector(n * k, n), bias = random_vector(n, k);
+    std::vector<const float*> rows(m * taps);
+    for (size_t r = 0; r < rows.size(); ++r) rows[r] = a.data() + (rows.size() - 1 - r) * (kc + 1);
     for (const auto& isa : available_isas()) {
       const GemmKernel& kernel = *kernels_for(isa)->rounded->gemm;
       const PackedWeights packed = pack_weights(w.data(), bias.data(), n, k, kernel.nr, true);
       std::vector<float> c(m * n);
       for (int first = 0; first < m; first += 2) {  // in pieces of 2 rows, as tiles run
         const int count = std::min(2, m - first);
-        gemm(kernel, packed, count, 1, rows.data() + first, c.data() + first * n, n, -INFINITY, INFINITY);
-        redo_last_columns_as_builtin(packed, m, first, count, 1, rows.data(), c.data() + first * n, n, -INFINITY,
+        gemm(kernel, packed, count, taps, rows.data() + first * taps, c.data() + first * n, n, -INFINITY, INFINITY);
+        redo_last_columns_as_builtin(packed, m, first, count, taps, rows.data(), c.data() + first * n, n, -INFINITY,
                                      INFINITY);
       }
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j) {
           float sum = 0.f;
           if (j >= n - n % 4 && i < m - m % 4) {
-            sum = four_lane_sum(&rows[i], k, w.data() + j * k, k, false);
+            sum = four_lane_sum(&rows[i * taps], kc, w.data() + j * k, k, false);
           } else {
-            for (int p = 0; p < k; ++p) sum += rows[i][p] * w[j * k + p];
+            for (int p = 0; p < k; ++p) sum += rows[i * taps + p / kc][p % kc] * w[j * k + p];
           }
           ASSERT_EQ(c[i * n + j], sum + bias[j]) << kernel.name << " m=" << m << " n=" << n << " i=" << i << " j=" << j;
         }
