@@ -108,10 +108,20 @@ using SoftmaxRowsKernel = void (*)(int rows, int n, const float* in, float* out,
 using ReduceRowsKernel = void (*)(int rows, int n, const float* in, float* out);
 enum class RowReduction : uint8_t { kMean, kSum, kMax, kMin, kCount };
 
+// The rounded tables' SOFTMAX and MEAN, as TFLite's builtin kernels run them
+// over a whole tensor: these rows are rows [first_row, first_row + rows) of
+// total_rows, which tells where each row starts within the builtin's packets
+// and (SOFTMAX) which values its scalar code takes.
+using SoftmaxRowsAtKernel = void (*)(int rows, int n, const float* in, float* out, float beta, int64_t first_row,
+                                     int64_t total_rows);
+using ReduceRowsAtKernel = void (*)(int rows, int n, const float* in, float* out, int64_t first_row);
+
 struct RowKernel {
   const char* name;  // e.g. f32_rows_avx512
   SoftmaxRowsKernel softmax;
   ReduceRowsKernel reduce[static_cast<int>(RowReduction::kCount)];  // by RowReduction
+  SoftmaxRowsAtKernel softmax_at = nullptr;  // rounded tables only
+  ReduceRowsAtKernel mean_at = nullptr;      // rounded tables only
 };
 
 // Winograd F(2x2, 3x3) transforms of a 3x3 stride-1 convolution

@@ -2,6 +2,7 @@
 // vector API and instantiated per ISA. Include only from a gemm_<isa>.cc.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/ew_math.h"
@@ -116,51 +117,69 @@ void reduce_rows(int rows, int n, const float* in, float* out) {
 }
 
 // A row's sum as TFLite's builtin kernels reduce a row on x86 (Eigen over
-// SSE packets of 4, the row's start aligned): two 4-lane sums taking 8 values
-// a step, added, one more packet where 4 are left, the lanes added as
-// (0 + 2) + (1 + 3), then the last n % 4 values in order. (V: one instance
-// per ISA's file.)
-template <class V> inline float sum_as_builtin(const float* x, int n) {
+// SSE packets of 4): from the row's first value on a 16-byte boundary of the
+// tensor (`start`: the row's first value's index in the tensor), two 4-lane
+// sums taking 8 values a step, added, one more packet where 4 are left, the
+// lanes added as (0 + 2) + (1 + 3); then the values before that boundary and
+// the last ones, in order. Too short for one packet: all in order. (V: one
+// instance per ISA's file.)
+template <class V> inline float sum_as_builtin(const float* x, int n, int64_t start) {
+  const int lead = std::min<int>(n, static_cast<int>((4 - start % 4) % 4)), body = (n - lead) / 4 * 4;
   if (n <= 0) return 0.f;
-  const int n4 = n - n % 4, n8 = n - n % 8;
-  float s = n4 ? 0.f : x[0];
-  if (n4) {
-    float p0[4], p1[4];
-    for (int l = 0; l < 4; ++l) p0[l] = x[l], p1[l] = n4 > 4 ? x[4 + l] : 0.f;
-    for (int i = 8; i < n8; i += 8)
-      for (int l = 0; l < 4; ++l) p0[l] = p0[l] + x[i + l], p1[l] = p1[l] + x[i + 4 + l];
-    for (int l = 0; l < 4 && n4 > 4; ++l) p0[l] = p0[l] + p1[l];
-    for (int l = 0; l < 4 && n4 > n8 && n4 > 4; ++l) p0[l] = p0[l] + x[n8 + l];
-    s = (p0[0] + p0[2]) + (p0[1] + p0[3]);
+  float s = x[0];
+  if (body == 0) {
+    for (int i = 1; i < n; ++i) s = s + x[i];
+    return s;
   }
-  for (int i = n4 ? n4 : 1; i < n; ++i) s = s + x[i];
+  const float* b = x + lead;
+  const int b8 = body / 8 * 8;
+  float p0[4], p1[4];
+  for (int l = 0; l < 4; ++l) p0[l] = b[l], p1[l] = body > 4 ? b[4 + l] : 0.f;
+  for (int i = 8; i < b8; i += 8)
+    for (int l = 0; l < 4; ++l) p0[l] = p0[l] + b[i + l], p1[l] = p1[l] + b[i + 4 + l];
+  for (int l = 0; l < 4 && body > 4; ++l) p0[l] = p0[l] + p1[l];
+  for (int l = 0; l < 4 && body > b8 && body > 4; ++l) p0[l] = p0[l] + b[b8 + l];
+  s = (p0[0] + p0[2]) + (p0[1] + p0[3]);
+  for (int i = 0; i < lead; ++i) s = s + x[i];
+  for (int i = lead + body; i < n; ++i) s = s + x[i];
   return s;
 }
 
 // SOFTMAX as TFLite's builtin kernel on x86 (Eigen): e = exp_as_builtin_((x -
-// max) beta), times 1 / their sum_as_builtin. Bit for bit with it for rows of
-// n % 4 == 0 values; with other n its sums start at each row's first aligned
-// value and its exp takes libm's on the tensor's last size % 4 values, which
-// these rows (not knowing their place in the tensor) do not reproduce.
+// max) beta) (libm's exp on the tensor's last size % 4 values), times 1 / their
+// sum_as_builtin.
 template <class V>
-void softmax_rows_as_builtin(int rows, int n, const float* in, float* out, float beta) {
+void softmax_rows_at_as_builtin(int rows, int n, const float* in, float* out, float beta, int64_t first_row,
+                                int64_t total_rows) {
   const V vb = V::splat(beta);
+  const int64_t size = total_rows * n, scalar_from = size - size % 4;
   for (int r = 0; r < rows; ++r, in += n, out += n) {
-    const V vm = V::splat(row_max<V>(in, n));
+    const float m = row_max<V>(in, n);
+    const V vm = V::splat(m);
     int i = 0;
     for (; i + V::W <= n; i += V::W) exp_as_builtin_((V::load(in + i) - vm) * vb).store(out + i);
     if (i < n) exp_as_builtin_((V::load_tail(in + i, n - i) - vm) * vb).store_tail(out + i, n - i);
-    const V scale = V::splat(1.f / sum_as_builtin<V>(out, n));
+    const int64_t start = (first_row + r) * n;
+    for (int64_t f = std::max(start, scalar_from); f < start + n; ++f)
+      out[f - start] = std::exp((in[f - start] - m) * beta);
+    const V scale = V::splat(1.f / sum_as_builtin<V>(out, n, start));
     for (i = 0; i + V::W <= n; i += V::W) (V::load(out + i) * scale).store(out + i);
     if (i < n) (V::load_tail(out + i, n - i) * scale).store_tail(out + i, n - i);
   }
 }
 
-// MEAN over rows as the builtin's: sum_as_builtin, divided by n (bit for bit
-// for n % 4 == 0, as SOFTMAX).
+// MEAN over rows as the builtin's: sum_as_builtin, divided by n.
 template <class V>
-void mean_rows_as_builtin(int rows, int n, const float* in, float* out) {
-  for (int r = 0; r < rows; ++r, in += n) out[r] = sum_as_builtin<V>(in, n) / static_cast<float>(n);
+void mean_rows_at_as_builtin(int rows, int n, const float* in, float* out, int64_t first_row) {
+  for (int r = 0; r < rows; ++r, in += n) out[r] = sum_as_builtin<V>(in, n, (first_row + r) * n) / static_cast<float>(n);
+}
+
+// The same as the plain row kernels' signatures: rows taken as a whole tensor's.
+template <class V> void softmax_rows_as_builtin(int rows, int n, const float* in, float* out, float beta) {
+  softmax_rows_at_as_builtin<V>(rows, n, in, out, beta, 0, rows);
+}
+template <class V> void mean_rows_as_builtin(int rows, int n, const float* in, float* out) {
+  mean_rows_at_as_builtin<V>(rows, n, in, out, 0);
 }
 
 // The row kernel table of one ISA.// The row kernel table of one ISA.
@@ -175,7 +194,8 @@ template <class V> RowKernel row_kernel(const char* name) {
 template <class V> RowKernel row_kernel_as_builtin(const char* name) {
   return {name, &softmax_rows_as_builtin<V>,
           {&mean_rows_as_builtin<V>, &reduce_rows<V, RowReduction::kSum>, &reduce_rows<V, RowReduction::kMax>,
-           &reduce_rows<V, RowReduction::kMin>}};
+           &reduce_rows<V, RowReduction::kMin>},
+          &softmax_rows_at_as_builtin<V>, &mean_rows_at_as_builtin<V>};
 }
 
 }  // namespace fd::simd

@@ -141,8 +141,8 @@ void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out) 
   anchor_op_def(a.step.op).run(a, first, count, out);
 }
 
-void run_row_op(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
-  anchor_op_def(a.step.op).run_tile(a, in, rows, out);
+void run_row_op(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out) {
+  anchor_op_def(a.step.op).run_tile(a, in, first_row, rows, out);
 }
 
 int anchor_panels(const BoundAnchor& a) {

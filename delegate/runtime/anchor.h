@@ -162,7 +162,7 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
 void run_anchor(const BoundAnchor& a, int64_t first, int64_t count, float* out);
 
 // A row op (SOFTMAX, row MEAN) on `rows` rows at `in` (a tile of the program).
-void run_row_op(const BoundAnchor& a, const float* in, int64_t rows, float* out);
+void run_row_op(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out);
 
 // The GEMM anchors (FULLY_CONNECTED, CONV_2D): their weight panels, and the
 // same rows as run_anchor but only the columns of panels [first_panel, last_panel).

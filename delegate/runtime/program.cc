@@ -833,7 +833,7 @@ void BoundProgram::run_tile(int64_t t0, int64_t n, float* const* slots, ThreadPo
       s.rows_fn(slots[s.src[0]], slots[s.src[1]], arity > 2 ? slots[s.src[2]] : nullptr, slots[s.dst],
                 static_cast<size_t>(n / row_len_), static_cast<size_t>(row_len_), s.param);
     } else if (s.tile_input) {  // a row op on the tile's rows
-      run_row_op(anchors_[s.anchor], slots[s.src[0]], n / row_len_, slots[s.dst]);
+      run_row_op(anchors_[s.anchor], slots[s.src[0]], t0 / row_len_, n / row_len_, slots[s.dst]);
     } else if (s.anchor >= 0 && s.rows) {  // one value per row, from the whole input tensor
       run_anchor(anchors_[s.anchor], t0 / row_len_, n / row_len_, slots[s.dst]);
     } else if (s.anchor >= 0) {  // whole rows of the anchor's output, from the whole input tensor

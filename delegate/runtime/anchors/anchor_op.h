@@ -38,8 +38,9 @@ struct AnchorOpDef {
   void (*before_run)(const BoundAnchor& a, const float* const* inputs);
   // run_anchor: output rows [first, first + count) into out.
   void (*run)(const BoundAnchor& a, int64_t first, int64_t count, float* out);
-  // run_row_op: `rows` rows at `in` (the ops of reads_tile_rows); else null.
-  void (*run_tile)(const BoundAnchor& a, const float* in, int64_t rows, float* out);
+  // run_row_op: `rows` rows at `in`, rows [first_row, first_row + rows) of the
+  // input (the ops of reads_tile_rows); else null.
+  void (*run_tile)(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out);
   // BoundAnchor::depth (multiply-adds or reads per output value); null: 1.
   int64_t (*depth)(const BoundAnchor& a);
   // AnchorStep::to_string: what stands between the brackets after the name.

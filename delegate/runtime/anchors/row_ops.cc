@@ -34,12 +34,16 @@ bool bind_softmax(BoundAnchor& b, const std::vector<Shape>& inputs, std::string*
   return bind_row_output(b, inputs[0].empty() ? std::nullopt : std::optional<Shape>(inputs[0]), inputs, error);
 }
 
-void softmax_tile(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
-  a.step.rows->softmax(static_cast<int>(rows), static_cast<int>(a.n), in, out, a.step.beta);
+void softmax_tile(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out) {
+  const RowKernel& k = *a.step.rows;
+  if (k.softmax_at)
+    return k.softmax_at(static_cast<int>(rows), static_cast<int>(a.n), in, out, a.step.beta, first_row,
+                        num_elements(a.output) / std::max<int64_t>(a.n, 1));
+  k.softmax(static_cast<int>(rows), static_cast<int>(a.n), in, out, a.step.beta);
 }
 
 void run_softmax(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  softmax_tile(a, a.src + first * a.n, count, out);
+  softmax_tile(a, a.src + first * a.n, first, count, out);
 }
 
 std::string describe_softmax(const AnchorStep& s) {
@@ -64,13 +68,16 @@ RowReduction row_reduction(Reduce r) {
   return RowReduction::kMean;
 }
 
-void row_reduce_tile(const BoundAnchor& a, const float* in, int64_t rows, float* out) {
-  a.step.rows->reduce[static_cast<int>(row_reduction(a.step.reduce))](static_cast<int>(rows), static_cast<int>(a.k), in,
-                                                                      out);
+void row_reduce_tile(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out) {
+  const RowKernel& k = *a.step.rows;
+  const RowReduction r = row_reduction(a.step.reduce);
+  if (r == RowReduction::kMean && k.mean_at)
+    return k.mean_at(static_cast<int>(rows), static_cast<int>(a.k), in, out, first_row);
+  k.reduce[static_cast<int>(r)](static_cast<int>(rows), static_cast<int>(a.k), in, out);
 }
 
 void run_row_reduce(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  row_reduce_tile(a, a.src + first * a.k, count, out);
+  row_reduce_tile(a, a.src + first * a.k, first, count, out);
 }
 
 int64_t row_reduce_depth(const BoundAnchor& a) { return a.k; }
