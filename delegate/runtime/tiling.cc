@@ -24,7 +24,9 @@ Tiling tiling_for(const CacheSizes& caches) {
   t.row_tile_weights_bytes = l2 / 4;
   t.winograd_scratch_bytes = l2 / 4;
   t.qd8_rows_bytes = l2 / 4;
-  t.depth_first_min_bytes = l2;
+  // Chains from tensors of L2's size, and of 1 MiB at least: on Zen 3 (512 KiB
+  // of L2) chaining tensors of 512 KiB-1 MiB made MobileNetV2 1.07x slower.
+  t.depth_first_min_bytes = std::max(l2, kMiB);
   t.depth_first_budget_bytes = l2 / 2;
   return t;
 }

@@ -54,6 +54,11 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(xeon.streamed_weights_bytes, 2 * kMiB);
   EXPECT_EQ(xeon.row_tile_weights_bytes, 512 * kKiB);
   EXPECT_EQ(xeon.qd8_rows_bytes, 512 * kKiB);
+  EXPECT_EQ(xeon.depth_first_min_bytes, 2 * kMiB);
+
+  const Tiling zen3 = tiling_for({32 * kKiB, 512 * kKiB});  // depth-first chains from 1 MiB all the same
+  EXPECT_EQ(zen3.depth_first_min_bytes, kMiB);
+  EXPECT_EQ(zen3.depth_first_budget_bytes, 256 * kKiB);
 }
 
 TEST(Tiling, UnknownOrImplausibleCachesFallBack) {
@@ -66,6 +71,7 @@ TEST(Tiling, UnknownOrImplausibleCachesFallBack) {
   const Tiling tiny = tiling_for({1 * kKiB, 16 * kKiB});
   EXPECT_EQ(tiny.stream_tile_floats, static_cast<int64_t>(16 * kKiB / 2 / sizeof(float)));
   EXPECT_EQ(tiny.depth_first_budget_bytes, 128 * kKiB);
+  EXPECT_EQ(tiny.depth_first_min_bytes, kMiB);
 }
 
 TEST(Tiling, ThisCpusTilingComesFromItsCaches) {
