@@ -175,18 +175,17 @@ void gemm_row_as_builtin_gemv(int, int nc, int taps, int kc, const float* const*
     V lane[4][NV], sum[NV];
     for (int v = 0; v < NV; ++v)
       for (int q = 0; q < 4; ++q) lane[q][v] = V::splat(0.f);
-    for (int j = 0; j < k; ++j) {
+    for (int j = 0; j < k4; ++j) {
       const V x = V::splat(a[j / kc][j % kc]);
-      if (j == k4)
-        for (int v = 0; v < NV; ++v) sum[v] = (lane[0][v] + lane[2][v]) + (lane[1][v] + lane[3][v]);
-      for (int v = 0; v < NV; ++v) {
-        const V product = x * V::load(panel + static_cast<size_t>(j) * NR + v * V::W);
-        if (j < k4) lane[j % 4][v] = lane[j % 4][v] + product;
-        else sum[v] = sum[v] + product;
-      }
+      for (int v = 0; v < NV; ++v)
+        lane[j % 4][v] = lane[j % 4][v] + x * V::load(panel + static_cast<size_t>(j) * NR + v * V::W);
+    }
+    for (int v = 0; v < NV; ++v) sum[v] = (lane[0][v] + lane[2][v]) + (lane[1][v] + lane[3][v]);
+    for (int j = k4; j < k; ++j) {
+      const V x = V::splat(a[j / kc][j % kc]);
+      for (int v = 0; v < NV; ++v) sum[v] = sum[v] + x * V::load(panel + static_cast<size_t>(j) * NR + v * V::W);
     }
     for (int v = 0; v < NV; ++v) {
-      if (k4 == k) sum[v] = (lane[0][v] + lane[2][v]) + (lane[1][v] + lane[3][v]);
       const V y = min(V::splat(hi), max(V::splat(lo), sum[v] + V::load(panel + static_cast<size_t>(k) * NR + v * V::W)));
       const int left = nc - c0 - v * V::W;
       if (left >= V::W) y.store(c + c0 + v * V::W);
