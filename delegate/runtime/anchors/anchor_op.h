@@ -22,6 +22,12 @@
 
 namespace fd {
 
+// The kernels an anchor packs for: kernels.rounded (summing as TFLite's
+// builtin kernels) where an int8-weight layer quantizes its output.
+inline const Kernels& anchor_kernels(const Kernels& kernels, const AnchorFolds& folds) {
+  return folds.rounds_as_builtin && kernels.rounded ? *kernels.rounded : kernels;
+}
+
 struct AnchorOpDef {
   const char* name;  // in AnchorStep::to_string and in errors
   // Without activation (and at RELU's top) clamps to [-FLT_MAX, FLT_MAX] as

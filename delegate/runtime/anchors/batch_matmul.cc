@@ -15,7 +15,7 @@ namespace {
 // kernel (in k order from zero, each product rounded, at every shape measured).
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Shape& out = g.tensors[node.outputs[0]].shape;
-  const Kernels& picked = folds.rounds_as_builtin && kernels.rounded ? *kernels.rounded : kernels;
+  const Kernels& picked = anchor_kernels(kernels, folds);
   a.gemm = out.empty() ? picked.gemm : &gemm_for(picked, static_cast<int>(std::max<int64_t>(1, out.back())));
 }
 

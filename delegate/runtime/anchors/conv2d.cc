@@ -53,7 +53,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
     return pack_qd8_weights(g, node, kernels, folds, a);
   }
   // Where an int8-weight layer quantizes the output: sums as TFLite's builtin kernel.
-  const Kernels& picked = folds.rounds_as_builtin && kernels.rounded ? *kernels.rounded : kernels;
+  const Kernels& picked = anchor_kernels(kernels, folds);
   const AnchorWeights weights(g, node, folds, false, a);
   WeightValues wd = weights.values();
   const float* bias = weights.bias();

@@ -41,7 +41,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   if (is_dynamic_range_conv(g, node) && kernels.qd8_gemm) return make_qd8(g, node, kernels, folds, a);
   const AnchorWeights weights(g, node, folds, true, a);
   const int k = static_cast<int>(num_elements(w.shape) / a.n);
-  a.dw = folds.rounds_as_builtin && kernels.rounded ? kernels.rounded->dw : kernels.dw;
+  a.dw = anchor_kernels(kernels, folds).dw;
   auto packed = std::make_shared<PackedWeights>();
   pack_weights_into(weights.values(), 1, a.n, weights.bias(), a.n, k, a.dw->cb, false, packed.get());
   a.weights = std::move(packed);

@@ -25,7 +25,7 @@ void read_whole_input(const BoundAnchor& a, const float* const* inputs) { a.src 
 namespace {
 
 void make_rows(const Graph&, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
-  a.rows = folds.rounds_as_builtin && kernels.rounded ? kernels.rounded->rows : kernels.rows;
+  a.rows = anchor_kernels(kernels, folds).rows;
   a.reduce = node.reduce;
 }
 
