@@ -118,7 +118,7 @@ struct BoundAnchor {
   // otherwise fault a 4 KiB page at a time (a run's worth of init time).
   bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
   bool builtin_gemv = false;  // one output row, rounding as the builtin (GemmKernel::fn_gemv)
-  int64_t row_unit = 0;      // CONV_2D in Winograd form: tiles of whole pairs of output rows (2 * out_w)
+  int64_t row_unit = 0;      // CONV_2D in Winograd form: blocks of 2 d whole output rows, d its dilation
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
   mutable std::vector<const float*, HugePageAllocator<const float*>> rows;
   mutable const float* rows_for = nullptr;

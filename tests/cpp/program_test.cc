@@ -760,20 +760,25 @@ TEST(Program, ConvolutionsWithEpiloguesOnEveryIsa) {
 // 3x3 stride-1 convolutions of 16 channels or more run in Winograd form (2x2
 // output tiles): odd sizes leave half tiles at the right and bottom, a single
 // pixel is one tile, batch 2 puts tiles of two images in one run, 20 and 33
-// channels leave partial vectors, 24 and 37 outputs a half panel.
+// channels leave partial vectors, 24 and 37 outputs a half panel. Dilated by
+// d, a tile's pixels lie d apart: sizes not a multiple of 2 d leave tiles
+// without their partner rows and columns.
 TEST(Program, WinogradConvolutionsOnEveryIsa) {
   struct C {
     int64_t batch, h, w, ic, oc;
     bool same;
+    int dilation;
   };
-  for (const C& t : {C{1, 9, 11, 16, 37, true}, C{2, 10, 7, 20, 24, false}, C{1, 1, 1, 16, 16, true},
-                     C{2, 5, 6, 33, 16, true}, C{1, 14, 14, 64, 64, true},
-                     C{1, 40, 40, 16, 16, true}}) {  // 400 tiles: passes of at most 128 (winograd_scratch_bytes)
+  for (const C& t : {C{1, 9, 11, 16, 37, true, 1}, C{2, 10, 7, 20, 24, false, 1}, C{1, 1, 1, 16, 16, true, 1},
+                     C{2, 5, 6, 33, 16, true, 1}, C{1, 14, 14, 64, 64, true, 1},
+                     C{1, 40, 40, 16, 16, true, 1},  // 400 tiles: passes of at most 128 (winograd_scratch_bytes)
+                     C{1, 13, 11, 16, 24, true, 2}, C{2, 14, 17, 20, 16, false, 3}, C{1, 9, 9, 16, 16, true, 4}}) {
     Case c;
-    const Shape out = {t.batch, out_size(t.h, 3, 1, 1, t.same), out_size(t.w, 3, 1, 1, t.same), t.oc};
+    const Shape out = {t.batch, out_size(t.h, 3, 1, t.dilation, t.same), out_size(t.w, 3, 1, t.dilation, t.same),
+                       t.oc};
     const int y = c.b.conv(AnchorOp::kConv2D, c.input({t.batch, t.h, t.w, t.ic}),
                            random_weights(t.oc * 9 * t.ic, 7), {t.oc, 3, 3, t.ic}, random_weights(t.oc, 8),
-                           conv_params(1, 1, t.same), out, Activation::kRelu6);
+                           conv_params(1, t.dilation, t.same), out, Activation::kRelu6);
     const int z = c.b.ew(EwOp::Add, {y, c.input(out)}, out);
     std::vector<bool> written(c.b.g.tensors.size(), false);
     written[z] = true;
@@ -785,41 +790,45 @@ TEST(Program, WinogradConvolutionsOnEveryIsa) {
 }
 
 // Any range of output pixels, aligned to tiles or not, and any range of weight
-// panels, gives the direct form's values.
+// panels, gives the direct form's values, dilated or not.
 TEST(Program, WinogradRowsAndPanelsOfAnyRange) {
-  GraphBuilder b;
   const Shape in = {2, 7, 9, 24}, out = {2, 7, 9, 40};
-  const int y = b.conv(AnchorOp::kConv2D, b.tensor(in), random_weights(40 * 9 * 24, 9), {40, 3, 3, 24},
-                       random_weights(40, 10), conv_params(1, 1, true), out);
-  const Node& node = b.g.nodes[0];
-  ASSERT_EQ(node.outputs[0], y);
   std::vector<float> x(num_elements(in));
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   for (float& v : x) v = u(rng);
   const float* inputs[] = {x.data()};
-  for (const auto& isa : available_isas()) {
-    Kernels direct_kernels = *kernels_for(isa);
-    direct_kernels.winograd = nullptr;
-    std::string error;
-    auto wino = bind_anchor(make_anchor(b.g, node, {}, *kernels_for(isa)), {in}, &error);
-    auto direct = bind_anchor(make_anchor(b.g, node, {}, direct_kernels), {in}, &error);
-    ASSERT_TRUE(wino && direct) << error;
-    ASSERT_TRUE(wino->step.winograd && !direct->step.winograd);
-    wino->before_run(inputs);
-    direct->before_run(inputs);
-    const int panels = anchor_panels(*wino);
-    for (const auto& [first, count] : std::vector<std::pair<int64_t, int64_t>>{{0, 126}, {5, 20}, {9, 1}, {62, 64}}) {
-      for (const auto& [p0, p1] : std::vector<std::pair<int, int>>{{0, panels}, {1, panels}, {0, 1}}) {
-        std::vector<float> want(count * 40, NAN), got(count * 40, NAN);
-        run_anchor_panels(*direct, first, count, p0, p1, want.data());
-        run_anchor_panels(*wino, first, count, p0, p1, got.data());
-        const int nr = wino->step.winograd->u[0].nr;
-        for (size_t i = 0; i < want.size(); ++i) {
-          const int col = static_cast<int>(i % 40);
-          if (col < p0 * nr || col >= p1 * nr) continue;  // not asked for
-          ASSERT_NEAR(got[i], want[i], 1e-5 * std::max(1.f, std::fabs(want[i])))
-              << isa << " pixels " << first << "+" << count << " panels " << p0 << ".." << p1 << " at " << i;
+  for (const int dilation : {1, 2}) {
+    GraphBuilder b;
+    const int y = b.conv(AnchorOp::kConv2D, b.tensor(in), random_weights(40 * 9 * 24, 9), {40, 3, 3, 24},
+                         random_weights(40, 10), conv_params(1, dilation, true), out);
+    const Node& node = b.g.nodes[0];
+    ASSERT_EQ(node.outputs[0], y);
+    for (const auto& isa : available_isas()) {
+      Kernels direct_kernels = *kernels_for(isa);
+      direct_kernels.winograd = nullptr;
+      std::string error;
+      auto wino = bind_anchor(make_anchor(b.g, node, {}, *kernels_for(isa)), {in}, &error);
+      auto direct = bind_anchor(make_anchor(b.g, node, {}, direct_kernels), {in}, &error);
+      ASSERT_TRUE(wino && direct) << error;
+      ASSERT_TRUE(wino->step.winograd && !direct->step.winograd);
+      wino->before_run(inputs);
+      direct->before_run(inputs);
+      const int panels = anchor_panels(*wino);
+      const std::vector<std::pair<int64_t, int64_t>> ranges = {{0, 126}, {5, 20}, {9, 1}, {62, 64}, {20, 31}};
+      for (const auto& [first, count] : ranges) {
+        for (const auto& [p0, p1] : std::vector<std::pair<int, int>>{{0, panels}, {1, panels}, {0, 1}}) {
+          std::vector<float> want(count * 40, NAN), got(count * 40, NAN);
+          run_anchor_panels(*direct, first, count, p0, p1, want.data());
+          run_anchor_panels(*wino, first, count, p0, p1, got.data());
+          const int nr = wino->step.winograd->u[0].nr;
+          for (size_t i = 0; i < want.size(); ++i) {
+            const int col = static_cast<int>(i % 40);
+            if (col < p0 * nr || col >= p1 * nr) continue;  // not asked for
+            ASSERT_NEAR(got[i], want[i], 1e-5 * std::max(1.f, std::fabs(want[i])))
+                << isa << " dilation " << dilation << " pixels " << first << "+" << count << " panels " << p0
+                << ".." << p1 << " at " << i;
+          }
         }
       }
     }

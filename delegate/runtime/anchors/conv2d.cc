@@ -1,9 +1,9 @@
 // CONV_2D: NHWC input, filter [n, kh, kw, c]. A GEMM anchor (gemm_anchor.cc)
 // whose rows are the filter's taps (window.cc); with few input channels a row
-// is a whole filter row. A 3x3 filter at stride 1 runs in Winograd form
-// (conv2d_winograd.cc). An input affine map (kInputAffine) folds into the
-// weights, bias and padding. Int8 weights of a float input run through the qd8
-// GEMM as TFLite's hybrid kernel does (runtime/qd8_conv.h): each image
+// is a whole filter row. A 3x3 filter at stride 1, dilated or not, runs in
+// Winograd form (conv2d_winograd.cc). An input affine map (kInputAffine) folds
+// into the weights, bias and padding. Int8 weights of a float input run through
+// the qd8 GEMM as TFLite's hybrid kernel does (runtime/qd8_conv.h): each image
 // quantized once before the run, the windows gathered from it.
 #include <algorithm>
 
@@ -36,12 +36,12 @@ void fold_affine(const Fold& f, const float* w, const float* bias, int n, int k,
   }
 }
 
-// 3x3 at stride 1 without dilation, of channels enough to fill the vectors
+// 3x3 at stride 1 (dilated or not), of channels enough to fill the vectors
 // (fewer read whole filter rows), its weights fixed (not scaled per run).
 bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
   const ConvParams& p = a.conv;
-  return kernels.winograd && a.kh == 3 && a.kw == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 &&
-         p.dilation_w == 1 && c >= kMinChannelsInPlace && !a.scale_input;
+  return kernels.winograd && a.kh == 3 && a.kw == 3 && p.stride_h == 1 && p.stride_w == 1 &&
+         c >= kMinChannelsInPlace && !a.scale_input;
 }
 
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
@@ -92,7 +92,7 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   b.output = window_output(b);
   b.filter_rows = b.geo.taps() > 1 && c < kMinChannelsInPlace && !s.qd8;
   b.builtin_gemv = s.builtin_order && b.geo.pixels() == 1;
-  if (s.winograd) b.row_unit = 2 * b.geo.out_w;
+  if (s.winograd) b.row_unit = 2 * s.conv.dilation_h * b.geo.out_w;
   if (!s.outside.empty()) {  // a folded input map: padding taps read the source value it sends to 0
     if (static_cast<int64_t>(s.outside.size()) != c) {
       *error = "the folded input map has " + std::to_string(s.outside.size()) + " channels, the input " +
