@@ -636,6 +636,10 @@ def conv_specs():
     def conv_dil2_same(tf, x):
         return tf.clip_by_value(_conv(tf, x, "conv_dil2_same", 3, 3, 10, dilation=2), -1.0, 1.0)
 
+    def dilated_winograd(tf, x):  # 16+ channels: Winograd tiles on lattices of step 2, then 3 by 2
+        y = tf.nn.relu(_conv(tf, x, "conv_dil2_wino", 3, 3, 20, dilation=2))
+        return _conv(tf, y, "conv_dil32_wino", 3, 3, 16, dilation=[3, 2])
+
     def conv1x1_affine(tf, x):
         y = tf.nn.leaky_relu(_conv(tf, x, "conv1x1", 1, 1, 40, padding="VALID", bias=False), 0.1)
         return y * _const("conv1x1_s", [40]) + _const("conv1x1_t", [40], -0.5, 0.5)  # per-channel
@@ -807,6 +811,10 @@ def conv_specs():
         Spec("conv_dil2_same", conv_dil2_same, [[1, 9, 9, 6]], 0, 0, claimed_all=1, partitions_all=1,
              emits=("CONV_2D+RELU_N1_TO_1 stride=1x1 dilation=2x2 padding=SAME",),
              about="CONV_2D 3x3 SAME, dilation 2, fused RELU_N1_TO_1"),
+        Spec("dilated_winograd", dilated_winograd, [[1, 15, 13, 16]], 0, 0, claimed_all=2, partitions_all=2,
+             emits=("CONV_2D+RELU stride=1x1 dilation=2x2 padding=SAME", "CONV_2D stride=1x1 dilation=3x2"),
+             about="two dilated 3x3 SAME CONV_2Ds of 16 and 20 channels (Winograd form), dilations 2 and 3 by 2: "
+                   "sizes not a multiple of a tile's span"),
         Spec("conv1x1_affine", conv1x1_affine, [[1, 10, 10, 24]], 3, 1, claimed_all=4, partitions_all=1,
              emits=("CONV_2D", "LEAKY_RELU"),
              about="1x1 CONV_2D (zero bias), LEAKY_RELU, per-channel MUL and ADD"),
