@@ -704,7 +704,7 @@ int64_t BoundProgram::anchor_tile(int64_t tile) {
                                 : a.step.winograd    ? a.step.winograd->bytes()
                                 : a.step.qd8_weights ? a.step.qd8_weights->data.size()
                                                      : 0;
-    if (row_len_ == 0 && weight_bytes > tiling().streamed_weights_bytes) {
+    if (weight_bytes > tiling().streamed_weights_bytes) {
       const int64_t all = total_ / n;  // 0 at batch 0: one (empty) block
       const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);
       rows = std::max(rows, ((all + blocks - 1) / blocks + mr - 1) / mr * mr);

@@ -1222,6 +1222,24 @@ TEST(Program, LayerNormIsOnePassOverRows) {
   }
 }
 
+// A FULLY_CONNECTED of weights past tiling().streamed_weights_bytes, then a
+// residual ADD and a LayerNorm (BERT's FFN output): the row statistics run on
+// tiles of GEMM row blocks, 150 rows two of them.
+TEST(Program, AStreamedFullyConnectedFeedsALayerNorm) {
+  const int64_t n = 64, k = static_cast<int64_t>(tiling().streamed_weights_bytes / (n * sizeof(float))) + 16;
+  Case c;
+  const Shape s = {150, n}, row = {150, 1};
+  const int fc = c.b.fc(c.input({150, k}), test::random_weights(n * k, 15), test::random_weights(n, 16), n, k, s,
+                        Activation::kNone, false);
+  const int x = c.b.ew(EwOp::Add, {fc, c.input(s)}, s);
+  const int mean = c.b.row_op(AnchorOp::kRowReduce, {x}, row);
+  const int var = c.b.row_op(AnchorOp::kRowReduce, {c.b.ew(EwOp::SquaredDifference, {x, mean}, s)}, row);
+  const int r = c.b.ew(EwOp::Rsqrt, {c.b.ew(EwOp::Add, {var, c.input({}, 1e-3f, 2e-3f)}, row)}, row);
+  const int y = c.b.ew(EwOp::Mul, {c.b.ew(EwOp::Sub, {x, mean}, s), r}, s);
+  ThreadPool pool(2);
+  c.check({y}, &pool, 1e-4);
+}
+
 // SOFTMAX reads the rows its group's tile computes (the scaled scores).
 TEST(Program, SoftmaxReadsItsPrologueFromTheTile) {
   for (int64_t n : {5, 45, 128}) {
