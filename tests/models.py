@@ -377,7 +377,7 @@ def size_specs():
     return specs
 
 
-# --- dynamic batch, int8, and what a cost rule declines ---
+# --- dynamic batch, int8, a depth multiplier ---
 def special_specs():
     def dyn(tf, x):
         v = x * _const("dyn_s", [8]) + _const("dyn_b", [8])
@@ -431,11 +431,10 @@ def special_specs():
                    "then; the RESHAPE back to [-1, 4, 32] (batch open) reads them, then ADD, ABS, TANH, MUL; resized"),
         Spec("prelu_dynamic_batch", prelu_dyn, [[None, 10, 8]], 5, 1, emits=("PRELU",),
              about="batch None: MUL, ADD, PRELU (alpha [1,C]), SUB, ABS; resized"),
-        Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0,
+        Spec("dw_mult2_s2", dw_mult2_s2, [[1, 11, 11, 5]], 0, 0, claimed_all=2, partitions_all=1,
              emits=("DEPTHWISE_CONV_2D+RELU stride=2x2 padding=SAME multiplier=2",),
-             about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU, per-channel MUL: the cost rule leaves "
-                   "the depthwise layer (slower fused), and the MUL alone is too small a group; the "
-                   "runtime's multiplier path is tested in tests/cpp (Program.DepthwiseWithEveryMultiplier...)"),
+             about="DEPTHWISE_CONV_2D multiplier 2 stride 2 + RELU (its input widened to 10 channels), "
+                   "per-channel MUL"),
         Spec("int8_weights", int8_weights_block, [[2, 10, 10, 16]], 0, 0, claimed_all=7, partitions_all=4,
              weights="dynamic_int8", emits=("CONV_2D+RELU", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"),
              about="dynamic-range int8 weights read directly by the CONV_2D+RELU, DEPTHWISE_CONV_2D and "

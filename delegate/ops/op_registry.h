@@ -18,7 +18,7 @@ enum Family : uint32_t {
   kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
   kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
   // On by default: every family. What runs slower fused than in the runtime's
-  // kernels is declined by the planner's cost rules and policy, not by a family.
+  // kernels is declined by the planner's policy, not by a family.
   kFamilyDefault = kFamilyAll,
 };
 

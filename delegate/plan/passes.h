@@ -1,5 +1,5 @@
-// The planner's passes, in the order plan_fusion runs them: legality and cost
-// rules (per node), folds, grouping, policy. Internal to plan/.
+// The planner's passes, in the order plan_fusion runs them: legality (per
+// node), folds, grouping, policy. Internal to plan/.
 #pragma once
 
 #include <string>
@@ -11,10 +11,6 @@
 #include "plan/planner.h"
 
 namespace fd {
-
-// Why a legal node runs slower fused than in the runtime's kernels ("" if it
-// does not): the planner leaves it, with this reason.
-std::string cost_rule(const Graph& g, const GraphIndex& index, const Node& node);
 
 // Per node: whether a dynamic-range layer quantizes its output, directly or
 // through other nodes (FusionPlan::rounds_as_builtin).

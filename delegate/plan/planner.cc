@@ -13,7 +13,6 @@ FusionPlan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   std::vector<bool> legal(n);
   for (int i = 0; i < n; ++i) {
     plan.reason[i] = node_legality(g, g.nodes[i], opts.families);
-    if (plan.reason[i].empty()) plan.reason[i] = cost_rule(g, index, g.nodes[i]);
     legal[i] = plan.reason[i].empty();
   }
   plan.rounds_as_builtin = find_builtin_rounding(g, index);

@@ -126,6 +126,11 @@ struct BoundAnchor {
   mutable std::vector<float> patches;            // ... copied here on every run
   mutable PackedWeights scaled;                  // scale_input: the weights times this run's scale
   mutable Qd8Images qd8_images;                  // the convolutions of int8 weights: this run's input, quantized
+  // DEPTHWISE_CONV_2D of depth multiplier m > 1: this run's input widened to
+  // the n output channels (channel j holds input channel j / m), which the
+  // window (geo) then reads.
+  int64_t multiplier = 1;
+  mutable std::vector<float, HugePageAllocator<float>> widened;
   TransposeConvGeometry spread;                  // TRANSPOSE_CONV (offsets: transpose_conv_offsets)
   std::vector<int64_t> row_phase_starts;         // TRANSPOSE_CONV: per output row and W phase, its first row
   std::vector<ConcatSlice> slices;               // CONCATENATION: where each part's rows go

@@ -934,15 +934,16 @@ TEST(Program, AnOutputMapFoldsIntoTheWeightedAnchor) {
 TEST(Program, DepthwiseWithEveryMultiplierOnEveryIsa) {
   // 3x3 and 5x5 run the kernels that keep the filter in registers, 4x4 the
   // general one; 13..39 channels leave partial blocks everywhere, 40..120 also
-  // fill whole blocks and vector groups.
+  // fill whole blocks and vector groups. Multiplier 3 over a batch of 2 (the
+  // input widened image by image).
   for (int k : {3, 4, 5})
     for (int64_t ic : {13, 40})
       for (int mult : {1, 2, 3})
         for (int stride : {1, 2}) {
           Case c;
-          const int64_t oc = ic * mult;
-          const Shape in_shape = {1, 11, 9, ic};
-          const Shape out = {1, out_size(11, k, stride, 1, true), out_size(9, k, stride, 1, true), oc};
+          const int64_t oc = ic * mult, batch = mult == 3 ? 2 : 1;
+          const Shape in_shape = {batch, 11, 9, ic};
+          const Shape out = {batch, out_size(11, k, stride, 1, true), out_size(9, k, stride, 1, true), oc};
           const int y = c.b.conv(AnchorOp::kDepthwiseConv2D, c.input(in_shape), random_weights(k * k * oc, 3),
                                  {1, k, k, oc}, random_weights(oc, 4), conv_params(stride, 1, true), out,
                                  Activation::kRelu6);

@@ -1,7 +1,8 @@
 // DEPTHWISE_CONV_2D: NHWC input, filter [1, kh, kw, n], n = c * multiplier;
-// output channel j reads input channel j / multiplier. Its rows are the
-// filter's taps (window.cc), run by the depthwise micro-kernels. Int8 weights
-// of a float input (multiplier 1) run as TFLite's hybrid kernel
+// output channel j reads input channel j / multiplier (a multiplier > 1: the
+// input widened to n channels once per run, then read as multiplier 1). Its
+// rows are the filter's taps (window.cc), run by the depthwise micro-kernels.
+// Int8 weights of a float input (multiplier 1) run as TFLite's hybrid kernel
 // (runtime/qd8_conv.h): each image quantized once before the run.
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,6 @@
 #include "ir/shape.h"
 #include "ops/dynamic_range.h"
 #include "runtime/anchors/anchor_op.h"
-#include "runtime/memory.h"
 
 namespace fd {
 namespace {
@@ -47,30 +47,28 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   a.weights = std::move(packed);
 }
 
+// The window reads the input widened to the n output channels (for a depth
+// multiplier > 1, before_run widens it).
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const AnchorStep& s = b.step;
-  if (!bind_window(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
-  if (s.n % b.geo.channels != 0) {
-    *error = "input " + fd::to_string(inputs[0]) + " does not fit the convolution filter";
+  const Shape& input = inputs[0];
+  if (input.size() != 4 || input[3] < 1 || s.n % input[3] != 0) {
+    *error = "input " + fd::to_string(input) + " does not fit the convolution filter";
     return false;
   }
+  Shape widened = input;
+  widened[3] = s.n;
+  if (!bind_window(b, widened, s.kh, s.kw, s.conv, error)) return false;
+  b.multiplier = s.n / input[3];
+  b.widened.resize(b.multiplier > 1 ? static_cast<size_t>(num_elements(widened)) : 0);
   b.output = window_output(b);
   return true;
 }
 
-// A depth multiplier m > 1: `n_rows` rows of c channels, widened to the n
-// output channels (channel j takes channel j / m) in buffers of this thread.
-const float* const* expand_channels(const BoundAnchor& a, const float* const* rows, size_t n_rows, int64_t m) {
-  thread_local ScratchVector<float> expanded;
-  thread_local std::vector<const float*> expanded_rows;
-  expanded.resize(n_rows * a.n);
-  expanded_rows.resize(n_rows);
-  for (size_t r = 0; r < n_rows; ++r) {
-    float* e = expanded.data() + r * a.n;
-    for (int64_t j = 0; j < a.n; ++j) e[j] = rows[r][j / m];
-    expanded_rows[r] = e;
-  }
-  return expanded_rows.data();
+// Each of `pixels` pixels' c channels, each repeated m times.
+void widen_channels(const float* in, int64_t pixels, int64_t c, int64_t m, float* out) {
+  for (int64_t p = 0; p < pixels * c; ++p, out += m)
+    for (int64_t r = 0; r < m; ++r) out[r] = in[p];
 }
 
 // Output pixels [first, first + count) by pieces of output rows; two whole
@@ -99,8 +97,15 @@ void run_by_rows(const BoundAnchor& a, DwRowKernel by_row, const float* const* r
   }
 }
 
-// Int8 weights: the windows read the centered images.
+// A depth multiplier: the windows read the widened input. Int8 weights: the
+// centered images.
 void before_run(const BoundAnchor& a, const float* const* inputs) {
+  if (a.multiplier > 1) {
+    widen_channels(inputs[0], a.geo.batch * a.geo.in_h * a.geo.in_w, a.n / a.multiplier, a.multiplier,
+                   a.widened.data());
+    const float* widened = a.widened.data();
+    return point_window_rows(a, &widened);
+  }
   if (!a.step.qd8) return point_window_rows(a, inputs);
   const ConvGeometry& g = a.geo;
   qd8_quantize_images_centered(*a.step.qd8, g.batch, g.in_h * g.in_w * g.channels, inputs[0], &a.qd8_images);
@@ -113,11 +118,8 @@ void run_float(const BoundAnchor& a, int64_t first, int64_t count, float lo, flo
   const AnchorStep& s = a.step;
   const int taps = a.row_taps();
   const float* const* rows = a.rows.data() + first * taps;
-  const int64_t m = a.n / a.geo.channels;
-  if (m > 1) rows = expand_channels(a, rows, static_cast<size_t>(count) * taps, m);
-  const DwRowKernel by_row = a.geo.kh == a.geo.kw && a.geo.p.dilation_w == 1 && m == 1
-                                 ? s.dw->row_for_taps(taps, a.geo.p.stride_w)
-                                 : nullptr;
+  const DwRowKernel by_row =
+      a.geo.kh == a.geo.kw && a.geo.p.dilation_w == 1 ? s.dw->row_for_taps(taps, a.geo.p.stride_w) : nullptr;
   if (by_row) {
     run_by_rows(a, by_row, rows, first, count, lo, hi, out);
     return;
