@@ -157,6 +157,60 @@ void bench_chain(const char* name, const std::vector<fd::EwOp>& ops, bool residu
               100 * bytes / chain / copy_bw, copy_bw * 1e-9);
 }
 
+// Median seconds of the one-layer program on `kernels` (w: its weights), and
+// its flops; -1 where it does not bind.
+double layer_seconds(const Layer& l, const std::vector<float>& w, const fd::Kernels& kernels, double* flops) {
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> bias(l.oc);
+  Activation x(l.h * l.w * l.ic);
+  for (float& v : x) v = u(rng);
+  const fd::Graph g = graph_of(l, w, bias);
+  const std::vector<bool> written = {false, false, false, true};
+  const fd::Program p = fd::build_program(g, {0}, {}, written, kernels);
+  std::string error;
+  auto bound = fd::BoundProgram::bind(p, {g.tensors[0].shape}, *kernels.ew, &error);
+  if (!bound) {
+    std::printf("  %s: %s\n", l.name, error.c_str());
+    return -1;
+  }
+  const fd::Shape& out_shape = bound->output_shapes()[0];
+  Activation y(fd::num_elements(out_shape));
+  const float* in[] = {x.data()};
+  float* out[] = {y.data()};
+  *flops = flops_of(l, l.op == fd::AnchorOp::kFullyConnected ? 1 : out_shape[1],
+                    l.op == fd::AnchorOp::kFullyConnected ? l.h * l.w : out_shape[2]);
+  const int reps = reps_asked > 0 ? reps_asked : std::clamp(static_cast<int>(1e9 / *flops), 5, 300);
+  return median_seconds(reps, [&] { bound->run(in, out, nullptr); });
+}
+
+// Weights of `share` nonzero groups of 4 depths (the converter's sparsity in
+// 1x4 blocks): the sparse GEMM's time over the dense GEMM's, per share.
+void bench_sparse(const fd::Kernels& kernels) {
+  const Layer layers[] = {
+      {"sparse 28x28 3x3 s2 64->128", fd::AnchorOp::kConv2D, 56, 56, 64, 128, 3, 2},
+      {"sparse 7x7 3x3 s2 256->512", fd::AnchorOp::kConv2D, 14, 14, 256, 512, 3, 2},
+      {"sparse 28x28 1x1 128->128", fd::AnchorOp::kConv2D, 28, 28, 128, 128, 1, 1},
+  };
+  fd::Kernels dense = kernels;
+  dense.spmm = nullptr;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (const auto& l : layers) {
+    std::printf("  %-28s sparse / dense time at nonzero group shares", l.name);
+    for (const double share : {0.1, 0.15, 0.2, 0.25, 0.3, 0.4}) {
+      std::vector<float> w(l.k * l.k * l.ic * l.oc, 0.f);
+      std::bernoulli_distribution nonzero(share);
+      for (size_t d = 0; d < w.size(); d += 4)
+        if (nonzero(rng)) std::generate(w.begin() + d, w.begin() + std::min(w.size(), d + 4), [&] { return u(rng); });
+      double flops = 0;
+      const double sparse = layer_seconds(l, w, kernels, &flops), dense_s = layer_seconds(l, w, dense, &flops);
+      std::printf("  %.2f: %.2f", share, sparse / dense_s);
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,38 +244,15 @@ int main(int argc, char** argv) {
     for (const auto& l : layers) {
       if (argc > 2 && !std::strstr(l.name, argv[2])) continue;
       const int64_t wsize = l.op == fd::AnchorOp::kDepthwiseConv2D ? l.k * l.k * l.oc : l.k * l.k * l.ic * l.oc;
-      std::vector<float> w(wsize), bias(l.oc);
-      Activation x(l.h * l.w * l.ic);
+      std::vector<float> w(wsize);
       for (float& v : w) v = u(rng);
-      for (float& v : x) v = u(rng);
-      const fd::Graph g = graph_of(l, w, bias);
-      const std::vector<bool> written = {false, false, false, true};
-      const fd::Program p = fd::build_program(g, {0}, {}, written, kernels);
-      std::string error;
-      auto bound = fd::BoundProgram::bind(p, {g.tensors[0].shape}, *kernels.ew, &error);
-      if (!bound) {
-        std::printf("  %s: %s\n", l.name, error.c_str());
-        continue;
-      }
-      const fd::Shape& out_shape = bound->output_shapes()[0];
-      Activation y(fd::num_elements(out_shape));
-      const float* in[] = {x.data()};
-      float* out[] = {y.data()};
-      const double flops = flops_of(l, l.op == fd::AnchorOp::kFullyConnected ? 1 : out_shape[1],
-                                    l.op == fd::AnchorOp::kFullyConnected ? l.h * l.w : out_shape[2]);
-      std::vector<double> t;
-      const int reps = reps_asked > 0 ? reps_asked : std::clamp(static_cast<int>(1e9 / flops), 5, 300);
-      for (int r = 0; r < reps; ++r) {
-        if (evict_l2) touch_other_memory();
-        const auto start = std::chrono::steady_clock::now();
-        bound->run(in, out, nullptr);
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
-      std::sort(t.begin(), t.end());
-      const double s = t[t.size() / 2];
-      std::printf("  %-28s %8.3f ms %7.1f GFLOP/s  %5.1f%% of peak\n", l.name, s * 1e3, flops / s * 1e-9,
-                  100 * flops / s * 1e-9 / peak);
+      double flops = 0;
+      const double s = layer_seconds(l, w, kernels, &flops);
+      if (s > 0)
+        std::printf("  %-28s %8.3f ms %7.1f GFLOP/s  %5.1f%% of peak\n", l.name, s * 1e3, flops / s * 1e-9,
+                    100 * flops / s * 1e-9 / peak);
     }
+    if (argc <= 2 || std::strstr("sparse", argv[2])) bench_sparse(kernels);
     using fd::EwOp;
     const std::tuple<const char*, std::vector<EwOp>, bool> chains[] = {
         {"chain affine relu6", {EwOp::Relu6}, false},

@@ -482,6 +482,12 @@ def sparse_specs():
         d = _sparse_conv_dw(tf, x, "sp16", 24, tf.nn.relu6)
         return tf.tanh(tf.matmul(tf.reduce_mean(d, axis=[1, 2]), _sparse("sp16_fc", [24, 32])))
 
+    def sparse_gemm_block(tf, x):  # 85% of the blocks of 4 input channels zero: the sparse GEMM
+        y = tf.nn.conv2d(x, _sparse("spg_s2", [3, 3, 64, 40], 0.85, block_axis=2), 2, "SAME")
+        y = tf.nn.relu(y + _const("spg_s2_b", [40], -0.2, 0.2))
+        y = tf.nn.conv2d(y, _sparse("spg_1x1", [1, 1, 40, 24], 0.85, block_axis=2), 1, "SAME")
+        return y * _const("spg_s", [24])
+
     def sparse_int8_block(tf, x):  # layers of 1024+ weights get int8 ones, the depthwise keeps float32
         d = _sparse_conv_dw(tf, x, "sp8", 32, tf.nn.relu)
         return tf.matmul(tf.reduce_mean(d, axis=[1, 2]), _sparse("sp8_fc", [32, 64])) + _const("sp8_fc_b", [64])
@@ -498,6 +504,14 @@ def sparse_specs():
              about="sparse float16 weights: each read through a DENSIFY then a DEQUANTIZE, both folded into "
                    "the CONV_2D+RELU6, DEPTHWISE_CONV_2D or FULLY_CONNECTED (+TANH); float16 biases through a "
                    "DEQUANTIZE; MEAN"),
+        Spec("sparse_gemm_weights", sparse_gemm_block, [[1, 12, 13, 64]], 0, 0, claimed_all=4, partitions_all=2,
+             weights="sparse", emits=("DENSIFY", "CONV_2D+RELU stride=2x2"),
+             about="weights of 85% zero blocks of 4 input channels, read through a DENSIFY: a strided 3x3 "
+                   "CONV_2D+RELU and a 1x1 CONV_2D (the converter folds the MUL after it into its weights) "
+                   "run through the sparse GEMM"),
+        Spec("sparse_gemm_float16_weights", sparse_gemm_block, [[1, 12, 13, 64]], 0, 0, claimed_all=8,
+             partitions_all=2, weights="sparse_float16", emits=("DENSIFY", "DEQUANTIZE"),
+             about="the same with float16 weights: DENSIFY then DEQUANTIZE, converted for the sparse GEMM"),
         Spec("sparse_int8_weights", sparse_int8_block, [[2, 8, 8, 16]], 0, 0, claimed_all=7, partitions_all=4,
              weights="sparse_dynamic_int8", emits=("DENSIFY", "CONV_2D+RELU", "FULLY_CONNECTED"),
              about="sparse weights with dynamic-range int8 quantization: int8 ones through a DENSIFY (densified, "

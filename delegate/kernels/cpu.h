@@ -37,6 +37,7 @@ struct Kernels {
   // kernels do, and no Winograd: for the layers whose output a dynamic-range
   // layer quantizes (FusionPlan::rounds_as_builtin).
   const Kernels* rounded = nullptr;
+  const SpmmKernel* spmm = nullptr;  // optional: weights mostly zero (runtime/sparse_gemm.h)
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

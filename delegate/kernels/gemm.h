@@ -139,6 +139,30 @@ struct WinogradKernel {
   WinogradOutputFn output;
 };
 
+// Sparse GEMM (runtime/sparse_gemm.h): weights mostly zero, kept per column as
+// their groups of 4 consecutive depths that hold a nonzero. kSpmmRows rows of
+// A arrive transposed, at[d * kSpmmRows + r], so each weight multiplies all
+// of them in one vector op. For columns o in [0, cols): groups g in
+// [first[o], first[o + 1]), each depths depth[g] .. depth[g] + 3 with weights
+// values[4 g ..]; acc[o * kSpmmRows + r] = start + row r's sum over them,
+// start bias[o] (bias not null) or acc's own value.
+constexpr int kSpmmRows = 16;
+using SpmmMicroKernel = void (*)(int cols, const int32_t* first, const int32_t* depth, const float* values,
+                                 const float* bias, const float* at, float* acc);
+// Rows [0, m) of A (m <= kSpmmRows; row r the taps * kc floats at rows[r *
+// taps + t]) into at, rows past m and depths past taps * kc (up to k4) zero.
+using SpmmPackRows = void (*)(const float* const* rows, int m, int taps, int kc, int k4, float* at);
+// C[r][o] (row stride ldc) = acc[o * kSpmmRows + r] clamped to [lo, hi], for
+// rows [0, m) and columns [0, cols).
+using SpmmStore = void (*)(const float* acc, int m, int cols, float* c, size_t ldc, float lo, float hi);
+
+struct SpmmKernel {
+  const char* name;  // e.g. f32_spmm_16r_avx2
+  SpmmMicroKernel fn;
+  SpmmPackRows pack_rows;
+  SpmmStore store;
+};
+
 // Defined in gemm_<isa>.cc where that ISA is compiled in.
 const GemmKernel& gemm_kernel_scalar();
 const GemmKernel& gemm_kernel_avx2();
@@ -172,5 +196,9 @@ const WinogradKernel& winograd_kernel_scalar();
 const WinogradKernel& winograd_kernel_avx2();
 const WinogradKernel& winograd_kernel_avx512();
 const WinogradKernel& winograd_kernel_neon();
+const SpmmKernel& spmm_kernel_scalar();
+const SpmmKernel& spmm_kernel_avx2();
+const SpmmKernel& spmm_kernel_avx512();
+const SpmmKernel& spmm_kernel_neon();
 
 }  // namespace fd

@@ -2,6 +2,7 @@
 #include "kernels/vec_avx2.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/spmm_microkernel.h"
 #include "kernels/winograd_microkernel.h"
 
 namespace fd {
@@ -60,6 +61,12 @@ const RowKernel& row_kernel_avx2_rounded() {
 const WinogradKernel& winograd_kernel_avx2() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_avx2", &simd::winograd_input_tile<simd::F32x8>,
                                      &simd::winograd_output_tile<simd::F32x8>};
+  return kernel;
+}
+
+const SpmmKernel& spmm_kernel_avx2() {
+  static const SpmmKernel kernel{"f32_spmm_16r_avx2", &simd::spmm_microkernel<simd::F32x8>,
+                                 &simd::spmm_pack_rows<simd::F32x8>, &simd::spmm_store<simd::F32x8>};
   return kernel;
 }
 

@@ -3,6 +3,7 @@
 #include "kernels/vec_avx512.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/spmm_microkernel.h"
 #include "kernels/winograd_microkernel.h"
 
 namespace fd {
@@ -77,6 +78,12 @@ const RowKernel& row_kernel_avx512_rounded() {
 const WinogradKernel& winograd_kernel_avx512() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_avx512", &simd::winograd_input_tile<simd::F32x16>,
                                      &simd::winograd_output_tile<simd::F32x16>};
+  return kernel;
+}
+
+const SpmmKernel& spmm_kernel_avx512() {
+  static const SpmmKernel kernel{"f32_spmm_16r_avx512", &simd::spmm_microkernel<simd::F32x16>,
+                                 &simd::spmm_pack_rows<simd::F32x16>, &simd::spmm_store<simd::F32x16>};
   return kernel;
 }
 

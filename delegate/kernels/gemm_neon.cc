@@ -2,6 +2,7 @@
 #include "kernels/vec_neon.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/spmm_microkernel.h"
 #include "kernels/winograd_microkernel.h"
 
 namespace fd {
@@ -60,6 +61,12 @@ const RowKernel& row_kernel_neon_rounded() {
 const WinogradKernel& winograd_kernel_neon() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_neon", &simd::winograd_input_tile<simd::F32x4>,
                                      &simd::winograd_output_tile<simd::F32x4>};
+  return kernel;
+}
+
+const SpmmKernel& spmm_kernel_neon() {
+  static const SpmmKernel kernel{"f32_spmm_16r_neon", &simd::spmm_microkernel<simd::F32x4>,
+                                 &simd::spmm_pack_rows<simd::F32x4>, &simd::spmm_store<simd::F32x4>};
   return kernel;
 }
 

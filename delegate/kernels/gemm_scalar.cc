@@ -2,6 +2,7 @@
 #include "kernels/vec_scalar.h"
 #include "kernels/gemm_microkernel.h"
 #include "kernels/row_microkernel.h"
+#include "kernels/spmm_microkernel.h"
 #include "kernels/winograd_microkernel.h"
 
 namespace fd {
@@ -54,6 +55,12 @@ const RowKernel& row_kernel_scalar_rounded() {
 const WinogradKernel& winograd_kernel_scalar() {
   static const WinogradKernel kernel{"f32_winograd_2x2_3x3_scalar", &simd::winograd_input_tile<simd::F32x1>,
                                      &simd::winograd_output_tile<simd::F32x1>};
+  return kernel;
+}
+
+const SpmmKernel& spmm_kernel_scalar() {
+  static const SpmmKernel kernel{"f32_spmm_16r_scalar", &simd::spmm_microkernel<simd::F32x1>,
+                                 &simd::spmm_pack_rows<simd::F32x1>, &simd::spmm_store<simd::F32x1>};
   return kernel;
 }
 

@@ -24,6 +24,7 @@
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
 #include "runtime/qd8_conv.h"
+#include "runtime/sparse_gemm.h"
 #include "runtime/winograd.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
@@ -46,6 +47,10 @@ struct AnchorStep {
   // CONV_2D of kernels.rounded: summed as TFLite's builtin GEMM, its last
   // n % 4 columns too (redo_last_columns_as_builtin).
   bool builtin_order = false;
+  // FULLY_CONNECTED, CONV_2D of weights mostly zero (runtime/sparse_gemm.h):
+  // their nonzero groups, for the sparse GEMM (weights then null).
+  const SpmmKernel* spmm = nullptr;
+  std::shared_ptr<const SparseWeights> sparse;
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;

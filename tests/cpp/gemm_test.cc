@@ -10,6 +10,7 @@
 #include <random>
 #include <tuple>
 
+#include "graph_builder.h"
 #include "kernels/cpu.h"
 #include "runtime/tiling.h"
 #include "runtime/winograd.h"
@@ -21,13 +22,7 @@ struct Problem {
   int m, n, k;
 };
 
-std::vector<float> random_vector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+using test::random_vector;
 
 // Each ISA's GEMM kernels, the scalar one first.
 std::vector<std::pair<std::string, const GemmKernel&>> every_gemm_kernel() {

@@ -21,6 +21,31 @@ inline const float* random_weights(size_t n, uint32_t seed) {
   return keep.back().data();
 }
 
+// n values in [-1, 1).
+inline std::vector<float> random_vector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// Weights [n x k] (n rows of k depths) in [-0.5, 0.5) where `share` of each
+// row's groups of 4 depths hold values, zeros elsewhere (the converter's
+// sparsity); kept alive for the whole test.
+inline const float* sparse_weights(int n, int k, double share, uint32_t seed) {
+  static std::vector<std::vector<float>> keep;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  std::bernoulli_distribution nonzero(share);
+  keep.emplace_back(static_cast<size_t>(n) * k, 0.f);
+  for (int j = 0; j < n; ++j)
+    for (int d = 0; d < k; d += 4)
+      if (nonzero(rng))
+        for (int i = d; i < k && i < d + 4; ++i) keep.back()[static_cast<size_t>(j) * k + i] = u(rng);
+  return keep.back().data();
+}
+
 // The planner's folds for the whole graph (every family, groups of any size):
 // what build_program takes in when a test fuses nodes by hand.
 inline std::vector<Fold> planned_folds(const Graph& g) {

@@ -789,6 +789,38 @@ TEST(Program, WinogradConvolutionsOnEveryIsa) {
   }
 }
 
+// Weights of few nonzero groups (the converter's sparsity) run through the
+// sparse GEMM with their epilogue: a strided 3x3 convolution (taps), a 3x3
+// stride-1 one (sparse, not Winograd), a 1x1 one, a FULLY_CONNECTED; 2 threads.
+TEST(Program, SparseWeightsRunThroughTheSparseGemm) {
+  struct C {
+    AnchorOp op;
+    int k, stride, ic, oc;
+  };
+  for (const C& t : {C{AnchorOp::kConv2D, 3, 2, 64, 40}, C{AnchorOp::kConv2D, 3, 1, 32, 24},
+                     C{AnchorOp::kConv2D, 1, 1, 40, 70}, C{AnchorOp::kFullyConnected, 1, 1, 100, 33}}) {
+    Case c;
+    const float* w = test::sparse_weights(t.oc, t.k * t.k * t.ic, 0.15, t.ic);
+    int y;
+    Shape out;
+    if (t.op == AnchorOp::kFullyConnected) {
+      out = {21, t.oc};
+      y = c.b.fc(c.input({21, t.ic}), w, random_weights(t.oc, 1), t.oc, t.ic, out, Activation::kRelu);
+    } else {
+      out = {1, out_size(13, t.k, t.stride, 1, true), out_size(11, t.k, t.stride, 1, true), t.oc};
+      y = c.b.conv(AnchorOp::kConv2D, c.input({1, 13, 11, t.ic}), w, {t.oc, t.k, t.k, t.ic}, random_weights(t.oc, 1),
+                   conv_params(t.stride, 1, true), out, Activation::kRelu6);
+    }
+    const int z = c.b.ew(EwOp::Mul, {y, c.input({t.oc})}, out);
+    std::vector<bool> written(c.b.g.tensors.size(), false);
+    written[z] = true;
+    const Program p = build_program(c.b.g, {0, 1}, {}, written, *kernels_for("scalar"));
+    EXPECT_NE(p.to_string().find("spmm"), std::string::npos) << p.to_string();
+    ThreadPool pool(2);
+    c.check({z}, &pool, 1e-5);
+  }
+}
+
 // Any range of output pixels, aligned to tiles or not, and any range of weight
 // panels, gives the direct form's values, dilated or not.
 TEST(Program, WinogradRowsAndPanelsOfAnyRange) {

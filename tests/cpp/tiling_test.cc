@@ -46,6 +46,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(zen4.qd8_rows_bytes, 256 * kKiB);  // the constant it replaced
   EXPECT_EQ(zen4.depth_first_min_bytes, kMiB);
   EXPECT_EQ(zen4.depth_first_budget_bytes, 512 * kKiB);
+  EXPECT_EQ(zen4.sparse_chunk_depths, 512);  // 16 rows x 512 depths x 4 bytes = 32 KiB
 
   const Tiling xeon = tiling_for({48 * kKiB, 2 * kMiB});
   EXPECT_EQ(xeon.stream_tile_floats, 6144);
@@ -55,6 +56,7 @@ TEST(Tiling, TilesAreSharesOfTheCaches) {
   EXPECT_EQ(xeon.row_tile_weights_bytes, 512 * kKiB);
   EXPECT_EQ(xeon.qd8_rows_bytes, 512 * kKiB);
   EXPECT_EQ(xeon.depth_first_min_bytes, 2 * kMiB);
+  EXPECT_EQ(xeon.sparse_chunk_depths, 768);
 
   const Tiling zen3 = tiling_for({32 * kKiB, 512 * kKiB});  // depth-first chains from 1 MiB all the same
   EXPECT_EQ(zen3.depth_first_min_bytes, kMiB);

@@ -135,6 +135,8 @@ std::string describe_window(const AnchorStep& s);  // "3x3/2, "
 WeightValues weight_values(const Tensor& w);
 // Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be null).
 void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a);
+// Whether pack_gemm_weights packs W [n x k] for the sparse GEMM (mostly zeros).
+bool runs_sparse(const Kernels& kernels, WeightValues w, int n, int k, const AnchorStep& a);
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);

@@ -70,7 +70,7 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
   }
   const int c = k / (a.kh * a.kw);
-  if (!takes_winograd(picked, a, c)) {
+  if (!takes_winograd(picked, a, c) || runs_sparse(picked, wd, a.n, k, a)) {  // sparse: fewer products still
     pack_gemm_weights(picked, wd, bias, a.n, k, a);
     a.builtin_order = &picked != &kernels;
     return;
@@ -84,7 +84,10 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   const AnchorStep& s = b.step;
   if (!bind_window(b, inputs[0], s.kh, s.kw, s.conv, error)) return false;
   const int64_t c = b.geo.channels;
-  const int64_t k = s.qd8 ? s.qd8_weights->k : s.winograd ? 9 * s.winograd->c : s.weights->k;
+  const int64_t k = s.qd8        ? s.qd8_weights->k
+                    : s.winograd ? 9 * s.winograd->c
+                    : s.sparse   ? s.sparse->k
+                                 : s.weights->k;
   if (c * b.geo.taps() != k) {
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the convolution filter";
     return false;
@@ -148,6 +151,7 @@ int64_t depth(const BoundAnchor& a) {
 std::string describe(const AnchorStep& s) {
   const std::string kernel = s.qd8        ? s.qd8->name
                              : s.winograd ? std::string(s.winograd_kernel->name) + ", " + s.gemm->name
+                             : s.spmm     ? s.spmm->name
                                           : s.gemm->name;
   return describe_window(s) + std::to_string(s.n) + " ch, " + describe_folds(s) + kernel;
 }

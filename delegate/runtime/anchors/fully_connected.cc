@@ -24,7 +24,9 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
   pack_gemm_weights(kernels, weights.values(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
 }
 
-int64_t depth(const AnchorStep& s) { return s.qd8_weights ? s.qd8_weights->k : s.weights->k; }
+int64_t depth(const AnchorStep& s) {
+  return s.qd8_weights ? s.qd8_weights->k : s.sparse ? s.sparse->k : s.weights->k;
+}
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const auto out = fully_connected_shape(inputs[0], {b.step.n, depth(b.step)}, b.step.keep_num_dims);
@@ -71,7 +73,7 @@ int64_t bound_depth(const BoundAnchor& a) { return a.k; }
 
 std::string describe(const AnchorStep& s) {
   return std::to_string(s.n) + "x" + std::to_string(depth(s)) + ", " + describe_folds(s) +
-         (s.qd8 ? s.qd8->name : s.gemm->name);
+         (s.qd8 ? s.qd8->name : s.spmm ? s.spmm->name : s.gemm->name);
 }
 
 }  // namespace

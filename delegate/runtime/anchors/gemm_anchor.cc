@@ -1,9 +1,11 @@
 // What the GEMM anchors share (FULLY_CONNECTED, CONV_2D): weights packed in
-// panels for the GEMM kernel, a per-channel input scale folded into a copy of
-// them on every run (scale_input), and output rows through the GEMM driver.
+// panels for the GEMM kernel (or, mostly zero, as their nonzero groups for the
+// sparse GEMM), a per-channel input scale folded into a copy of them on every
+// run (scale_input), and output rows through the GEMM driver.
 #include "ir/float_source.h"
 #include "ir/shape.h"
 #include "runtime/anchors/anchor_op.h"
+#include "runtime/tiling.h"
 
 namespace fd {
 
@@ -12,8 +14,17 @@ WeightValues weight_values(const Tensor& w) {
   return source ? WeightValues(nullptr, source) : WeightValues(w.f32_data());
 }
 
+bool runs_sparse(const Kernels& kernels, WeightValues w, int n, int k, const AnchorStep& a) {
+  return kernels.spmm && !a.scale_input && sparse_enough(w, n, k);
+}
+
 void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a) {
   a.gemm = &gemm_for(kernels, n);
+  if (runs_sparse(kernels, w, n, k, a)) {
+    a.spmm = kernels.spmm;
+    a.sparse = std::make_shared<const SparseWeights>(pack_sparse_weights(w, bias, n, k, tiling().sparse_chunk_depths));
+    return;
+  }
   a.weights = std::make_shared<const PackedWeights>(pack_weights(w, bias, n, k, a.gemm->nr, true));
 }
 
@@ -32,6 +43,9 @@ bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::str
 void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                      float* out) {
   const int taps = a.row_taps();
+  if (a.step.sparse)
+    return sparse_gemm(*a.step.spmm, *a.step.sparse, static_cast<int>(count), taps, a.rows.data() + first * taps, out,
+                       a.n, a.step.lo, a.step.hi, first_panel, last_panel);
   if (a.builtin_gemv && count == 1)
     return gemm_one_row_as_builtin(*a.step.gemm, a.weights(), taps, a.rows.data() + first * taps, out, a.step.lo,
                                    a.step.hi, first_panel, last_panel);
@@ -53,12 +67,12 @@ void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, 
       qd8_pack_weights(*a.qd8, w.data.float32_source()->i8_values(), scale.data(), bias.data(), a.n, k));
 }
 
-int gemm_panels(const BoundAnchor& a) { return a.weights().panels(); }
+int gemm_panels(const BoundAnchor& a) { return a.step.sparse ? a.step.sparse->panels() : a.weights().panels(); }
 
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   run_gemm_panels(a, first, count, 0, -1, out);
 }
 
-int64_t gemm_depth(const BoundAnchor& a) { return a.step.weights->k; }
+int64_t gemm_depth(const BoundAnchor& a) { return a.step.sparse ? a.step.sparse->k : a.step.weights->k; }
 
 }  // namespace fd
