@@ -1,7 +1,8 @@
 // Heavy-op throughput against this core's FMA peak (issue 4 target: >= 80% of
 // peak on large layers), measured through the same fused programs the delegate
 // runs: indirection, packing, micro-kernels. Then elementwise chains against
-// this core's memcpy bandwidth for the same bytes in and out (target >= 80%).
+// this core's memcpy bandwidth for the same bytes in and out (target >= 80%),
+// and the sparse GEMM's time over the dense one's ("sparse").
 // A benchmark, not a test:
 //   cmake -B build-bench -DFD_BUILD_BENCHMARKS=ON && cmake --build build-bench &&
 //   build-bench/benchmarks/anchor_bench [isa [layer name substring]]

@@ -63,9 +63,18 @@ class Graph:
 
     def weights(self, shape, lo, hi):
         """A layer's weights; in a sparse graph 80% of them zeros, so that the converter's
-        sparsity optimization stores them sparse (read through a DENSIFY)."""
+        sparsity optimization stores them sparse (read through a DENSIFY), or (half the
+        layers) 85% of their blocks of 4 along axis -2 (the input channels of a conv's or
+        matmul's weights: what the delegate's sparse GEMM takes)."""
         w = self.const(shape, lo, hi)
-        return w * (self.rng.random(w.shape) < 0.2) if self.sparse else w
+        if not self.sparse:
+            return w
+        if len(shape) < 2 or self.rng.random() < 0.5:
+            return w * (self.rng.random(w.shape) < 0.2)
+        blocks = list(shape)
+        blocks[-2] = -(-shape[-2] // 4)
+        keep = np.repeat(self.rng.random(blocks) < 0.15, 4, axis=-2)[..., :shape[-2], :]
+        return w * keep
 
     def constant(self, shape, lo=-1.0, hi=1.0):
         """A constant operand, as a Value that is no graph value."""

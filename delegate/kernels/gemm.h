@@ -1,4 +1,4 @@
-// f32 GEMM, depthwise, pool and row (softmax, mean) micro-kernels.
+// f32 GEMM, sparse GEMM, depthwise, pool and row (softmax, mean) micro-kernels.
 //
 // GEMM: C[m x n] = clamp(A[m x k] * W^T + bias, lo, hi), W given as [n x k]
 // rows: the layout of TFLite's FULLY_CONNECTED weights and CONV_2D filters
