@@ -507,8 +507,8 @@ def sparse_specs():
         Spec("sparse_gemm_weights", sparse_gemm_block, [[1, 12, 13, 64]], 0, 0, claimed_all=4, partitions_all=2,
              weights="sparse", emits=("DENSIFY", "CONV_2D+RELU stride=2x2"),
              about="weights of 85% zero blocks of 4 input channels, read through a DENSIFY: a strided 3x3 "
-                   "CONV_2D+RELU and a 1x1 CONV_2D (the converter folds the MUL after it into its weights) "
-                   "run through the sparse GEMM"),
+                   "CONV_2D+RELU and a 1x1 CONV_2D (the converter folds the MUL after it into its weights), "
+                   "as the sparse GEMM takes them (tests/cpp asserts the kernel: Program.SparseWeights...)"),
         Spec("sparse_gemm_float16_weights", sparse_gemm_block, [[1, 12, 13, 64]], 0, 0, claimed_all=8,
              partitions_all=2, weights="sparse_float16", emits=("DENSIFY", "DEQUANTIZE"),
              about="the same with float16 weights: DENSIFY then DEQUANTIZE, converted for the sparse GEMM"),

@@ -21,7 +21,7 @@ struct Tensor {
   Quantization quantization;  // empty: not quantized (or not known)
   ConstantData data;          // constants only: their values
   // A constant the front end converted to float32: its dtype in the model
-  // (kF16, kI8), which the planner's cost rules may weigh. Else kOther.
+  // (kF16, kI8), which the planner may weigh. Else kOther.
   DType stored_as = DType::kOther;
   // A constant whose values the front end fills only when the partition runs
   // (weights read from TensorFlow variables): when planning, only its shape is

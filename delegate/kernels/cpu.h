@@ -34,8 +34,8 @@ struct Kernels {
   const WinogradKernel* winograd = nullptr;  // optional: 3x3 stride-1 convolutions
   const Qd8GemmKernel* qd8_gemm = nullptr;   // dynamic-range int8 GEMM
   // The same with GEMM and depthwise kernels that sum as TFLite's builtin float
-  // kernels do, and no Winograd: for the layers whose output a dynamic-range
-  // layer quantizes (FusionPlan::rounds_as_builtin).
+  // kernels do, and no Winograd or sparse GEMM: for the layers whose output a
+  // dynamic-range layer quantizes (FusionPlan::rounds_as_builtin).
   const Kernels* rounded = nullptr;
   const SpmmKernel* spmm = nullptr;  // optional: weights mostly zero (runtime/sparse_gemm.h)
 };

@@ -424,7 +424,7 @@ constexpr int64_t kParallelMinElements = 1 << 14;
 constexpr int64_t kParallelMinWork = 1 << 18;
 // Tile sizes: runtime/tiling.h. Where weights stream from L3, the tile grows to
 // a GEMM row block (kGemmRowBlock rows, shared evenly) so that they stream once
-// per block, not once per tile; row programs keep L1 tiles.
+// per block, not once per tile; row programs keep L1 tiles otherwise.
 
 }  // namespace
 
@@ -707,8 +707,7 @@ int64_t BoundProgram::anchor_tile(int64_t tile) {
     const size_t weight_bytes = a.step.weights       ? a.step.weights->data.size() * sizeof(float)
                                 : a.step.winograd    ? a.step.winograd->bytes()
                                 : a.step.qd8_weights ? a.step.qd8_weights->data.size()
-                                : a.step.sparse      ? a.step.sparse->bytes()
-                                                     : 0;
+                                                     : 0;  // sparse: read once per 16 rows whatever the tile
     if (weight_bytes > tiling().streamed_weights_bytes) {
       const int64_t all = total_ / n;  // 0 at batch 0: one (empty) block
       const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);

@@ -2,7 +2,9 @@
 // leaves them (kernels/gemm.h: SpmmMicroKernel): per column, only the groups
 // of 4 consecutive depths that hold a nonzero. Rows of A go kSpmmRows at a
 // time, transposed once, and the depths in chunks whose transposed rows stay
-// in L1 while every column passes over them.
+// in L1 while every column passes over them. The zeros are skipped, not
+// multiplied: an inf or NaN input meeting only zero weights leaves an output
+// finite where the dense GEMM (and TFLite) gives NaN.
 #pragma once
 
 #include <cstdint>

@@ -21,34 +21,44 @@ struct Problem {
 
 using test::random_vector;
 
-// C = clamp(A W^T + bias) in double, A [m x k], W [n x k].
-std::vector<double> naive(const std::vector<float>& a, const float* w, const std::vector<float>& bias,
+// C = clamp(A W^T + bias) in double, W [n x k], row r of A read through
+// rows[r * taps + t] (kc = k / taps floats each).
+std::vector<double> naive(const std::vector<const float*>& rows, const float* w, const std::vector<float>& bias,
                           const Problem& p, float lo, float hi) {
+  const int kc = p.k / p.taps;
   std::vector<double> c(static_cast<size_t>(p.m) * p.n);
   for (int r = 0; r < p.m; ++r)
     for (int j = 0; j < p.n; ++j) {
       double sum = bias[j];
-      for (int i = 0; i < p.k; ++i) sum += static_cast<double>(a[r * p.k + i]) * w[static_cast<size_t>(j) * p.k + i];
+      for (int i = 0; i < p.k; ++i)
+        sum += static_cast<double>(rows[r * p.taps + i / kc][i % kc]) * w[static_cast<size_t>(j) * p.k + i];
       c[r * p.n + j] = std::min<double>(hi, std::max<double>(lo, sum));
     }
   return c;
 }
 
+// Rows of A through taps pointers, each tap's kc floats apart from the next
+// (3 floats between them, as a convolution's taps lie apart in its input).
+std::vector<const float*> tap_rows(const std::vector<float>& a, const Problem& p) {
+  const int kc = p.k / p.taps;
+  std::vector<const float*> rows(static_cast<size_t>(p.m) * p.taps);
+  for (int i = 0; i < p.m * p.taps; ++i) rows[i] = a.data() + static_cast<size_t>(i) * (kc + 3);
+  return rows;
+}
+
 // Rows past a multiple of kSpmmRows, columns past a multiple of 8 and of a
 // panel, depths past a multiple of 4 over several chunks (of 64), a
-// convolution's taps (row r's tap t at a + r * k + t * kc), columns with no
-// nonzero group; clamped to [-1.5, 1.5].
+// convolution's taps (tap_rows), columns with no nonzero group; clamped to
+// [-1.5, 1.5].
 TEST(SparseGemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
   for (const Problem& p : {Problem{1, 5, 7, 1}, Problem{16, 16, 64, 1}, Problem{21, 37, 130, 1},
                            Problem{40, 24, 9 * 13, 9}, Problem{33, 70, 300, 3}, Problem{17, 9, 8, 1}}) {
     const float* w = test::sparse_weights(p.n, p.k, p.k == 8 ? 0.1 : 0.25, p.k);
-    const auto a = random_vector(static_cast<size_t>(p.m) * p.k, 1), bias = random_vector(p.n, 2);
+    const auto a = random_vector(static_cast<size_t>(p.m) * p.taps * (p.k / p.taps + 3), 1);
+    const auto bias = random_vector(p.n, 2);
     const SparseWeights packed = pack_sparse_weights(WeightValues(w), bias.data(), p.n, p.k, 64);
-    std::vector<const float*> rows(static_cast<size_t>(p.m) * p.taps);
-    const int kc = p.k / p.taps;
-    for (int r = 0; r < p.m; ++r)
-      for (int t = 0; t < p.taps; ++t) rows[r * p.taps + t] = a.data() + r * p.k + t * kc;
-    const std::vector<double> want = naive(a, w, bias, p, -1.5f, 1.5f);
+    const std::vector<const float*> rows = tap_rows(a, p);
+    const std::vector<double> want = naive(rows, w, bias, p, -1.5f, 1.5f);
     std::vector<float> scalar;
     for (const auto& isa : available_isas()) {
       std::vector<float> c(want.size(), NAN);
@@ -65,12 +75,11 @@ TEST(SparseGemm, EveryIsaMatchesNaiveAndScalarBitForBit) {
 TEST(SparseGemm, ARangeOfPanelsWritesItsColumns) {
   const Problem p{19, 70, 40, 1};
   const float* w = test::sparse_weights(p.n, p.k, 0.3, 5);
-  const auto a = random_vector(static_cast<size_t>(p.m) * p.k, 6), bias = random_vector(p.n, 7);
+  const auto a = random_vector(static_cast<size_t>(p.m) * (p.k + 3), 6), bias = random_vector(p.n, 7);
   const SparseWeights packed = pack_sparse_weights(WeightValues(w), bias.data(), p.n, p.k, 16);
   ASSERT_EQ(packed.panels(), 5);
-  std::vector<const float*> rows(p.m);
-  for (int r = 0; r < p.m; ++r) rows[r] = a.data() + r * p.k;
-  const std::vector<double> want = naive(a, w, bias, p, -INFINITY, INFINITY);
+  const std::vector<const float*> rows = tap_rows(a, p);
+  const std::vector<double> want = naive(rows, w, bias, p, -INFINITY, INFINITY);
   for (const auto& isa : available_isas()) {
     std::vector<float> c(want.size(), NAN);
     sparse_gemm(*kernels_for(isa)->spmm, packed, p.m, 1, rows.data(), c.data(), p.n, -INFINITY, INFINITY, 1, 3);

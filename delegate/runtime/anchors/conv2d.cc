@@ -36,12 +36,18 @@ void fold_affine(const Fold& f, const float* w, const float* bias, int n, int k,
   }
 }
 
+// A larger dilation d keeps the direct form: a run's tiles take 2 d whole
+// output rows, and where d nears the output's size most tiles lack their
+// partner rows and columns (16 products for 1 output, against 9).
+constexpr int kMaxWinogradDilation = 4;
+
 // 3x3 at stride 1 (dilated or not), of channels enough to fill the vectors
 // (fewer read whole filter rows), its weights fixed (not scaled per run).
 bool takes_winograd(const Kernels& kernels, const AnchorStep& a, int c) {
   const ConvParams& p = a.conv;
   return kernels.winograd && a.kh == 3 && a.kw == 3 && p.stride_h == 1 && p.stride_w == 1 &&
-         c >= kMinChannelsInPlace && !a.scale_input;
+         p.dilation_h <= kMaxWinogradDilation && p.dilation_w <= kMaxWinogradDilation && c >= kMinChannelsInPlace &&
+         !a.scale_input;
 }
 
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {

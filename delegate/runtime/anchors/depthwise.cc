@@ -52,8 +52,9 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const AnchorStep& s = b.step;
   const Shape& input = inputs[0];
-  if (input.size() != 4 || input[3] < 1 || s.n % input[3] != 0) {
-    *error = "input " + fd::to_string(input) + " does not fit the convolution filter";
+  if (input.size() != 4 || input[3] < 1 || s.n % input[3] != 0 || (s.qd8 && s.n != input[3])) {
+    *error = "input " + fd::to_string(input) + " does not fit the convolution filter" +
+             (s.qd8 ? " of int8 weights (depth multiplier 1)" : "");
     return false;
   }
   Shape widened = input;
