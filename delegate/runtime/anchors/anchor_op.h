@@ -133,10 +133,13 @@ std::string describe_window(const AnchorStep& s);  // "3x3/2, "
 // A constant weight tensor's values as packing reads them: a converted
 // constant's source (its float32 copy never made), else its floats.
 WeightValues weight_values(const Tensor& w);
-// Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be null).
+// Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be
+// null): for the sparse GEMM where pack_sparse_gemm_weights takes them.
 void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a);
-// Whether pack_gemm_weights packs W [n x k] for the sparse GEMM (mostly zeros).
-bool runs_sparse(const Kernels& kernels, WeightValues w, int n, int k, const AnchorStep& a);
+// Packs W for the sparse GEMM if it is mostly zeros (runtime/sparse_gemm.h:
+// sparse_enough) and the kernels have one; false, nothing packed, if not.
+bool pack_sparse_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k,
+                              AnchorStep& a);
 // bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
 // hold one value per input channel; false (and *error) if not. Sizes b.scaled.
 bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);

@@ -76,11 +76,12 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
     for (size_t c = 0; c < affine->scale.size(); ++c) a.outside.push_back(-affine->shift[c] / affine->scale[c]);
   }
   const int c = k / (a.kh * a.kw);
-  if (!takes_winograd(picked, a, c) || runs_sparse(picked, wd, a.n, k, a)) {  // sparse: fewer products still
+  if (!takes_winograd(picked, a, c)) {
     pack_gemm_weights(picked, wd, bias, a.n, k, a);
     a.builtin_order = &picked != &kernels;
     return;
   }
+  if (pack_sparse_gemm_weights(picked, wd, bias, a.n, k, a)) return;  // fewer products than Winograd's
   a.gemm = &gemm_for(picked, a.n);
   a.winograd = winograd_weights(wd, bias, a.n, c, a.gemm->nr);
   a.winograd_kernel = picked.winograd;

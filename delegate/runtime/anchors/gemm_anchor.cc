@@ -14,17 +14,18 @@ WeightValues weight_values(const Tensor& w) {
   return source ? WeightValues(nullptr, source) : WeightValues(w.f32_data());
 }
 
-bool runs_sparse(const Kernels& kernels, WeightValues w, int n, int k, const AnchorStep& a) {
-  return kernels.spmm && !a.scale_input && sparse_enough(w, n, k);
+bool pack_sparse_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k,
+                              AnchorStep& a) {
+  if (!kernels.spmm || a.scale_input || !sparse_enough(w, n, k)) return false;
+  a.gemm = &gemm_for(kernels, n);
+  a.spmm = kernels.spmm;
+  a.sparse = std::make_shared<const SparseWeights>(pack_sparse_weights(w, bias, n, k, tiling().sparse_chunk_depths));
+  return true;
 }
 
 void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a) {
+  if (pack_sparse_gemm_weights(kernels, w, bias, n, k, a)) return;
   a.gemm = &gemm_for(kernels, n);
-  if (runs_sparse(kernels, w, n, k, a)) {
-    a.spmm = kernels.spmm;
-    a.sparse = std::make_shared<const SparseWeights>(pack_sparse_weights(w, bias, n, k, tiling().sparse_chunk_depths));
-    return;
-  }
   a.weights = std::make_shared<const PackedWeights>(pack_weights(w, bias, n, k, a.gemm->nr, true));
 }
 
