@@ -27,24 +27,16 @@ int64_t nonzero_groups(WeightValues w, int cols, int k) {
   return count;
 }
 
-// Per column: its nonzero groups' first depths, and their 4 weights each.
-struct ColumnGroups {
-  std::vector<std::vector<int32_t>> depth;
-  std::vector<std::vector<float>> values;
-};
-
-ColumnGroups column_groups(WeightValues w, int n, int k) {
-  ColumnGroups g{std::vector<std::vector<int32_t>>(n), std::vector<std::vector<float>>(n)};
-  std::vector<float> scratch;
-  for (int j = 0; j < n; ++j) {
-    const float* col = column(w, j, k, &scratch);
-    for (int d = 0; d < k; d += kGroup) {
-      if (!group_holds_nonzero(col, d, k)) continue;
-      g.depth[j].push_back(d);
-      for (int i = d; i < d + kGroup; ++i) g.values[j].push_back(i < k ? col[i] : 0.f);
-    }
+// Appends column j's nonzero groups among depths [d0, d1) (d0 a multiple of
+// 4, d1 too or k): their first depths, and their 4 weights each (zeros past k).
+void append_groups(WeightValues w, int j, int k, int d0, int d1, std::vector<float>* scratch, SparseWeights* s) {
+  const int len = d1 - d0;
+  const float* part = float32_span(w.values, w.source, static_cast<int64_t>(j) * k + d0, len, scratch);
+  for (int d = 0; d < len; d += kGroup) {
+    if (!group_holds_nonzero(part, d, len)) continue;
+    s->depth.push_back(d0 + d);
+    for (int i = d; i < d + kGroup; ++i) s->values.push_back(i < len ? part[i] : 0.f);
   }
-  return g;
 }
 
 }  // namespace
@@ -64,15 +56,11 @@ SparseWeights pack_sparse_weights(WeightValues w, const float* bias, int n, int 
   s.chunk = std::max(kGroup, chunk / kGroup * kGroup);
   s.bias.assign(n, 0.f);
   if (bias) std::copy(bias, bias + n, s.bias.begin());
-  const ColumnGroups g = column_groups(w, n, k);
-  std::vector<size_t> next(n, 0);  // per column: its first group not yet placed
+  std::vector<float> scratch;
   for (int h = 0; h < s.chunks(); ++h)
     for (int j = 0; j < n; ++j) {
       s.first.push_back(static_cast<int32_t>(s.depth.size()));
-      for (size_t& i = next[j]; i < g.depth[j].size() && g.depth[j][i] < (h + 1) * s.chunk; ++i) {
-        s.depth.push_back(g.depth[j][i]);
-        s.values.insert(s.values.end(), g.values[j].begin() + kGroup * i, g.values[j].begin() + kGroup * (i + 1));
-      }
+      append_groups(w, j, k, h * s.chunk, std::min(k, (h + 1) * s.chunk), &scratch, &s);
     }
   s.first.push_back(static_cast<int32_t>(s.depth.size()));
   return s;
