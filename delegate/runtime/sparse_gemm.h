@@ -32,7 +32,6 @@ struct SparseWeights {
   std::vector<float> bias;     // n
   int chunks() const { return (k + chunk - 1) / chunk; }
   int panels() const { return (n + kSparsePanelColumns - 1) / kSparsePanelColumns; }
-  size_t bytes() const { return (first.size() + depth.size()) * sizeof(int32_t) + values.size() * sizeof(float); }
 };
 
 // Whether W [n x k] (row-major) is sparse enough for the sparse GEMM: at most
