@@ -15,8 +15,11 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// A plain decimal integer in [lo, hi]: an optional sign, then digits, nothing
+// around them (strtol alone would skip leading spaces but not trailing ones).
 bool parse_int(const std::string& s, long lo, long hi, int* out) {
-  if (s.empty()) return false;
+  const size_t digits = s.find_first_not_of("+-") == 1 ? 1 : 0;
+  if (s.size() <= digits || s.find_first_not_of("0123456789", digits) != std::string::npos) return false;
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(s.c_str(), &end, 10);

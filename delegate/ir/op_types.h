@@ -72,6 +72,9 @@ enum class AnchorOp : uint8_t {
   kResizeNearest,    // NHWC to dims = {out_h, out_w}: each pixel a copy of one input pixel
   kTransposeConv,    // NHWC input, filter [oc, kh, kw, ic] spread over the output at the stride;
                      // dims: the output's shape (TFLite's constant output_shape)
+  kExpandDims,       // the same floats with an axis of 1 inserted at `axis` (negative: from the end)
+  kSqueeze,          // the same floats with the axes `dims` (each of size 1) dropped; no dims: every
+                     // axis of size 1, at the sizes of the run
 };
 
 // Activation fused into a binary op or an anchor.

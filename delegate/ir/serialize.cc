@@ -46,7 +46,8 @@ bool known(AnchorOp v) {
     case AnchorOp::kMaxPool2D: case AnchorOp::kAveragePool2D: case AnchorOp::kMean: case AnchorOp::kPad:
     case AnchorOp::kBatchMatMul: case AnchorOp::kSoftmax: case AnchorOp::kRowReduce: case AnchorOp::kReshape:
     case AnchorOp::kTranspose: case AnchorOp::kConcatenation: case AnchorOp::kResizeBilinear:
-    case AnchorOp::kResizeNearest: case AnchorOp::kTransposeConv: return true;
+    case AnchorOp::kResizeNearest: case AnchorOp::kTransposeConv: case AnchorOp::kExpandDims:
+    case AnchorOp::kSqueeze: return true;
   }
   return false;
 }
@@ -270,7 +271,7 @@ void read_conv(Reader& r, ConvParams& c) {
 // `tensor`: original tensor index -> new one.
 void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = n;
+               align_corners, half_pixel_centers, shape_input, axis, reduce, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -288,6 +289,7 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   w.flag(adj_y);
   w.flag(align_corners);
   w.flag(half_pixel_centers);
+  w.i32(shape_input < 0 ? -1 : tensor.at(shape_input));
   w.i32(axis);
   w.enumeration(reduce);
   for (const std::vector<int>* list : {&inputs, &outputs}) {
@@ -299,7 +301,7 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
 
 void read_node(Reader& r, Node& n) {
   auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-         align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = n;
+         align_corners, half_pixel_centers, shape_input, axis, reduce, inputs, outputs] = n;
   id = r.i32();
   name = r.str();
   kind = r.enumeration<OpKind>("op kind");
@@ -317,6 +319,7 @@ void read_node(Reader& r, Node& n) {
   adj_y = r.flag();
   align_corners = r.flag();
   half_pixel_centers = r.flag();
+  shape_input = r.i32();
   axis = r.i32();
   reduce = r.enumeration<Reduce>("reduction");
   inputs = r.ints();
@@ -362,6 +365,7 @@ void touched(const Graph& g, const std::vector<std::vector<int>>& groups, const 
   for (int pos : *nodes) {
     tensors->insert(g.nodes[pos].inputs.begin(), g.nodes[pos].inputs.end());
     tensors->insert(g.nodes[pos].outputs.begin(), g.nodes[pos].outputs.end());
+    if (g.nodes[pos].shape_input >= 0) tensors->insert(g.nodes[pos].shape_input);
   }
   for (const Fold& f : folds)
     if (f.source >= 0) tensors->insert(f.source);
@@ -398,7 +402,7 @@ const char* payload_of(const std::string& bytes, size_t* size, std::string* erro
 // The fewest bytes a tensor, node or fold takes (all lists empty): bounds
 // what a corrupt count may allocate.
 constexpr size_t kMinTensorBytes = 3 + 4 + (4 + 4 + 4) + 1;
-constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 1 + (16 + 1 + 8) + 1 + 4 + 4 + 2 + 4 + 4 + 4;
+constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 1 + (16 + 1 + 8) + 1 + 4 + 4 + 2 + 4 + 4 + 4 + 4;
 constexpr size_t kMinFoldBytes = 1 + 4 + 4 + 4 + 4 + 4 + 4;
 
 void read_payload(Reader& r, PartitionGraph* p) {

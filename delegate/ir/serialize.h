@@ -33,7 +33,7 @@
 
 namespace fd {
 
-constexpr uint32_t kPartitionFormatVersion = 6;
+constexpr uint32_t kPartitionFormatVersion = 7;
 
 struct PartitionGraph {
   Graph graph;                           // renumbered (see above)

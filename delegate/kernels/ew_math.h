@@ -13,6 +13,7 @@
 //   pow      exp(y*log|x|) with sign rules; relative ~(3 + |y ln x|) ulp
 #pragma once
 
+#include <cfloat>
 #include <cmath>
 
 namespace fd::simd {
@@ -248,19 +249,23 @@ template <class V> inline V softplus_(V x) { return max(x, V::splat(0.f)) + log1
 #define FD_OP(Name, expr) \
   struct Name##Op { template <class V> static V f(V a, V b, V c, float p) { (void)b; (void)c; (void)p; return expr; } };
 
-FD_OP(Add, a + b)
-FD_OP(Sub, a - b)
-FD_OP(Mul, a * b)
-FD_OP(Div, a / b)
+// TFLite's ADD, SUB, MUL and DIV clamp to the range of "no activation", the
+// float range: an overflow gives +-FLT_MAX, not inf (NaN stays). So do their
+// fusions Fma, Fms, Fnma (TensorFlow's own kernels would give inf).
+template <class V> inline V in_float_range(V x) { return clamp(x, -FLT_MAX, FLT_MAX); }
+FD_OP(Add, in_float_range(a + b))
+FD_OP(Sub, in_float_range(a - b))
+FD_OP(Mul, in_float_range(a * b))
+FD_OP(Div, in_float_range(a / b))
 FD_OP(Maximum, max(a, b))
 FD_OP(Minimum, min(a, b))
 FD_OP(SquaredDifference, (a - b) * (a - b))
 FD_OP(Pow, pow_(a, b))
 // As TFLite: x >= 0 keeps x (-0 stays -0); else and for NaN, x * alpha.
 FD_OP(Prelu, select(V::splat(0.f) <= a, a, a * b))
-FD_OP(Fma, fma(a, b, c))
-FD_OP(Fms, fma(a, b, -c))
-FD_OP(Fnma, fma(-a, b, c))
+FD_OP(Fma, in_float_range(fma(a, b, c)))
+FD_OP(Fms, in_float_range(fma(a, b, -c)))
+FD_OP(Fnma, in_float_range(fma(-a, b, c)))
 FD_OP(Relu, max(V::splat(0.f), a))
 FD_OP(Relu6, clamp(a, 0.f, 6.f))
 FD_OP(ReluN1To1, clamp(a, -1.f, 1.f))

@@ -24,8 +24,8 @@ int64_t source(int64_t v, int64_t size, int64_t before, int64_t after, PadMode m
   return kPadValue;
 }
 
-// Output size and leading padding along one axis; false if nothing fits.
-bool axis(int64_t padded, int k, int stride, int dilation, bool same, int64_t* out, int64_t* pad_before) {
+// Output size (0 where no window fits) and leading padding along one axis.
+void axis(int64_t padded, int k, int stride, int dilation, bool same, int64_t* out, int64_t* pad_before) {
   const int64_t span = static_cast<int64_t>(k - 1) * dilation + 1;
   if (same) {
     *out = (padded + stride - 1) / stride;
@@ -34,7 +34,6 @@ bool axis(int64_t padded, int k, int stride, int dilation, bool same, int64_t* o
     *out = padded >= span ? (padded - span) / stride + 1 : 0;
     *pad_before = 0;
   }
-  return *out > 0;
 }
 
 }  // namespace
@@ -79,14 +78,16 @@ std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, co
       return std::nullopt;
     }
   }
-  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || g.channels < 1 ||
-      !axis(g.in_h + fold.top + fold.bottom, kh, p.stride_h, p.dilation_h, p.same_padding, &g.out_h, &g.pad_top) ||
-      !axis(g.in_w + fold.left + fold.right, kw, p.stride_w, p.dilation_w, p.same_padding, &g.out_w, &g.pad_left)) {
-    *error = "input " + std::to_string(g.in_h) + "x" + std::to_string(g.in_w) + " gives an empty convolution output";
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || kh < 1 || kw < 1) {
+    *error = "a convolution's strides, dilations and window must be at least 1";
     return std::nullopt;
   }
+  axis(g.in_h + fold.top + fold.bottom, kh, p.stride_h, p.dilation_h, p.same_padding, &g.out_h, &g.pad_top);
+  axis(g.in_w + fold.left + fold.right, kw, p.stride_w, p.dilation_w, p.same_padding, &g.out_w, &g.pad_left);
   return g;
 }
+
+bool ConvGeometry::empty() const { return batch == 0 || out_h == 0 || out_w == 0 || channels == 0; }
 
 bool ConvGeometry::dense() const {
   return kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 && out_h == in_h && out_w == in_w && !fold.any() &&

@@ -22,6 +22,10 @@ inline bool reads_tile_rows(AnchorOp op) { return anchor_info(op).reads_tile_row
 // Anchors that read windows of an NHWC input: a PAD can fold into them.
 inline bool reads_windows(AnchorOp op) { return anchor_info(op).pattern == Pattern::kWindowed; }
 
+// Anchors that keep their input's values in order under another shape
+// (RESHAPE, EXPAND_DIMS, SQUEEZE): a copy, or an alias of the input.
+inline bool relabels(AnchorOp op) { return anchor_info(op).pattern == Pattern::kRelabel; }
+
 // Anchors alone in their group: no epilogue joins a CONCATENATION, whose
 // output its producers may write in place.
 inline bool stands_alone(AnchorOp op) { return anchor_info(op).stands_alone; }

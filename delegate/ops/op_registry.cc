@@ -19,14 +19,16 @@ constexpr AnchorInfo kAnchors[] = {
     {"BATCH_MATMUL", Pattern::kMatmul, kRows, 2, 2, false, true, false, false},
     {"SOFTMAX", Pattern::kRowWise, kRows, 1, 1, false, true, true, false},
     {"MEAN", Pattern::kReduction, kRows, 1, 1, false, true, true, false},
-    {"RESHAPE", Pattern::kView, kRows, 1, 1, false, true, false, false},
+    {"RESHAPE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
     {"TRANSPOSE", Pattern::kView, kRows, 1, 1, false, true, false, false},
     {"CONCATENATION", Pattern::kView, kConv | kRows, 1, -1, false, false, false, true},
     {"RESIZE_BILINEAR", Pattern::kView, kConv, 1, 1, false, false, false, false},
     {"RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kConv, 1, 1, false, false, false, false},
     {"TRANSPOSE_CONV", Pattern::kSpread, kConv, 2, 3, true, false, false, false},
+    {"EXPAND_DIMS", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
+    {"SQUEEZE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
 };
-static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kTransposeConv) + 1,
+static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kSqueeze) + 1,
               "one row per AnchorOp, in its order");
 
 }  // namespace

@@ -15,7 +15,7 @@ enum Family : uint32_t {
   kFamilyElementwise = 1u << 0,
   kFamilyFullyConnected = 1u << 1,  // FULLY_CONNECTED with its elementwise epilogue
   kFamilyConv = 1u << 2,            // CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, pools, spatial MEAN, PADs before them
-  kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE
+  kFamilyTransformer = 1u << 3,     // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, EXPAND_DIMS, SQUEEZE, TRANSPOSE
   kFamilyAll = kFamilyElementwise | kFamilyFullyConnected | kFamilyConv | kFamilyTransformer,
   // On by default: every family. What runs slower fused than in the runtime's
   // kernels is declined by the planner's policy, not by a family.
@@ -28,7 +28,8 @@ enum class Pattern : uint8_t {
   kWindowed,   // windows of an NHWC input: convolutions, pools
   kReduction,  // an axis reduced: MEAN
   kRowWise,    // each row (the last axis) on its own: SOFTMAX
-  kView,       // values moved (or interpolated), not computed: PAD, RESHAPE, TRANSPOSE, CONCATENATION, resizes
+  kView,       // values moved (or interpolated), not computed: PAD, TRANSPOSE, CONCATENATION, resizes
+  kRelabel,    // the same values in the same order under another shape: RESHAPE, EXPAND_DIMS, SQUEEZE
   kSpread,     // each input pixel spread over a window of a larger output: TRANSPOSE_CONV (no PAD folds in)
 };
 

@@ -28,7 +28,7 @@ std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj
   if (r < 2 || b.size() != r) return std::nullopt;
   const int64_t m = a[r - (adj_x ? 1 : 2)], k = a[r - (adj_x ? 2 : 1)];
   const int64_t kb = b[r - (adj_y ? 1 : 2)], n = b[r - (adj_y ? 2 : 1)];
-  if (k != kb || k <= 0) return std::nullopt;
+  if (k != kb || k < 0) return std::nullopt;
   bool same = true, one = true;
   for (size_t d = 0; d + 2 < r; ++d) {
     same &= a[d] == b[d];
@@ -49,6 +49,12 @@ std::optional<Shape> row_reduce_shape(const Shape& input, bool keep_dims) {
   return out;
 }
 
+int resolve_axis(int64_t axis, size_t rank) {
+  const int64_t r = static_cast<int64_t>(rank);
+  const int64_t a = axis < 0 ? axis + r : axis;
+  return a >= 0 && a < r ? static_cast<int>(a) : -1;
+}
+
 std::optional<Shape> reshape_shape(const Shape& input, const std::vector<int64_t>& dims) {
   int64_t known = 1;
   int inferred = -1;
@@ -64,6 +70,29 @@ std::optional<Shape> reshape_shape(const Shape& input, const std::vector<int64_t
     out[inferred] = total / known;
   }
   if (num_elements(out) != total) return std::nullopt;
+  return out;
+}
+
+std::optional<Shape> expand_dims_shape(const Shape& input, int64_t axis) {
+  const int at = resolve_axis(axis, input.size() + 1);
+  if (at < 0) return std::nullopt;
+  Shape out = input;
+  out.insert(out.begin() + at, 1);
+  return out;
+}
+
+std::optional<Shape> squeeze_shape(const Shape& input, const std::vector<int64_t>& axes) {
+  std::vector<bool> drop(input.size(), axes.empty());
+  for (int64_t a : axes) {
+    const int d = resolve_axis(a, input.size());
+    if (d < 0) return std::nullopt;
+    drop[d] = true;
+  }
+  Shape out;
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (drop[d] && input[d] != 1 && !axes.empty()) return std::nullopt;
+    if (!drop[d] || input[d] != 1) out.push_back(input[d]);
+  }
   return out;
 }
 
@@ -84,8 +113,9 @@ std::optional<Shape> resize_shape(const Shape& input, const std::vector<int64_t>
   return Shape{input[0], size[0], size[1], input[3]};
 }
 
-std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int axis) {
-  if (parts.empty() || axis < 0 || axis >= static_cast<int>(parts[0].size())) return std::nullopt;
+std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int given_axis) {
+  const int axis = parts.empty() ? -1 : resolve_axis(given_axis, parts[0].size());
+  if (axis < 0) return std::nullopt;
   Shape out = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].size() != out.size()) return std::nullopt;
@@ -96,7 +126,8 @@ std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int ax
   return out;
 }
 
-ConcatSlice concatenation_slice(const std::vector<Shape>& parts, int axis, int i) {
+ConcatSlice concatenation_slice(const std::vector<Shape>& parts, int given_axis, int i) {
+  const int axis = resolve_axis(given_axis, parts[i].size());
   auto inner = [&](const Shape& s) {  // the values of one row: the axis and those after it
     int64_t n = 1;
     for (size_t d = axis; d < s.size(); ++d) n *= s[d];

@@ -23,16 +23,28 @@ std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj
 // for a rank-0 input.
 std::optional<Shape> row_reduce_shape(const Shape& input, bool keep_dims);
 
+// An axis given as TFLite takes it (negative: counted from the end) in
+// [0, rank), or -1 if there is no such axis.
+int resolve_axis(int64_t axis, size_t rank);
+
 // RESHAPE to `dims`, one of which may be -1 (inferred); nothing if the element
 // counts differ.
 std::optional<Shape> reshape_shape(const Shape& input, const std::vector<int64_t>& dims);
+
+// EXPAND_DIMS: an axis of 1 inserted before input axis `axis` (negative: from
+// the end, -1 appends); nothing outside [-rank - 1, rank].
+std::optional<Shape> expand_dims_shape(const Shape& input, int64_t axis);
+
+// SQUEEZE: the axes `axes` dropped (negative: from the end), each of which
+// must be 1; no axes: every axis of size 1. Nothing if one does not fit.
+std::optional<Shape> squeeze_shape(const Shape& input, const std::vector<int64_t>& axes);
 
 // TRANSPOSE: output axis d is input axis perm[d]; nothing if perm is not a
 // permutation of the input's axes.
 std::optional<Shape> transpose_shape(const Shape& input, const std::vector<int64_t>& perm);
 
-// CONCATENATION of `parts` along `axis` (in [0, rank)): equal ranks, every
-// other axis equal; nothing if they do not fit.
+// CONCATENATION of `parts` along `axis` (negative: from the end): equal
+// ranks, every other axis equal; nothing if they do not fit.
 std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int axis);
 
 // RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR of an NHWC input to size {h, w}:
@@ -45,7 +57,7 @@ struct ConcatSlice {
   int64_t rows = 0, len = 0, stride = 0, offset = 0;
 };
 
-// Part `i` of `parts` joined along `axis` (the parts fit).
+// Part `i` of `parts` joined along `axis` (negative: from the end; the parts fit).
 ConcatSlice concatenation_slice(const std::vector<Shape>& parts, int axis, int i);
 
 }  // namespace fd

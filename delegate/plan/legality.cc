@@ -48,15 +48,16 @@ std::string families_disabled(uint32_t families) {
 // Ops that bind to an input shape known only at run time (a RESHAPE to a
 // computed shape), when the runtime prepares the partition: a matmul against
 // constant weights reads rows of k floats from an input of any shape (its
-// output rows are then known only at run time too), and a RESHAPE to a shape
-// of one inferred dimension gives a shape of that dimension open.
+// output rows are then known only at run time too), a RESHAPE to a shape of
+// one inferred dimension gives a shape of that dimension open, and
+// EXPAND_DIMS and SQUEEZE derive their output from any input.
 bool takes_run_time_shapes(const Node& node) {
   const AnchorInfo& a = anchor_info(node.anchor);
   if (node.kind != OpKind::kAnchor) return false;
   if (node.anchor == AnchorOp::kReshape)
     return std::count(node.dims.begin(), node.dims.end(), -1) == 1 &&
            std::count_if(node.dims.begin(), node.dims.end(), [](int64_t d) { return d == 0 || d < -1; }) == 0;
-  return a.pattern == Pattern::kMatmul && a.constant_weights;
+  return (a.pattern == Pattern::kMatmul && a.constant_weights) || relabels(node.anchor);
 }
 
 // Every run-time input (constant weights have their own rules) and the output
@@ -81,9 +82,11 @@ std::string output_legality(const Tensor& o, const std::optional<Shape>& expect)
   return "";
 }
 
-// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, TRANSPOSE: the output the shape the op gives.
+// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, EXPAND_DIMS, SQUEEZE, TRANSPOSE: the output
+// the shape the op gives.
 std::string row_op_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
+  if (relabels(node.anchor) && g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // fits when bound
   if (in.empty() || static_cast<int>(in.size()) > kMaxRank) return "input rank is 0 or above " + std::to_string(kMaxRank);
   if (num_elements(in) == 0) return "empty input";
   std::optional<Shape> expect;
@@ -93,10 +96,9 @@ std::string row_op_legality(const Graph& g, const Node& node) {
       break;
     case AnchorOp::kSoftmax: expect = in; break;
     case AnchorOp::kRowReduce: expect = row_reduce_shape(in, node.keep_num_dims); break;
-    case AnchorOp::kReshape:
-      if (g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // takes_run_time_shapes: fits when bound
-      expect = reshape_shape(in, node.dims);
-      break;
+    case AnchorOp::kReshape: expect = reshape_shape(in, node.dims); break;
+    case AnchorOp::kExpandDims: expect = expand_dims_shape(in, node.axis); break;
+    case AnchorOp::kSqueeze: expect = squeeze_shape(in, node.dims); break;
     case AnchorOp::kTranspose: expect = transpose_shape(in, node.dims); break;
     default: break;
   }
@@ -115,6 +117,13 @@ std::string concatenation_legality(const Graph& g, const Node& node) {
   return output_legality(o, expect);
 }
 
+// A window op whose planning shapes give no output (it binds to any size at run
+// time, but nothing at these sizes says how it will run): declined.
+std::string empty_output(const ConvGeometry& g) {
+  return "input " + std::to_string(g.in_h) + "x" + std::to_string(g.in_w) + "x" + std::to_string(g.channels) +
+         " gives an empty convolution output";
+}
+
 // Pools and spatial MEAN: a 4-D NHWC input whose windows give the output.
 std::string pool_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
@@ -125,6 +134,7 @@ std::string pool_legality(const Graph& g, const Node& node) {
                                  mean ? static_cast<int>(in[2]) : node.conv.window_w, mean ? ConvParams{} : node.conv,
                                  FoldedPad{}, &error);
   if (!geo) return error;
+  if (geo->empty()) return empty_output(*geo);
   const Shape expect = mean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
                                                    : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
   return output_legality(g.tensors[node.outputs[0]], expect);
@@ -157,6 +167,7 @@ std::string weighted_legality(const Graph& g, const Node& node) {
   std::string error;
   const auto geo = conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, FoldedPad{}, &error);
   if (!geo) return error;
+  if (geo->empty()) return empty_output(*geo);
   const bool conv = node.anchor == AnchorOp::kConv2D;
   if (!(conv ? w[3] == geo->channels : w[3] % geo->channels == 0))
     return "input " + to_string(in) + " does not fit filter " + to_string(w);

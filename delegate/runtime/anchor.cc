@@ -33,8 +33,10 @@ constexpr AnchorOpRow kAnchorOps[] = {
     {AnchorOp::kResizeBilinear, &kResizeBilinearAnchor},
     {AnchorOp::kResizeNearest, &kResizeNearestAnchor},
     {AnchorOp::kTransposeConv, &kTransposeConvAnchor},
+    {AnchorOp::kExpandDims, &kExpandDimsAnchor},
+    {AnchorOp::kSqueeze, &kSqueezeAnchor},
 };
-constexpr AnchorOp kLastAnchorOp = AnchorOp::kTransposeConv;  // AnchorOp's last value
+constexpr AnchorOp kLastAnchorOp = AnchorOp::kSqueeze;  // AnchorOp's last value
 
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAnchorOps); ++i)

@@ -68,7 +68,8 @@ struct AnchorStep {
   float beta = 1.f;                     // SOFTMAX
   Reduce reduce = Reduce::kMean;        // kRowReduce
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
-  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation; resizes: {h, w}
+  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation; resizes: {h, w};
+                                        // SQUEEZE: the axes dropped
   bool align_corners = false, half_pixel_centers = false;  // the resizes
   // BATCH_MATMUL: per operand, a TRANSPOSE folded into it (its permutation;
   // empty: none). The operand is read through the permuted strides.
@@ -80,7 +81,8 @@ struct AnchorStep {
   // CONV_2D with a folded input affine map: per input channel, the value its
   // padding taps read (the source value that the map sends to 0). Else zeros.
   std::vector<float> outside;
-  int axis = 0;                // CONCATENATION: the axis joined along
+  int axis = 0;                // CONCATENATION: the axis joined along; EXPAND_DIMS: the new axis;
+                               // row reductions: the axis reduced (the last)
   std::vector<bool> in_place;  // CONCATENATION: per part, written by its producer (not copied)
   std::string to_string() const;
 };

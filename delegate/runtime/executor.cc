@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "ir/shape.h"
+#include "ops/op_classes.h"
 #include "ops/shape_rules.h"
 #include "runtime/tiling.h"
 
@@ -85,6 +86,9 @@ Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::ve
   const Graph& g = *graph_;
   groups_.erase(std::remove_if(groups_.begin(), groups_.end(), [&](const auto& m) { return g.only_constants(m); }),
                 groups_.end());
+  for (const auto& members : groups_)
+    for (int pos : members)
+      if (g.nodes[pos].shape_input >= 0) shape_checks_.push_back({pos, {}});
   written_ = written_tensors(*graph_, groups_, exported_);
   find_in_place(slice_writes);
   for (const auto& members : groups_)
@@ -188,6 +192,7 @@ bool Executor::prepare(TensorHost& host, int threads) {
   owned_shape_.clear();  // refilled below before any program reads it
   for (size_t k = 0; k < groups_.size(); ++k)
     if (!bind_group(host, k)) return false;
+  for (ShapeCheck& c : shape_checks_) c.input = shape_of(host, graph_->nodes[c.node].inputs[0]);
   threads_ = threads;
   bind_slices(host);
   chains_ = DepthFirstChain::find(programs_, bound_, exported_, tiling().depth_first_min_bytes,
@@ -199,14 +204,14 @@ bool Executor::prepare(TensorHost& host, int threads) {
   return true;
 }
 
-// A lone RESHAPE of an owned tensor into an owned tensor does not run: its
-// output is its input's buffer under another shape.
+// A lone RESHAPE (EXPAND_DIMS, SQUEEZE) of an owned tensor into an owned
+// tensor does not run: its output is its input's buffer under another shape.
 void Executor::find_aliases() {
   alias_of_.clear();
   skipped_.assign(programs_.size(), false);
   for (size_t k = 0; k < programs_.size(); ++k) {
     const Program& p = programs_[k];
-    const bool reshape = p.code.size() == 1 && p.code[0].anchor >= 0 && p.anchors[0].op == AnchorOp::kReshape;
+    const bool reshape = p.code.size() == 1 && p.code[0].anchor >= 0 && relabels(p.anchors[0].op);
     if (reshape && owned_shape_.count(p.inputs[0]) && owned_shape_.count(p.outputs[0])) {
       alias_of_[p.outputs[0]] = p.inputs[0];
       skipped_[k] = true;
@@ -293,7 +298,23 @@ float* Executor::data(const TensorHost& host, int t) {
   return it != owned_.end() ? buffers_[it->second].data() : host.data(t);
 }
 
-void Executor::invoke(const TensorHost& host, ThreadPool* pool, double* seconds) {
+// Each RESHAPE bound to its signature: the shape its input computed this run
+// gives the output it was bound to.
+bool Executor::shapes_computed_as_bound(TensorHost& host) const {
+  for (const ShapeCheck& c : shape_checks_) {
+    const Node& n = graph_->nodes[c.node];
+    const auto values = host.ints(n.shape_input);
+    const auto bound = reshape_shape(c.input, n.dims);
+    if (values && reshape_shape(c.input, *values) == bound) continue;
+    host.error(n.name + " computed a shape other than its signature " + fd::to_string(n.dims) +
+               " gives: the model was resized past its signature");
+    return false;
+  }
+  return true;
+}
+
+bool Executor::invoke(TensorHost& host, ThreadPool* pool, double* seconds) {
+  if (!shapes_computed_as_bound(host)) return false;
   const std::function<float*(int)> data = [&](int t) { return this->data(host, t); };
   for (int t : constant_exports_) {  // a folded constant node does not run
     const Tensor& c = graph_->tensors[t];
@@ -317,6 +338,7 @@ void Executor::invoke(const TensorHost& host, ThreadPool* pool, double* seconds)
     bound_[k]->run(in_.data(), out_.data(), pool);
     if (seconds) seconds[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+  return true;
 }
 
 }  // namespace fd

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ class TensorHost {
   virtual float* data(int tensor) const = 0;
   // Gives an exported tensor a new shape; false if the front end cannot.
   virtual bool resize(int tensor, const Shape& shape) = 0;
+  // The values of an int32 tensor (a shape computed at run time); nothing if
+  // the front end has no such tensors.
+  virtual std::optional<std::vector<int64_t>> ints(int) const { return std::nullopt; }
   virtual void error(const std::string& message) = 0;
 };
 
@@ -51,8 +55,9 @@ class Executor {
   // False (with host.error called) if the partition cannot run.
   bool prepare(TensorHost& host, int threads);
   // Runs the partition; seconds (optional, one per bound program) gathers the
-  // time of each.
-  void invoke(const TensorHost& host, ThreadPool* pool, double* seconds);
+  // time of each. False (with host.error called) where a shape computed at
+  // run time is not the one bound (the model was resized past its signature).
+  bool invoke(TensorHost& host, ThreadPool* pool, double* seconds);
 
   // Per bound program: its ops joined by '+', and the strip height it runs
   // in depth-first (0: whole).
@@ -75,6 +80,7 @@ class Executor {
   void release_unowned_buffers();
   int take_buffer(std::vector<int>& free, size_t need);
   float* data(const TensorHost& host, int t);
+  bool shapes_computed_as_bound(TensorHost& host) const;
 
   std::shared_ptr<const Graph> graph_;
   const Kernels& kernels_;
@@ -101,6 +107,13 @@ class Executor {
     int64_t offset = 0;
   };
   std::map<int, Slice> slice_of_;
+  // A RESHAPE to a shape computed at run time (Node::shape_input), bound to
+  // its signature: the node and, bound, its input's shape.
+  struct ShapeCheck {
+    int node;
+    Shape input;
+  };
+  std::vector<ShapeCheck> shape_checks_;
   std::vector<int> constant_exports_;  // outputs of constant nodes read outside: copied out every invoke
   std::vector<bool> skipped_;    // per bound program
   std::vector<DepthFirstChain> chains_;

@@ -179,6 +179,7 @@ class GraphBuilder {
     node.adj_y = adj_y;
     node.param = beta;
     node.keep_num_dims = keep_dims;
+    node.axis = -1;  // a row reduction's: the last
     return add(std::move(node), std::move(out_shape));
   }
   // CONCATENATION of `parts` along `axis`.

@@ -303,3 +303,47 @@ TEST(ShapeRules, FullyConnectedKeepsTheDimsBeforeThoseThatMakeUpK) {
   EXPECT_FALSE(fd::fully_connected_shape({0, 24}, {8, 0}, true));
   EXPECT_FALSE(fd::fully_connected_shape({2, 0, 12}, w, true));
 }
+
+// The views as TFLite's kernels derive their shapes: EXPAND_DIMS inserts a 1
+// (a negative axis counts from the end, -1 appends); SQUEEZE drops the axes
+// named (each must be 1) or, named none, every 1 of the shape it is given;
+// RESHAPE infers its one -1 (0 elements infer 0 where the rest is above 0).
+TEST(ShapeRules, ViewsDeriveTheirShapeFromTheInputOfTheRun) {
+  using fd::Shape;
+  EXPECT_EQ(fd::expand_dims_shape({1, 5}, 1), Shape({1, 1, 5}));
+  EXPECT_EQ(fd::expand_dims_shape({7}, 1), Shape({7, 1}));
+  EXPECT_EQ(fd::expand_dims_shape({7}, -1), Shape({7, 1}));
+  EXPECT_EQ(fd::expand_dims_shape({2, 3}, -3), Shape({1, 2, 3}));
+  EXPECT_EQ(fd::expand_dims_shape({0, 3}, 0), Shape({1, 0, 3}));
+  EXPECT_FALSE(fd::expand_dims_shape({2, 3}, 3));
+  EXPECT_FALSE(fd::expand_dims_shape({2, 3}, -4));
+  EXPECT_EQ(fd::squeeze_shape({1, 1, 5}, {}), Shape({5}));
+  EXPECT_EQ(fd::squeeze_shape({3, 1, 5}, {}), Shape({3, 5}));  // the batch is 3 now: it stays
+  EXPECT_EQ(fd::squeeze_shape({3, 1, 5}, {1}), Shape({3, 5}));
+  EXPECT_EQ(fd::squeeze_shape({3, 1, 1}, {-1, 1}), Shape({3}));
+  EXPECT_EQ(fd::squeeze_shape({0, 1, 4}, {1}), Shape({0, 4}));
+  EXPECT_FALSE(fd::squeeze_shape({3, 2, 5}, {1}));  // not 1
+  EXPECT_FALSE(fd::squeeze_shape({3, 1}, {2}));
+  EXPECT_EQ(fd::reshape_shape({2, 6}, {-1, 3}), Shape({4, 3}));
+  EXPECT_EQ(fd::reshape_shape({1, 16000}, {1, -1, 1}), Shape({1, 16000, 1}));
+  EXPECT_EQ(fd::reshape_shape({0, 6}, {-1, 3}), Shape({0, 3}));
+  EXPECT_EQ(fd::reshape_shape({4}, {}), std::nullopt);  // a scalar holds one value
+  EXPECT_EQ(fd::reshape_shape({1}, {}), Shape({}));
+  EXPECT_FALSE(fd::reshape_shape({2, 5}, {-1, 3}));
+  EXPECT_FALSE(fd::reshape_shape({2, 6}, {-1, -1}));
+}
+
+TEST(ShapeRules, ConcatenationTakesItsAxisFromTheEnd) {
+  using fd::Shape;
+  EXPECT_EQ(fd::concatenation_shape({{2, 3}, {2, 4}}, -1), Shape({2, 7}));
+  EXPECT_EQ(fd::concatenation_shape({{2, 3, 1}, {2, 3, 1}}, -3), Shape({4, 3, 1}));
+  EXPECT_FALSE(fd::concatenation_shape({{2, 3}, {2, 4}}, -3));
+  const fd::ConcatSlice s = fd::concatenation_slice({{2, 3}, {2, 4}}, -1, 1);
+  EXPECT_EQ(s.rows, 2);
+  EXPECT_EQ(s.len, 4);
+  EXPECT_EQ(s.stride, 7);
+  EXPECT_EQ(s.offset, 3);
+  EXPECT_EQ(fd::resolve_axis(-1, 3), 2);
+  EXPECT_EQ(fd::resolve_axis(3, 3), -1);
+  EXPECT_EQ(fd::resolve_axis(-4, 3), -1);
+}

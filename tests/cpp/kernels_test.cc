@@ -2,6 +2,7 @@
 // this CPU runs; and the scalar reference's accuracy against double math.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -206,6 +207,33 @@ TEST(Accuracy, PreluIsTflitesSelectBitForBit) {
       const float want = x[i] >= 0.f ? x[i] : x[i] * alpha[i];
       ASSERT_TRUE(std::memcmp(&want, &out[i], 4) == 0 || (std::isnan(want) && std::isnan(out[i])))
           << isa << " x=" << x[i] << " alpha=" << alpha[i] << ": " << out[i] << " vs " << want;
+    }
+  }
+}
+
+// ADD, SUB, MUL, DIV (and the Fma family made of MUL+ADD) clamp to the float
+// range as TFLite's kernels do without activation: an overflow or an inf
+// operand gives +-FLT_MAX, NaN stays NaN. On every ISA, full vectors and a tail.
+TEST(Accuracy, ArithmeticSaturatesAtTheFloatRangeAsTflite) {
+  const float big = 3e38f;
+  struct Case { EwKernelOp op; float a, b, c, want; };
+  const Case cases[] = {
+      {EwKernelOp::Add, big, big, 0.f, FLT_MAX},       {EwKernelOp::Add, INFINITY, 1.f, 0.f, FLT_MAX},
+      {EwKernelOp::Sub, -big, big, 0.f, -FLT_MAX},     {EwKernelOp::Sub, 1.f, INFINITY, 0.f, -FLT_MAX},
+      {EwKernelOp::Mul, big, -2.f, 0.f, -FLT_MAX},     {EwKernelOp::Mul, -INFINITY, -1.f, 0.f, FLT_MAX},
+      {EwKernelOp::Div, big, 0.5f, 0.f, FLT_MAX},      {EwKernelOp::Div, -1.f, 0.f, 0.f, -FLT_MAX},
+      {EwKernelOp::Fma, big, 2.f, 1.f, FLT_MAX},       {EwKernelOp::Fms, big, -2.f, 1.f, -FLT_MAX},
+      {EwKernelOp::Fnma, big, 2.f, 1.f, -FLT_MAX},     {EwKernelOp::Add, NAN, 1.f, 0.f, NAN},
+      {EwKernelOp::Mul, INFINITY, 0.f, 0.f, NAN},      {EwKernelOp::Add, 1.5f, 2.f, 0.f, 3.5f},
+  };
+  for (const auto& isa : available_isas()) {
+    for (const Case& k : cases) {
+      const size_t n = 19;
+      std::vector<float> a(n, k.a), b(n, k.b), c(n, k.c), out(n);
+      kernels_for(isa)->ew->fn[static_cast<int>(k.op)](a.data(), b.data(), c.data(), out.data(), n, 0.f);
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_TRUE(std::isnan(k.want) ? std::isnan(out[i]) : out[i] == k.want)
+            << isa << " " << kernel_op_name(k.op) << "(" << k.a << ", " << k.b << ", " << k.c << ") = " << out[i];
     }
   }
 }

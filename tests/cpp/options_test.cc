@@ -32,6 +32,12 @@ TEST(Options, BadInputNamesTheKeyAndTheAcceptedValues) {
   EXPECT_NE(parse({{"colour", "red"}}).find("unknown option 'colour'"), std::string::npos);
   EXPECT_NE(parse({{"num_threads", "x"}}).find("'num_threads'"), std::string::npos);
   EXPECT_NE(parse({{"num_threads", "0"}}).find("'num_threads'"), std::string::npos);
+  // Integers are plain: spaces on either side are refused alike, as are signs alone and 0x.
+  for (const char* v : {" 2", "2 ", "+", "-", "0x2", "2.0", "1e1", "--1"})
+    EXPECT_NE(parse({{"num_threads", v}}).find("'num_threads'"), std::string::npos) << "'" << v << "'";
+  EXPECT_EQ(parse({{"num_threads", "-1"}}), "");
+  EXPECT_EQ(parse({{"num_threads", "+3"}}), "");
+  EXPECT_NE(parse({{"min_nodes_per_partition", " 1"}}).find("'min_nodes_per_partition'"), std::string::npos);
   EXPECT_NE(parse({{"isa", "sse9"}}).find("auto, scalar, avx2, avx512, neon"), std::string::npos);
   EXPECT_NE(parse({{"fusions", "conv,bogus"}}).find("'fusions'"), std::string::npos);
   EXPECT_NE(parse({{"min_nodes_per_partition", "0"}}).find("'min_nodes_per_partition'"), std::string::npos);

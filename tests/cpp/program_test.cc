@@ -1335,6 +1335,83 @@ TEST(Program, ReshapeAndTransposeMoveEveryElement) {
   }
 }
 
+// The views derive their output from the shape they are bound to, not from the
+// one planned: an EXPAND_DIMS planned at [1, 1] and bound at [1, 5] inserts its
+// axis at 1 ([1, 1, 5], not [5, 1, 1]); a SQUEEZE of every 1 keeps a batch that
+// is 3 now; a RESHAPE infers its -1 again. Each copies the values in order.
+TEST(Program, ViewsBindToTheShapesOfTheRun) {
+  struct View { AnchorOp op; std::vector<int64_t> dims; int axis; Shape planned_in, planned_out, in, out; };
+  const View views[] = {
+      {AnchorOp::kExpandDims, {}, 1, {1, 1}, {1, 1, 1}, {1, 5}, {1, 1, 5}},
+      {AnchorOp::kExpandDims, {}, -1, {4}, {4, 1}, {0}, {0, 1}},
+      {AnchorOp::kSqueeze, {}, 0, {1, 1, 5}, {5}, {3, 1, 5}, {3, 5}},
+      {AnchorOp::kSqueeze, {-2}, 0, {1, 1, 5}, {1, 5}, {4, 1, 6}, {4, 6}},
+      {AnchorOp::kReshape, {-1, 4}, 0, {1, 2, 4}, {2, 4}, {3, 5, 4}, {15, 4}},
+  };
+  for (const View& v : views) {
+    GraphBuilder b;
+    const int y = b.row_op(v.op, {b.tensor(v.planned_in)}, v.planned_out, v.dims);
+    b.g.nodes.back().axis = v.axis;
+    std::vector<bool> written(b.g.tensors.size(), true);
+    const Program p = build_program(b.g, {0}, {}, written, *kernels_for("scalar"));
+    std::string error;
+    auto bound = BoundProgram::bind(p, {v.in}, *kernels_for("scalar")->ew, &error);
+    ASSERT_TRUE(bound) << error;
+    EXPECT_EQ(bound->output_shapes()[0], v.out) << anchor_info(v.op).name;
+    std::vector<float> x(num_elements(v.in)), out(num_elements(v.out), NAN);
+    std::iota(x.begin(), x.end(), 1.f);
+    const float* in[] = {x.data()};
+    float* outs[] = {out.data()};
+    bound->run(in, outs, nullptr);
+    EXPECT_EQ(out, x) << anchor_info(v.op).name;
+    EXPECT_GE(y, 0);
+  }
+}
+
+// Sizes of 0 as TFLite's kernels take them: a reduction over rows of no values
+// gives MEAN NaN, SUM 0, REDUCE_MAX -FLT_MAX, REDUCE_MIN FLT_MAX; a BATCH_MATMUL
+// over an inner size of 0 gives zeros; MEAN over an image of no pixels NaN.
+TEST(Program, EmptyReductionsGiveTflitesValues) {
+  const std::pair<Reduce, float> reductions[] = {
+      {Reduce::kMean, NAN}, {Reduce::kSum, 0.f}, {Reduce::kMax, -FLT_MAX}, {Reduce::kMin, FLT_MAX}};
+  for (const auto& isa : available_isas()) {
+    for (const auto& [reduce, want] : reductions) {
+      GraphBuilder b;
+      b.row_op(AnchorOp::kRowReduce, {b.tensor({2, 3, 4})}, {2, 3}, {}, false, false, 1.f, false);
+      b.g.nodes.back().reduce = reduce;
+      std::vector<bool> written(b.g.tensors.size(), true);
+      const Program p = build_program(b.g, {0}, {}, written, *kernels_for(isa));
+      std::string error;
+      auto bound = BoundProgram::bind(p, {{2, 3, 0}}, *kernels_for(isa)->ew, &error);
+      ASSERT_TRUE(bound) << error;
+      ASSERT_EQ(bound->output_shapes()[0], Shape({2, 3}));
+      std::vector<float> out(6, 1.f);
+      const float* in[] = {nullptr};
+      float* outs[] = {out.data()};
+      bound->run(in, outs, nullptr);
+      for (float v : out) EXPECT_TRUE(std::isnan(want) ? std::isnan(v) : v == want) << isa << " " << v;
+    }
+    GraphBuilder b;
+    b.row_op(AnchorOp::kBatchMatMul, {b.tensor({2, 3, 4}), b.tensor({2, 3, 4})}, {2, 3, 3}, {}, false, true);
+    b.pool(AnchorOp::kMean, b.tensor({1, 4, 4, 2}), ConvParams{}, {1, 1, 1, 2});
+    std::vector<bool> written(b.g.tensors.size(), true);
+    const std::pair<int, std::pair<std::vector<Shape>, Shape>> cases[] = {
+        {0, {{{2, 3, 0}, {2, 3, 0}}, {2, 3, 3}}}, {1, {{{1, 0, 4, 2}}, {1, 1, 1, 2}}}};
+    for (const auto& [node, shapes] : cases) {
+      const Program p = build_program(b.g, {node}, {}, written, *kernels_for(isa));
+      std::string error;
+      auto bound = BoundProgram::bind(p, shapes.first, *kernels_for(isa)->ew, &error);
+      ASSERT_TRUE(bound) << error;
+      ASSERT_EQ(bound->output_shapes()[0], shapes.second);
+      std::vector<float> out(num_elements(shapes.second), 1.f);
+      const float* in[] = {nullptr, nullptr};
+      float* outs[] = {out.data()};
+      bound->run(in, outs, nullptr);
+      for (float v : out) EXPECT_TRUE(node == 0 ? v == 0.f : std::isnan(v)) << isa << " node " << node << ": " << v;
+    }
+  }
+}
+
 TEST(Program, RowOpsReportInputsThatDoNotFit) {
   Case c;
   const int a = c.input({2, 4, 3}), b = c.input({2, 5, 6});

@@ -73,7 +73,7 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, axis, reduce, inputs, outputs] = a;
+               align_corners, half_pixel_centers, shape_input, axis, reduce, inputs, outputs] = a;
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(name, b.name);
   EXPECT_EQ(kind, b.kind);
@@ -91,6 +91,7 @@ void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   EXPECT_EQ(adj_y, b.adj_y);
   EXPECT_EQ(align_corners, b.align_corners);
   EXPECT_EQ(half_pixel_centers, b.half_pixel_centers);
+  EXPECT_EQ(shape_input, b.shape_input < 0 ? -1 : tensor.at(b.shape_input));
   EXPECT_EQ(axis, b.axis);
   EXPECT_EQ(reduce, b.reduce);
   std::vector<int> in, out;

@@ -43,11 +43,12 @@ TEST(TfliteOps, ConcatenationTakesItsAxisAndActivation) {
   EXPECT_EQ(missing.kind, OpKind::kOpaque);
 }
 
-// The resizes take their corner options; SQUEEZE and EXPAND_DIMS are RESHAPEs
-// (the front end gives them the output's shape).
+// The resizes take their corner options; SQUEEZE and EXPAND_DIMS are views of
+// their own: SQUEEZE takes the axes it drops (none: every 1), EXPAND_DIMS its
+// axis from a tensor (the front end reads it); a SQUEEZE without params is left.
 TEST(TfliteOps, ResizesAndViewsTranslate) {
   TfLiteResizeParams p{true, false};
-  Node bilinear, nearest, squeeze, expand, missing;
+  Node bilinear, nearest, squeeze, squeeze_all, squeeze_none, expand, missing;
   translate_tflite_op(kTfLiteBuiltinResizeBilinear, &p, &bilinear);
   EXPECT_EQ(bilinear.anchor, AnchorOp::kResizeBilinear);
   EXPECT_TRUE(bilinear.align_corners);
@@ -60,13 +61,21 @@ TEST(TfliteOps, ResizesAndViewsTranslate) {
   EXPECT_TRUE(nearest.half_pixel_centers);
   translate_tflite_op(kTfLiteBuiltinResizeBilinear, nullptr, &missing);
   EXPECT_EQ(missing.kind, OpKind::kOpaque);
-  translate_tflite_op(kTfLiteBuiltinSqueeze, nullptr, &squeeze);
-  translate_tflite_op(kTfLiteBuiltinExpandDims, nullptr, &expand);
-  for (const Node* n : {&squeeze, &expand}) {
-    EXPECT_EQ(n->kind, OpKind::kAnchor);
-    EXPECT_EQ(n->anchor, AnchorOp::kReshape);
-  }
+  TfLiteSqueezeParams sq{{1, -1}, 2};
+  translate_tflite_op(kTfLiteBuiltinSqueeze, &sq, &squeeze);
   EXPECT_EQ(squeeze.name, "SQUEEZE");
+  EXPECT_EQ(squeeze.kind, OpKind::kAnchor);
+  EXPECT_EQ(squeeze.anchor, AnchorOp::kSqueeze);
+  EXPECT_EQ(squeeze.dims, (std::vector<int64_t>{1, -1}));
+  sq.num_squeeze_dims = 0;
+  translate_tflite_op(kTfLiteBuiltinSqueeze, &sq, &squeeze_all);
+  EXPECT_EQ(squeeze_all.kind, OpKind::kAnchor);
+  EXPECT_TRUE(squeeze_all.dims.empty());
+  translate_tflite_op(kTfLiteBuiltinSqueeze, nullptr, &squeeze_none);
+  EXPECT_EQ(squeeze_none.kind, OpKind::kOpaque);
+  translate_tflite_op(kTfLiteBuiltinExpandDims, nullptr, &expand);
+  EXPECT_EQ(expand.kind, OpKind::kAnchor);
+  EXPECT_EQ(expand.anchor, AnchorOp::kExpandDims);
 }
 
 // TRANSPOSE_CONV takes its strides and padding, and its activation only from

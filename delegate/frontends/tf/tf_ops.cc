@@ -358,7 +358,9 @@ std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const s
   if (rank == 4 && axes == std::vector<int64_t>{1, 2}) op = AnchorOp::kMean;
   else if (axes == std::vector<int64_t>{rank - 1}) op = AnchorOp::kRowReduce;
   else return "axes other than H and W, or the last";
-  push_anchor(nodes, op, {in[0]}, out).keep_num_dims = attr_b(d, "keep_dims", false);
+  Node& n = push_anchor(nodes, op, {in[0]}, out);
+  n.keep_num_dims = attr_b(d, "keep_dims", false);
+  n.axis = -1;  // kRowReduce: the last
   return "";
 }
 
@@ -385,16 +387,18 @@ std::string translate_view(const NodeDef& d, const std::vector<int>& in, const s
   return "";
 }
 
-// Squeeze and ExpandDims: a RESHAPE to the output's shape, a batch it keeps
-// inferred (so a new batch binds again).
+// Squeeze (its squeeze_dims; none: every axis of size 1) and ExpandDims (its
+// constant dim), derived from the input's shape at every run.
 std::string translate_squeeze(const NodeDef& d, const std::vector<int>& in, const std::vector<int>& out, Graph* g,
                               std::vector<Node>* nodes) {
   if (!is_float(d) || in.empty() || out.size() != 1) return "not a float32 " + d.op();
-  const Tensor &x = g->tensors[in[0]], &y = g->tensors[out[0]];
-  if (x.has_dynamic_shape || y.has_dynamic_shape) return "shape known only at run time";
-  std::vector<int64_t> dims = y.shape;
-  if (x.shape.size() > 1 && dims.size() > 1 && x.shape[0] == dims[0]) dims[0] = -1;
-  push_anchor(nodes, AnchorOp::kReshape, {in[0]}, out).dims = std::move(dims);
+  if (d.op() == "Squeeze") {
+    push_anchor(nodes, AnchorOp::kSqueeze, {in[0]}, out).dims = attr_ints(d, "squeeze_dims");
+    return "";
+  }
+  std::vector<int64_t> axis;
+  if (in.size() != 2 || !constant_ints(*g, in[1], &axis) || axis.size() != 1) return "dim is not a constant";
+  push_anchor(nodes, AnchorOp::kExpandDims, {in[0]}, out).axis = static_cast<int>(axis[0]);
   return "";
 }
 

@@ -275,7 +275,8 @@ void FusedPartitionOp::Compute(OpKernelContext* ctx) {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(o, shape, &host.outputs()[o]));
   }
   const std::shared_ptr<ThreadPool> pool = pool_for(exec_->threads());
-  exec_->invoke(host, pool.get(), nullptr);
+  OP_REQUIRES(ctx, exec_->invoke(host, pool.get(), nullptr),
+              tensorflow::errors::InvalidArgument("FdFusedPartition: ", host.last_error()));
 }
 
 REGISTER_KERNEL_BUILDER(Name("FdFusedPartition").Device(tensorflow::DEVICE_CPU), FusedPartitionOp);

@@ -246,6 +246,14 @@ typedef struct {
   int stride_height;
   TfLiteFusedActivation activation;
 } TfLiteTransposeConvParams;
+typedef struct {  // read where RESHAPE has no int32 shape vector (old models)
+  int shape[8];
+  int num_dimensions;
+} TfLiteReshapeParams;
+typedef struct {
+  int squeeze_dims[8];
+  int num_squeeze_dims;  // 0: every axis of size 1
+} TfLiteSqueezeParams;
 typedef struct {  // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR alike
   bool align_corners;
   bool half_pixel_centers;
@@ -312,6 +320,8 @@ static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8, "TfLiteF
 static_assert(sizeof(TfLiteSoftmaxParams) == 4, "TfLiteSoftmaxParams");
 static_assert(offsetof(TfLiteConcatenationParams, activation) == 4, "TfLiteConcatenationParams.activation");
 static_assert(offsetof(TfLiteBatchMatMulParams, adj_y) == 1, "TfLiteBatchMatMulParams.adj_y");
+static_assert(offsetof(TfLiteReshapeParams, num_dimensions) == 32, "TfLiteReshapeParams.num_dimensions");
+static_assert(offsetof(TfLiteSqueezeParams, num_squeeze_dims) == 32, "TfLiteSqueezeParams.num_squeeze_dims");
 static_assert(offsetof(TfLiteResizeParams, half_pixel_centers) == 1, "TfLiteResize*Params.half_pixel_centers");
 static_assert(offsetof(TfLiteTransposeConvParams, stride_height) == 8, "TfLiteTransposeConvParams.stride_height");
 static_assert(offsetof(TfLiteTransposeConvParams, activation) == 12, "TfLiteTransposeConvParams.activation");

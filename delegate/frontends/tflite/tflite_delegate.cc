@@ -9,10 +9,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "kernels/cpu.h"
+#include "ops/op_classes.h"
+#include "ops/shape_rules.h"
 #include "runtime/executor.h"
 #include "frontends/options.h"
 #include "plan/planner.h"
@@ -146,40 +149,56 @@ bool read_pad(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
-// SQUEEZE and EXPAND_DIMS: a RESHAPE to the output's shape, with a batch it
-// keeps inferred (so a resized batch binds again).
-bool view_dims(TfLiteContext* ctx, Node* n) {
-  if (n->inputs.empty() || n->outputs.size() != 1) return false;
+// EXPAND_DIMS: its axis, a constant int32 or int64 tensor of one value.
+bool read_expand_dims(TfLiteContext* ctx, Node* n) {
+  std::vector<int64_t> axis;
+  if (n->inputs.size() != 2 || !constant_ints(ctx, n->inputs[1], &axis) || axis.size() != 1) return false;
+  n->axis = static_cast<int>(axis[0]);
   n->inputs.resize(1);
-  const Shape in = shape_of(ctx->tensors[n->inputs[0]]);
-  n->dims = shape_of(ctx->tensors[n->outputs[0]]);
-  if (in.size() > 1 && n->dims.size() > 1 && in[0] == n->dims[0]) n->dims[0] = -1;
   return true;
 }
 
-// A RESHAPE to a shape computed at run time whose output's signature leaves
-// only the batch open: that signature, the batch inferred.
+// A RESHAPE to a shape computed at run time: its output's signature, if that
+// leaves one axis open (inferred from the input's size) and fixes the others
+// above 0. The runtime checks the computed shape against it at every run.
 bool signature_dims(TfLiteContext* ctx, Node* n) {
   const TfLiteIntArray* sig = n->outputs.size() == 1 ? ctx->tensors[n->outputs[0]].dims_signature : nullptr;
-  if (!sig || sig->size < 2 || sig->data[0] != -1 || std::count(sig->data, sig->data + sig->size, -1) != 1)
+  if (!sig || sig->size < 1 || std::count(sig->data, sig->data + sig->size, -1) != 1 ||
+      std::count_if(sig->data, sig->data + sig->size, [](int d) { return d == 0 || d < -1; }) > 0)
     return false;
   n->dims.assign(sig->data, sig->data + sig->size);
+  n->shape_input = n->inputs[1];
+  return true;
+}
+
+bool int32_vector(const TfLiteTensor& t) { return t.type == kTfLiteInt32 && t.dims && t.dims->size == 1; }
+
+// RESHAPE's new shape as TFLite's kernel takes it: its second input where that
+// is an int32 vector (constant, or computed: signature_dims), else the shape
+// of its parameters ([0] in old models: a scalar).
+bool read_reshape(TfLiteContext* ctx, const void* params, Node* n) {
+  if (n->inputs.size() == 2 && int32_vector(ctx->tensors[n->inputs[1]])) {
+    if (!constant_ints(ctx, n->inputs[1], &n->dims) && !signature_dims(ctx, n)) return false;
+  } else if (const auto* p = static_cast<const TfLiteReshapeParams*>(params)) {
+    if (p->num_dimensions < 0 || p->num_dimensions > 8) return false;
+    const bool scalar = p->num_dimensions == 1 && p->shape[0] == 0;
+    n->dims.assign(p->shape, p->shape + (scalar ? 0 : p->num_dimensions));
+  } else {
+    return false;
+  }
   n->inputs.resize(1);
   return true;
 }
 
-// RESHAPE's new shape (a constant tensor, else the output's static shape),
-// TRANSPOSE's permutation and a resize's size (constant tensors) into
-// node.dims; the node then keeps only its data input.
-bool read_dims(TfLiteContext* ctx, int code, Node* n) {
-  if (code == kTfLiteBuiltinSqueeze || code == kTfLiteBuiltinExpandDims) return view_dims(ctx, n);
-  if (n->inputs.size() == 2 && constant_ints(ctx, n->inputs[1], &n->dims)) {
-    n->inputs.resize(1);
-    return true;
-  }
-  if (code == kTfLiteBuiltinReshape && n->inputs.size() == 2) return signature_dims(ctx, n);
-  if (n->anchor != AnchorOp::kReshape || n->inputs.size() != 1 || n->outputs.size() != 1) return false;
-  n->dims = shape_of(ctx->tensors[n->outputs[0]]);
+// The attributes the views and resizes hold in tensors: RESHAPE's shape,
+// EXPAND_DIMS' axis, TRANSPOSE's permutation and a resize's size (constant
+// tensors) into the node, which then keeps only its data input.
+bool read_dims(TfLiteContext* ctx, const void* params, Node* n) {
+  if (n->anchor == AnchorOp::kReshape) return read_reshape(ctx, params, n);
+  if (n->anchor == AnchorOp::kExpandDims) return read_expand_dims(ctx, n);
+  if (n->anchor == AnchorOp::kSqueeze) return n->inputs.size() == 1;
+  if (n->inputs.size() != 2 || !constant_ints(ctx, n->inputs[1], &n->dims)) return false;
+  n->inputs.resize(1);
   return true;
 }
 
@@ -223,6 +242,7 @@ bool last_axis_reduce(TfLiteContext* ctx, Node* n) {
   const int rank = x.dims ? x.dims->size : 0;
   if (rank < 1 || (axes[0] != rank - 1 && axes[0] != -1)) return false;
   n->anchor = AnchorOp::kRowReduce;
+  n->axis = static_cast<int>(axes[0]);
   n->inputs.resize(1);
   return true;
 }
@@ -262,13 +282,12 @@ bool read_transpose_conv(TfLiteContext* ctx, Node* n) {
   return true;
 }
 
-// CONCATENATION's axis counted from the front, or false if the output has no such axis.
-bool positive_axis(TfLiteContext* ctx, Node* n) {
-  if (n->outputs.size() != 1) return false;
-  const TfLiteTensor& out = ctx->tensors[n->outputs[0]];
-  const int rank = out.dims ? out.dims->size : 0;
-  if (n->axis < 0) n->axis += rank;
-  return n->axis >= 0 && n->axis < rank;
+// CONCATENATION's axis (kept as given: negative counts from the end of the
+// shapes of the run), or false if the output has no such axis.
+bool concatenation_axis(TfLiteContext* ctx, const Node& n) {
+  if (n.outputs.size() != 1) return false;
+  const TfLiteTensor& out = ctx->tensors[n.outputs[0]];
+  return resolve_axis(n.axis, out.dims ? out.dims->size : 0) >= 0;
 }
 
 DType dtype_of(TfLiteType t) {
@@ -310,24 +329,26 @@ void read_weights(TfLiteContext* ctx, int code, int pos, Node* n, Graph* g, std:
   if (!why.empty()) (*declined)[pos] = why;
 }
 
-// The context's nodes and tensors as our IR; `position` maps a node index to
-// its graph position, `declined` says why the front end left some nodes.
-// A RESHAPE to a shape computed at run time (SHAPE, PACK, ...) whose output's
-// signature leaves more than the batch open: that shape is known only then
-// (TFLite prepares the ops after it when it runs), and so are the rows of a
-// FULLY_CONNECTED reading it. An open batch alone is as any other (the
-// partition binds again when it changes).
+// A RESHAPE to a shape computed at run time (SHAPE, PACK, ...) that the front
+// end could not read (signature_dims): its output's shape is known only then
+// (TFLite prepares the ops after it when it runs), where its signature leaves
+// an axis open; so are the outputs of the ops that derive their shape from
+// such an input (FULLY_CONNECTED's rows, the views). Other open axes are as any
+// other: the partition binds again when they change.
 void mark_run_time_shapes(TfLiteContext* ctx, int code, const Node& n, Graph* g) {
-  if (code == kTfLiteBuiltinFullyConnected && !n.inputs.empty() && g->tensors[n.inputs[0]].has_dynamic_shape)
+  const bool derives = code == kTfLiteBuiltinFullyConnected || (n.kind == OpKind::kAnchor && relabels(n.anchor));
+  if (derives && !n.inputs.empty() && g->tensors[n.inputs[0]].has_dynamic_shape)
     for (int t : n.outputs) g->tensors[t].has_dynamic_shape = true;
   if (code != kTfLiteBuiltinReshape || n.inputs.size() != 2 || g->tensors[n.inputs[1]].is_constant) return;
   for (int t : n.outputs) {
     const TfLiteIntArray* sig = ctx->tensors[t].dims_signature;
-    const bool open = !sig || sig->size == 0 || std::count(sig->data + 1, sig->data + sig->size, -1) > 0;
+    const bool open = !sig || sig->size == 0 || std::count(sig->data, sig->data + sig->size, -1) > 0;
     if (open) g->tensors[t].has_dynamic_shape = true;
   }
 }
 
+// The context's nodes and tensors as our IR; `position` maps a node index to
+// its graph position, `declined` says why the front end left some nodes.
 Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position,
                          std::map<int, std::string>* declined) {
   Graph g;
@@ -359,12 +380,12 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       const bool mean = n.anchor == AnchorOp::kMean;  // over H and W too; the other reductions only over rows
       if (!last_axis_reduce(ctx, &n) && !(mean && spatial_mean(ctx, &n))) n.kind = OpKind::kOpaque;
     }
-    const bool has_dims = n.anchor == AnchorOp::kReshape || n.anchor == AnchorOp::kTranspose ||
+    const bool has_dims = relabels(n.anchor) || n.anchor == AnchorOp::kTranspose ||
                           n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
-    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, reg->builtin_code, &n)) n.kind = OpKind::kOpaque;
+    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, node->builtin_data, &n)) n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kTransposeConv && !read_transpose_conv(ctx, &n))
       n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !positive_axis(ctx, &n))
+    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !concatenation_axis(ctx, n))
       n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kBatchMatMul && n.inputs.size() == 2 &&
         batch_axes_broadcast_later(ctx, n))
@@ -394,6 +415,13 @@ class ContextTensors : public TensorHost {
     return ctx_->ResizeTensor(ctx_, &ctx_->tensors[t], int_array(std::vector<int>(s.begin(), s.end()))) == kTfLiteOk;
   }
   void error(const std::string& message) override { ctx_->ReportError(ctx_, "fusedelegate: %s", message.c_str()); }
+  std::optional<std::vector<int64_t>> ints(int t) const override {
+    const TfLiteTensor& x = ctx_->tensors[t];
+    if (x.type != kTfLiteInt32 || !x.data || !x.dims || x.dims->size != 1 || x.bytes < 4u * x.dims->data[0])
+      return std::nullopt;
+    const auto* v = static_cast<const int32_t*>(x.data);
+    return std::vector<int64_t>(v, v + x.dims->data[0]);
+  }
 
  private:
   TfLiteContext* ctx_;
@@ -480,8 +508,9 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   const std::shared_ptr<ThreadPool> pool = pool_for(*d, part->exec->threads());
   const bool reporting = !d->opts.profile_file.empty() && part->report < static_cast<int>(d->reports.size());
   const auto start = reporting ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  part->exec->invoke(ContextTensors(ctx), pool.get(),
-                     reporting ? d->reports[part->report].program_seconds.data() : nullptr);
+  ContextTensors tensors(ctx);
+  if (!part->exec->invoke(tensors, pool.get(), reporting ? d->reports[part->report].program_seconds.data() : nullptr))
+    return kTfLiteError;
   if (reporting) {
     PartitionReport& r = d->reports[part->report];
     r.invokes += 1;

@@ -125,14 +125,22 @@ void translate_pool(int code, const void* data, Node* node) {
   node->act = activation(&p.activation);
 }
 
-// BATCH_MATMUL, SOFTMAX, RESHAPE (SQUEEZE and EXPAND_DIMS too), TRANSPOSE.
-// RESHAPE's shape and TRANSPOSE's perm are tensors: the front end reads them.
+// SQUEEZE: the axes it drops (none: every axis of size 1, decided at each run).
+bool translate_squeeze(const void* data, Node* node) {
+  const auto* p = static_cast<const TfLiteSqueezeParams*>(data);
+  if (!p || p->num_squeeze_dims < 0 || p->num_squeeze_dims > 8) return false;
+  node->dims.assign(p->squeeze_dims, p->squeeze_dims + p->num_squeeze_dims);
+  return true;
+}
+
+// BATCH_MATMUL, SOFTMAX, RESHAPE, EXPAND_DIMS, SQUEEZE, TRANSPOSE. RESHAPE's
+// shape, EXPAND_DIMS' axis and TRANSPOSE's perm are tensors: the front end reads them.
 void translate_row_op(int code, const void* data, Node* node) {
-  const bool reshape = code == kTfLiteBuiltinReshape || code == kTfLiteBuiltinSqueeze ||
-                       code == kTfLiteBuiltinExpandDims;
   node->anchor = code == kTfLiteBuiltinBatchMatMul ? AnchorOp::kBatchMatMul
                  : code == kTfLiteBuiltinSoftmax   ? AnchorOp::kSoftmax
-                 : reshape                         ? AnchorOp::kReshape
+                 : code == kTfLiteBuiltinReshape   ? AnchorOp::kReshape
+                 : code == kTfLiteBuiltinExpandDims ? AnchorOp::kExpandDims
+                 : code == kTfLiteBuiltinSqueeze   ? AnchorOp::kSqueeze
                                                    : AnchorOp::kTranspose;
   const bool has_params = code == kTfLiteBuiltinBatchMatMul || code == kTfLiteBuiltinSoftmax;
   node->kind = has_params && !data ? OpKind::kOpaque : OpKind::kAnchor;
@@ -143,6 +151,8 @@ void translate_row_op(int code, const void* data, Node* node) {
     node->adj_y = p.adj_y;
   } else if (code == kTfLiteBuiltinSoftmax) {
     node->param = static_cast<const TfLiteSoftmaxParams*>(data)->beta;
+  } else if (code == kTfLiteBuiltinSqueeze && !translate_squeeze(data, node)) {
+    node->kind = OpKind::kOpaque;
   }
 }
 
@@ -156,7 +166,7 @@ void translate_pad(int code, const void* data, Node* node) {
   if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) node->kind = OpKind::kOpaque;
 }
 
-// CONCATENATION: a negative axis is made positive by the front end, which knows the rank.
+// CONCATENATION: its axis as given (negative: from the end).
 void translate_concatenation(const void* data, Node* node) {
   if (!data) return;
   const auto& p = *static_cast<const TfLiteConcatenationParams*>(data);

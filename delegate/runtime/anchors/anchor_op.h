@@ -3,7 +3,7 @@
 // run_anchor, run_row_op, depth and to_string dispatch through.
 //
 // Each file of this folder defines the AnchorOpDef of one op (or of a family
-// sharing code: pool.cc, row_ops.cc), plus the helpers a family shares
+// sharing code: pool.cc, row_ops.cc, reshape.cc), plus the helpers a family shares
 // (window.cc: the convolutions, pools and PAD; gemm_anchor.cc: FULLY_CONNECTED
 // and CONV_2D). To add an anchor op: its AnchorOp value (ir/op_types.h), a
 // file here defining `const AnchorOpDef kXxxAnchor` (reshape.cc is the
@@ -70,6 +70,8 @@ extern const AnchorOpDef kBatchMatMulAnchor;      // batch_matmul.cc
 extern const AnchorOpDef kSoftmaxAnchor;          // row_ops.cc
 extern const AnchorOpDef kRowReduceAnchor;          // row_ops.cc
 extern const AnchorOpDef kReshapeAnchor;          // reshape.cc
+extern const AnchorOpDef kExpandDimsAnchor;       // reshape.cc
+extern const AnchorOpDef kSqueezeAnchor;          // reshape.cc
 extern const AnchorOpDef kTransposeAnchor;        // transpose.cc
 extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc
 extern const AnchorOpDef kResizeBilinearAnchor;   // resize.cc

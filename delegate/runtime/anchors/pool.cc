@@ -1,6 +1,7 @@
 // The pools: MAX_POOL_2D, AVERAGE_POOL_2D, and MEAN over H and W (one VALID
 // window covering the image). Windows of an NHWC input (window.cc) reduced by
 // the pool micro-kernel; n is the input's channels.
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/anchors/anchor_op.h"
@@ -45,6 +46,8 @@ bool bind_average(BoundAnchor& b, const std::vector<Shape>& inputs, std::string*
   return true;
 }
 
+// MEAN over H and W: one window of the image's size. An image of no pixels has
+// a window of no taps, whose mean is 0 / 0 (NaN) as in TFLite.
 bool bind_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const Shape& input = inputs[0];
   if (input.size() != 4) {
@@ -52,13 +55,26 @@ bool bind_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* er
     return false;
   }
   const int h = static_cast<int>(input[1]), w = static_cast<int>(input[2]);
-  if (!bind_window_of_channels(b, input, h, w, ConvParams{}, error)) return false;
+  if (h == 0 || w == 0) {
+    b.geo = ConvGeometry{};
+    static_cast<WindowDims&>(b.geo) = {input[0], h, w, input[3], 1, 1, 0, 0};
+    b.n = b.geo.channels;
+    b.output = window_output(b);
+  } else if (bind_window_of_channels(b, input, h, w, ConvParams{}, error)) {
+    count_pixels(b);
+  } else {
+    return false;
+  }
   if (!b.step.keep_num_dims) b.output = {b.geo.batch, b.n};
-  count_pixels(b);
   return true;
 }
 
+void before_mean(const BoundAnchor& a, const float* const* inputs) {
+  if (a.geo.taps() > 0) point_window_rows(a, inputs);
+}
+
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
+  if (a.geo.taps() == 0) return std::fill(out, out + count * a.n, NAN);  // MEAN of no pixels
   const int taps = a.row_taps();
   a.step.dw->pool(static_cast<int>(count), static_cast<int>(a.n), taps, a.rows.data() + first * taps,
                   a.count.empty() ? nullptr : a.count.data() + first, out, a.step.lo, a.step.hi);
@@ -80,7 +96,7 @@ const AnchorOpDef kAveragePool2DAnchor = {
 };
 
 const AnchorOpDef kMeanAnchor = {
-    "Mean", /*clamps=*/false, make, bind_mean, point_window_rows, run, /*run_tile=*/nullptr,
+    "Mean", /*clamps=*/false, make, bind_mean, before_mean, run, /*run_tile=*/nullptr,
     window_depth, describe_mean, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 

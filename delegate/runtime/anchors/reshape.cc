@@ -1,4 +1,5 @@
-// RESHAPE: the same floats under another shape (row_ops.cc): copies rows.
+// RESHAPE, EXPAND_DIMS and SQUEEZE: the same floats under another shape (row_ops.cc),
+// each derived from the input's shape of the run by its own rule: copies rows.
 #include <cstring>
 
 #include "ops/shape_rules.h"
@@ -7,8 +8,16 @@
 namespace fd {
 namespace {
 
-bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+bool bind_reshape(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   return bind_row_output(b, reshape_shape(inputs[0], b.step.dims), inputs, error);
+}
+
+bool bind_expand_dims(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  return bind_row_output(b, expand_dims_shape(inputs[0], b.step.axis), inputs, error);
+}
+
+bool bind_squeeze(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  return bind_row_output(b, squeeze_shape(inputs[0], b.step.dims), inputs, error);
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
@@ -20,7 +29,17 @@ std::string describe(const AnchorStep& s) { return describe_folds(s) + "copy"; }
 }  // namespace
 
 const AnchorOpDef kReshapeAnchor = {
-    "Reshape", /*clamps=*/false, /*make=*/nullptr, bind, read_whole_input, run, /*run_tile=*/nullptr,
+    "Reshape", /*clamps=*/false, /*make=*/nullptr, bind_reshape, read_whole_input, run, /*run_tile=*/nullptr,
+    /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
+};
+
+const AnchorOpDef kExpandDimsAnchor = {
+    "ExpandDims", /*clamps=*/false, /*make=*/nullptr, bind_expand_dims, read_whole_input, run, /*run_tile=*/nullptr,
+    /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
+};
+
+const AnchorOpDef kSqueezeAnchor = {
+    "Squeeze", /*clamps=*/false, /*make=*/nullptr, bind_squeeze, read_whole_input, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 

@@ -3,6 +3,10 @@
 // REDUCE_MIN), RESHAPE, TRANSPOSE. Here what they share, and SOFTMAX and the
 // row reductions, which also run on tiles of rows computed in their own
 // program (run_row_op).
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
 
@@ -50,8 +54,14 @@ std::string describe_softmax(const AnchorStep& s) {
   return describe_folds(s) + (s.beta != 1.f ? "beta " + std::to_string(s.beta) + ", " : "") + s.rows->name;
 }
 
-// A row reduction: rows of k values (the last axis) to one each.
+// A row reduction: rows of k values (the last axis) to one each. Its axis as
+// the model gives it must still name the last one at the rank of the run.
 bool bind_row_reduce(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const int rank = static_cast<int>(inputs[0].size());
+  if (resolve_axis(b.step.axis, rank) != rank - 1) {
+    *error = "the axis " + std::to_string(b.step.axis) + " reduced is not the last of " + fd::to_string(inputs[0]);
+    return false;
+  }
   if (!bind_row_output(b, row_reduce_shape(inputs[0], b.step.keep_num_dims), inputs, error)) return false;
   b.k = inputs[0].back();
   b.n = 1;  // one value per input row
@@ -68,7 +78,20 @@ RowReduction row_reduction(Reduce r) {
   return RowReduction::kMean;
 }
 
+// What TFLite's kernels give for a row of no values: the sum 0, the mean
+// 0 / 0, the max and min the float range's far ends.
+float empty_row_value(Reduce r) {
+  switch (r) {
+    case Reduce::kSum: return 0.f;
+    case Reduce::kMax: return -FLT_MAX;
+    case Reduce::kMin: return FLT_MAX;
+    case Reduce::kMean: break;
+  }
+  return NAN;
+}
+
 void row_reduce_tile(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out) {
+  if (a.k == 0) return std::fill(out, out + rows, empty_row_value(a.step.reduce));
   const RowKernel& k = *a.step.rows;
   const RowReduction r = row_reduction(a.step.reduce);
   if (r == RowReduction::kMean && k.mean_at)
