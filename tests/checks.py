@@ -80,15 +80,27 @@ def check_invokes(invokes, tol, what):
 
 
 def check_resizes(res, entry, expect, tol=None):
+    """Each of the entry's resize_cases ran (or the runtime's own kernels could not run it):
+    no error, the reference's output shapes, the claims and the tolerance."""
     resized = res.get("resize", {})
-    assert sorted(resized) == sorted(str(b) for b in entry["resize_batches"])
-    for batch, r in resized.items():
+    assert sorted(resized) == sorted(c["key"] for c in entry.get("resize_cases", []))
+    for key, r in resized.items():
         if r.get("skipped"):
-            continue  # the runtime's own kernels cannot run this batch
-        assert not r["error"], f"batch {batch}: {r['error']}"
+            continue  # the runtime's own kernels cannot run these shapes
+        assert not r["error"], f"resize {key}: {r['error']}"
         assert r["output_shapes"] == r["reference_output_shapes"], (r["output_shapes"], r["reference_output_shapes"])
         check_claims(r, entry, expect)
-        check_invokes(r["invokes"], tol or tolerance(entry, r), f"batch {batch}, invoke")
+        check_invokes(r["invokes"], tol or tolerance(entry, r), f"resize {key}, invoke")
+
+
+def accuracy_misses(res, tol, abs_tol):
+    """'resize K, invoke I, output O: ...' for every output of every invoke (and resize) past
+    both tol (its max_rel) and abs_tol (its max |y - ref|)."""
+    runs = [("", res.get("invokes", []))]
+    runs += [(f"resize {key}, ", r.get("invokes", [])) for key, r in res.get("resize", {}).items()]
+    return [f"{resize}invoke {k}, output {i}: max_rel {rel:.3g} (max_abs_err {err:.3g})"
+            for resize, invokes in runs for k, invoke in enumerate(invokes)
+            for i, (err, rel) in enumerate(invoke) if rel > tol and err > abs_tol]
 
 
 def check_result(res, entry, expect, tol=None):

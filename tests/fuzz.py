@@ -114,38 +114,43 @@ def describe(tf, model, entry, index):
         "input_dtypes": [np.dtype(d["dtype"]).name for d in inputs],
         "shape_signatures": [d["shape_signature"].tolist() for d in inputs],
         # TFLite's hybrid kernels (int8 weights) fail at batch 0 where the float twin runs it.
-        "resize_batches": [b for b in models.RESIZE_BATCHES if b or not entry["weights"].endswith("int8")]
-                          if entry["dynamic_batch"] else [],
+        "resize_cases": models.resize_cases(
+            [d["shape_signature"].tolist() for d in inputs],
+            batches=[b for b in models.RESIZE_BATCHES if b or not entry["weights"].endswith("int8")]),
         "bytes": len(model),
     })
     return entry
 
 
-def generate(outdir, seed, indices):
+def write_graph(tf, outdir, seed, k):
+    """Graph k of `seed` into outdir (with its float twin where it has int8 weights): its entry."""
+    model, entry = make_graph(tf, seed, k)
+    if model is not None:
+        (outdir / f"g{k:05d}.tflite").write_bytes(model)
+        entry = describe(tf, model, entry, k)
+        if models.write_float_twin(tf, model, entry["weights"], outdir / f"g{k:05d}_twin.tflite"):
+            entry["reference_file"] = f"g{k:05d}_twin.tflite"
+    return f"g{k:05d}", entry
+
+
+def generate(outdir, seed, indices, write_one=write_graph):
+    """write_one(tf, outdir, seed, k) -> (name, entry) for every index k; then the manifest."""
     tf = models._tf()
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    graphs = {}
-    for k in indices:
-        model, entry = make_graph(tf, seed, k)
-        if model is not None:
-            (outdir / f"g{k:05d}.tflite").write_bytes(model)
-            entry = describe(tf, model, entry, k)
-            if models.write_float_twin(tf, model, entry["weights"], outdir / f"g{k:05d}_twin.tflite"):
-                entry["reference_file"] = f"g{k:05d}_twin.tflite"
-        graphs[f"g{k:05d}"] = entry
+    graphs = dict(write_one(tf, outdir, seed, k) for k in indices)
     manifest = {"tensorflow": tf.__version__, "seed": seed, "models": graphs}
     (outdir / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None, doc=__doc__, write_one=write_graph, graphs=400):
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("outdir")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--graphs", type=int, default=400)
+    ap.add_argument("--graphs", type=int, default=graphs)
     ap.add_argument("--only", type=int, nargs="+", help="only these graph indices")
     args = ap.parse_args(argv)
-    generate(args.outdir, args.seed, args.only or range(args.graphs))
+    generate(args.outdir, args.seed, args.only or range(args.graphs), write_one)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ claimed and fused groups with default options), expect_claimed_elementwise and
 expect_partitions_elementwise (with fusions=elementwise), ops (as emitted, "ADD+RELU6",
 "GELU approximate=True", "CONV_2D+RELU6 stride=2x2 padding=VALID"),
 approx_ops, input_ranges, input_dtypes, dynamic_batch, shape_signatures,
-resize_batches, bytes.
+resize_cases (each {key, shapes}: a shape per input the worker resizes to), bytes.
 
 This module imports TensorFlow only when it generates models, so the test suite
 can import it to list model names cheaply.
@@ -80,6 +80,10 @@ class Spec:
     claimed_all: int = None  # nodes claimed with default options, every family; default: claimed_elementwise
     partitions_all: int = None  # fused groups they form; default: partitions_elementwise
     emits: tuple = ()  # op labels (or their start, up to an option) the converted model must hold
+    # Per case, a shape per input the worker resizes to; default (a signature with -1s): the
+    # batches of RESIZE_BATCHES in place of each -1.
+    resizes: list = None
+    start: list = None  # a shape per input to resize to before the first run (else the model's own)
 
     def input_ranges(self):
         return [list(r) for r in (self.ranges or [WIDE] * len(self.shapes))]
@@ -1028,10 +1032,99 @@ def transformer_specs():
     ]
 
 
+def open_axes_specs():
+    """Models whose signatures leave axes other than the batch open (issue 35): resized to
+    shapes of their own, 0 and 1 included, as the libraries that ship such models do."""
+    def mel_twin(tf, x):  # openWakeWord's [-1, -1] melspectrogram in three ops, resized to [1, 5]
+        return tf.nn.relu(tf.transpose(tf.expand_dims(x, 1), [0, 2, 1]) * 2.0 + 1.0)
+
+    def rank1_dense(tf, x):  # BirdNET's metadata model's [-1] input: EXPAND_DIMS to [B, 1], then a matmul
+        return tf.nn.relu(tf.matmul(tf.expand_dims(x, 1), _const("r1d_w", [1, 8], -1.0, 1.0)) - 0.5)
+
+    def melspectrogram(tf, x):  # openWakeWord's pattern: NCW conv1d frames (DFT rows), power, mel, dB
+        frames = tf.transpose(tf.expand_dims(x, 1), [0, 2, 1])  # [B, N, 1]
+
+        def dft(tag):
+            w = _const(tag, [32, 1, 17], -0.5, 0.5)
+            return tf.transpose(tf.nn.conv1d(frames, w, 8, "VALID"), [0, 2, 1])  # [B, 17, F]
+        re, im = dft("mel_re"), dft("mel_im")
+        power = tf.transpose(re * re + im * im, [0, 2, 1])  # [B, F, 17]
+        mel = tf.matmul(power, tf.broadcast_to(_const("mel_fb", [17, 8], 0.0, 1.0), [1, 17, 8]))
+        db = tf.math.log(tf.clip_by_value(mel, 1e-6, 1e6)) * (10.0 / 2.302585)
+        return tf.maximum(db, tf.reduce_max(db) - 80.0)
+
+    def metadata(tf, x):  # BirdNET's metadata pattern: columns through SIN, concatenated, a dense stack
+        cols = []
+        for i in range(3):
+            c = tf.expand_dims(x[:, i] * 0.5 + 0.1, 1) * _const(f"md_s{i}", [8], -2.0, 2.0)
+            cols.append(tf.sin(c + _const(f"md_b{i}", [8], -1.0, 1.0)) * _const(f"md_m{i}", [8]))
+        h = tf.nn.relu(tf.matmul(tf.concat(cols, 1), _const("md_w1", [24, 16], -0.3, 0.3)) + _const("md_b", [16]))
+        return tf.sigmoid(tf.matmul(h, _const("md_w2", [16, 6], -0.3, 0.3)))
+
+    def squeeze_all(tf, x):  # [B, 1, 5] squeezed of every 1: [5] at batch 1, [3, 5] at batch 3
+        return tf.tanh(tf.reduce_mean(tf.squeeze(x) * 2.0, axis=-1, keepdims=True) + tf.squeeze(x))
+
+    def spatial_open(tf, x):  # H and W open: the conv, the pool and the views bind at each size
+        y = tf.nn.relu(_conv(tf, x, "so_conv", 3, 3, 6))
+        y = tf.nn.max_pool2d(y, 2, 2, "SAME")
+        return tf.squeeze(tf.reduce_max(tf.transpose(y, [0, 3, 1, 2]), axis=-1), axis=[0])
+
+    def emptied_rows(tf, x):  # rows of an open length: at 0, MEAN is NaN (0 / 0), SUM 0, MAX -FLT_MAX
+        return (tf.reduce_mean(x, -1), tf.reduce_sum(x, -1) * 2.0, tf.reduce_max(x, -1) * 0.5)
+
+    def image_mean(tf, x):  # MEAN over H and W of an image resized to no pixels: NaN, as TFLite's kernel
+        return tf.nn.relu(tf.reduce_mean(x, axis=[1, 2], keepdims=True) * _const("im_s", [4]) - 0.5)
+
+    def inf_operands(tf, x):  # constants holding inf: ADD, SUB, MUL clamp to +-FLT_MAX as TFLite's kernels
+        c = np.array([np.inf, -np.inf, 1.0, 3e38], np.float32)
+        return tf.abs(tf.abs(x + c) * 2.0) - c, tf.abs(x * np.float32(3e38)) + 1.0
+
+    mel_sizes = [[[2, 100]], [[1, 32]], [[1, 31]], [[0, 64]], [[1, 400]]]
+    return [
+        Spec("open_expand_transpose", mel_twin, [[None, None]], 0, 0, claimed_all=4, partitions_all=2,
+             resizes=[[[1, 5]], [[2, 7]], [[1, 1]], [[1, 0]], [[0, 3]], [[3, 1]]],
+             emits=("EXPAND_DIMS", "TRANSPOSE"),
+             about="[-1, -1] input: EXPAND_DIMS, TRANSPOSE, MUL, ADD, RELU at [1, 5] give [1, 5, 1] "
+                   "(the EXPAND_DIMS was a RESHAPE to the shape seen when planning: [5, 1, 1])"),
+        Spec("open_rank1_expand_dense", rank1_dense, [[None]], 0, 0, claimed_all=3, partitions_all=2,
+             resizes=[[[2]], [[0]], [[7]], [[64]], [[1]]], emits=("EXPAND_DIMS", "FULLY_CONNECTED"),
+             about="[-1] input: EXPAND_DIMS to [B, 1], FULLY_CONNECTED [1 -> 8], SUB, RELU at batch 0, 2, 7, 64 "
+                   "(the rank-1 batch was never inferred: 'Reshape does not fit its input [2]')"),
+        Spec("open_melspectrogram", melspectrogram, [[None, None]], 7, 2, claimed_all=13, partitions_all=5,
+             start=[[1, 400]], resizes=mel_sizes,
+             emits=("EXPAND_DIMS", "SQUEEZE", "CONV_2D", "TRANSPOSE", "LOG", "REDUCE_MAX"),
+             about="openWakeWord's melspectrogram pattern on a [-1, -1] input: conv1d frames (EXPAND_DIMS, "
+                   "CONV_2D, SQUEEZE) in NCW (TRANSPOSEs), power, mel matmul, dB, a max; 0 and 1 frames. "
+                   "Planned at [1, 1], where the convolutions' outputs are empty: left"),
+        Spec("open_batch_metadata", metadata, [[None, 3]], 0, 0, claimed_all=7, partitions_all=5,
+             weights="float16", resizes=[[[0, 3]], [[2, 3]], [[7, 3]], [[64, 3]]],
+             emits=("STRIDED_SLICE", "EXPAND_DIMS", "SIN", "CONCATENATION", "FULLY_CONNECTED"),
+             about="BirdNET's metadata pattern on a [-1, 3] input, float16 weights: columns sliced, "
+                   "EXPAND_DIMS, affine, SIN (left), CONCATENATION, two FULLY_CONNECTED, LOGISTIC"),
+        Spec("open_squeeze_all", squeeze_all, [[None, 1, 5]], 0, 0, claimed_all=0, partitions_all=0,
+             emits=("SQUEEZE",),
+             about="[-1, 1, 5] squeezed of every axis of size 1: [5] at batch 1, [3, 5] at batch 3, "
+                   "then MEAN over the last axis, ADD, TANH; its rank is known only at run time: left"),
+        Spec("open_spatial", spatial_open, [[1, None, None, 3]], 0, 0, claimed_all=2, partitions_all=2,
+             resizes=[[[1, 9, 7, 3]], [[1, 1, 1, 3]], [[1, 0, 5, 3]], [[1, 4, 16, 3]]],
+             emits=("CONV_2D+RELU", "MAX_POOL_2D", "TRANSPOSE", "REDUCE_MAX", "RESHAPE"),
+             about="H and W open: CONV_2D+RELU, MAX_POOL_2D, TRANSPOSE, REDUCE_MAX over W, the batch squeezed "
+                   "(a RESHAPE to a shape computed at run time)"),
+        Spec("open_emptied_rows", emptied_rows, [[2, None]], 0, 0, claimed_all=4, partitions_all=2,
+             resizes=[[[2, 0]], [[2, 5]], [[2, 1]]], emits=("MEAN", "SUM", "REDUCE_MAX"),
+             about="rows of an open length: MEAN, SUM, REDUCE_MAX over it; at 0, NaN, 0 and -FLT_MAX"),
+        Spec("open_image_mean", image_mean, [[1, None, None, 4]], 0, 0, claimed_all=3, partitions_all=1,
+             resizes=[[[1, 0, 3, 4]], [[1, 3, 5, 4]], [[1, 2, 0, 4]]], emits=("MEAN", "MUL", "SUB+RELU"),
+             about="H and W open: MEAN over them, MUL, SUB+RELU; at 0 pixels the mean is NaN (0 / 0)"),
+        Spec("inf_operands", inf_operands, [[2, 4]], 8, 2,
+             about="constants holding inf and 3e38: ADD, MUL, SUB saturate at +-FLT_MAX as TFLite's kernels"),
+    ]
+
+
 def all_specs():
     return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
             + special_specs() + gemm_specs() + conv_specs() + transformer_specs() + sparse_specs()
-            + [default_spec()])
+            + open_axes_specs() + [default_spec()])
 
 
 def model_names():
@@ -1300,6 +1393,15 @@ def spec_emits(spec):
     return [base + key[len(base):].replace("_", "+", 1)]
 
 
+def resize_cases(signatures, resizes=None, batches=RESIZE_BATCHES):
+    """The manifest's resize_cases for inputs of these shape signatures: `resizes` (per case a
+    shape per input), or where a signature has open axes, each of `batches` in place of every -1."""
+    if resizes is None:
+        open_axes = any(-1 in sig for sig in signatures)
+        resizes = [[[b if d == -1 else d for d in sig] for sig in signatures] for b in batches] if open_axes else []
+    return [{"key": ",".join("x".join(map(str, s)) for s in shapes), "shapes": shapes} for shapes in resizes]
+
+
 def manifest_entry(spec, nodes, it, size):
     check(spec, nodes)
     ops = sorted({n["op"] for n in nodes})
@@ -1317,7 +1419,8 @@ def manifest_entry(spec, nodes, it, size):
         "input_dtypes": [np.dtype(d["dtype"]).name for d in it.get_input_details()],
         "dynamic_batch": spec.dynamic,
         "shape_signatures": [d["shape_signature"].tolist() for d in it.get_input_details()],
-        "resize_batches": list(RESIZE_BATCHES) if spec.dynamic else [],
+        "resize_cases": resize_cases([d["shape_signature"].tolist() for d in it.get_input_details()], spec.resizes),
+        "start_shapes": spec.start,
         "bytes": size,
     }
 

@@ -20,13 +20,13 @@ def test_fully_connected_with_epilogue(worker_results, manifest, runtime, name):
     assert not res.get("error"), res.get("traceback") or res["error"]
     check_claims(res, entry, counts(entry))
     check_invokes(res["invokes"], TOL, "invoke")
-    for batch, r in res.get("resize", {}).items():
+    for key, r in res.get("resize", {}).items():
         if r.get("skipped"):
             continue
-        assert not r["error"], f"batch {batch}: {r['error']}"
+        assert not r["error"], f"resize {key}: {r['error']}"
         assert r["output_shapes"] == r["reference_output_shapes"]
         check_claims(r, entry, counts(entry))
-        check_invokes(r["invokes"], TOL, f"batch {batch}, invoke")
+        check_invokes(r["invokes"], TOL, f"resize {key}, invoke")
 
 
 def test_fully_connected_family_off_claims_no_fully_connected(worker_results, manifest):

@@ -25,7 +25,7 @@ import shutil
 import pytest
 
 import models
-from checks import TOL_HYBRID, check_result, claimed_nodes, op_of
+from checks import TOL_HYBRID, accuracy_misses, check_result, claimed_nodes, op_of
 from procs import CACHE, TESTS, generate_into, require_runtime, run_worker
 
 CI_GRAPHS = 400
@@ -112,17 +112,6 @@ def hybrid_left(res, entry):
     return not set(entry.get("int8_weight_nodes", [])) <= set(claimed_nodes(res))
 
 
-def accuracy_misses(res, entry):
-    """'invoke K, output I: ...' for every output of every invoke (and resize) past the
-    tolerance: TOL, or checks.TOL_HYBRID where a hybrid layer was left."""
-    tol = TOL_HYBRID if hybrid_left(res, entry) else TOL
-    runs = [("", res.get("invokes", []))]
-    runs += [(f"batch {b}, ", r.get("invokes", [])) for b, r in res.get("resize", {}).items()]
-    return [f"{batch}invoke {k}, output {i}: max_rel {rel:.3g} (max_abs_err {err:.3g})"
-            for batch, invokes in runs for k, invoke in enumerate(invokes)
-            for i, (err, rel) in enumerate(invoke) if rel > tol and err > ABS_TOL]
-
-
 def worst_rel(res):
     """The largest max_rel of a worker result: all invokes, outputs and resizes."""
     invokes = res.get("invokes", []) + [i for r in res.get("resize", {}).values() for i in r.get("invokes", [])]
@@ -176,7 +165,7 @@ def test_fuzz_graph(fuzz_manifest, fuzz_results, xnnpack_result, option_set, ind
     xfail_known_bug(res)
     with failing_as(what):
         check_result(res, entry, None, float("inf"))  # all but the accuracy of the outputs
-    misses = accuracy_misses(res, entry)
+    misses = accuracy_misses(res, TOL_HYBRID if hybrid_left(res, entry) else TOL, ABS_TOL)
     if misses:
         xfail_if_builtin_reads_malformed_weights(res)
         xfail_if_xnnpack_as_far(res, xnnpack_result(name), hybrid_left(res, entry))

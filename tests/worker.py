@@ -6,8 +6,9 @@
 Imports only the named runtime (tensorflow and tflite_runtime cannot share a
 process), numpy and fusedelegate. Per model: a reference interpreter (builtin
 kernels, no default delegate) and a delegated one (same resolver, plus the
-delegate) get the same seeded inputs, 3 times with different values; dynamic-batch
-models are then resized and compared again. The results file is rewritten after
+delegate) get the same seeded inputs, 3 times with different values; models with open
+axes are then resized to each of their resize_cases (per input a shape) and compared again. A
+model whose default shapes cannot run starts at its start_shapes. The results file is rewritten after
 every phase ("running": {model, phase} names the one in progress, null at the
 end), so a crash leaves everything before it and says where it happened. A
 failing model records its error and the worker goes on.
@@ -218,55 +219,55 @@ class Runner:
         result = {"error": None}
         try:
             dele = self.delegated(path)
-            dele.allocate_tensors()
+            _resize_inputs(dele, entry.get("start_shapes"))
             result.update(self.summary(dele))
             result["invokes"] = [_compare_all(run(dele, c["inputs"]), c["outputs"])
-                                 for c in cases if c["batch"] is None]
+                                 for c in cases if c["key"] is None]
             result["outputs"] = _worst(result["invokes"], ref)
-            resized = [c for c in cases if c["batch"] is not None]
+            resized = [c for c in cases if c["key"] is not None]
             if resized:
                 result["resize"] = {}
             for c in resized:
-                result["resize"][str(c["batch"])] = self.check_resize(dele, c)
+                result["resize"][c["key"]] = self.check_resize(dele, c)
         except Exception as e:
             result["error"] = _err(e)
             result["traceback"] = traceback.format_exc(limit=6)
         return result
 
     def run_reference(self, name, entry, path):
-        """The reference interpreter and its cases: {batch, inputs, outputs, skipped}. A
+        """The reference interpreter and its cases: {key, shapes, inputs, outputs, skipped}. A
         model with int8 weights runs its float twin (reference_file: the same weights
         dequantized), so the reference is the float computation, not a hybrid kernel's.
         Sets model_ops, the model's own nodes (a twin may lack its DENSIFYs)."""
         twin = entry.get("reference_file")
         ref = self.reference(path.parent / twin if twin else path)
         self.model_ops = (self.reference(path) if twin else ref)._get_ops_details()
-        ref.allocate_tensors()
+        _resize_inputs(ref, entry.get("start_shapes"))
         cases = []
         for k in range(INVOKES):
             values = make_inputs(ref, entry, _seed(name, k))
-            cases.append({"batch": None, "inputs": values, "outputs": run(ref, values)})
-        for b in entry.get("resize_batches", []) if entry.get("dynamic_batch") else []:
-            case = {"batch": b, "inputs": [], "outputs": [], "skipped": None}
+            cases.append({"key": None, "inputs": values, "outputs": run(ref, values)})
+        for c in entry.get("resize_cases", []):
+            case = {"key": c["key"], "shapes": c["shapes"], "inputs": [], "outputs": [], "skipped": None}
             try:
-                _resize_batch(ref, b)
+                _resize_inputs(ref, c["shapes"])
                 for k in range(2):
-                    values = make_inputs(ref, entry, _seed(name, f"b{b}/{k}"))
+                    values = make_inputs(ref, entry, _seed(name, f"b{c['key']}/{k}"))
                     case["inputs"].append(values)
                     case["outputs"].append(run(ref, values))
             except Exception as e:
-                case["skipped"] = f"reference cannot run batch {b}: {_err(e)}"
+                case["skipped"] = f"reference cannot run {c['key']}: {_err(e)}"
             cases.append(case)
         return ref, cases
 
     def check_resize(self, dele, case):
-        """Resizes the delegated interpreter's batch; compares 2 invokes with the reference."""
+        """Resizes the delegated interpreter's inputs; compares 2 invokes with the reference."""
         if case["skipped"]:
             return {"skipped": case["skipped"], "error": None}
         try:
-            _resize_batch(dele, case["batch"])
+            _resize_inputs(dele, case["shapes"])
         except Exception as e:
-            return {"error": f"resize to batch {case['batch']}: {_err(e)}"}
+            return {"error": f"resize to {case['key']}: {_err(e)}"}
         out = self.summary(dele)
         out["invokes"] = [_compare_all(run(dele, v), r) for v, r in zip(case["inputs"], case["outputs"])]
         out["output_shapes"] = [[int(s) for s in d["shape"]] for d in dele.get_output_details()]
@@ -280,11 +281,10 @@ def _compare_all(ys, refs):
     return [compare(y, r) for y, r in zip(ys, refs)]
 
 
-def _resize_batch(interp, batch):
-    for d in interp.get_input_details():
-        sig = list(d["shape_signature"])
-        if sig and sig[0] == -1:
-            interp.resize_tensor_input(d["index"], [batch] + [int(s) for s in d["shape"][1:]])
+def _resize_inputs(interp, shapes):
+    """Every input to its shape in `shapes` (in input order; None: as they are), then allocates."""
+    for d, shape in zip(interp.get_input_details(), shapes or []):
+        interp.resize_tensor_input(d["index"], [int(s) for s in shape])
     interp.allocate_tensors()
 
 
