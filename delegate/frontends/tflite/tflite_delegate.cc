@@ -333,10 +333,12 @@ void read_weights(TfLiteContext* ctx, int code, int pos, Node* n, Graph* g, std:
 // end could not read (signature_dims): its output's shape is known only then
 // (TFLite prepares the ops after it when it runs), where its signature leaves
 // an axis open; so are the outputs of the ops that derive their shape from
-// such an input (FULLY_CONNECTED's rows, the views). Other open axes are as any
-// other: the partition binds again when they change.
+// such an input: FULLY_CONNECTED's rows, EXPAND_DIMS and SQUEEZE (a RESHAPE the
+// front end read fixes all but its one inferred axis, as an open batch does).
+// Other open axes are as any other: the partition binds again when they change.
 void mark_run_time_shapes(TfLiteContext* ctx, int code, const Node& n, Graph* g) {
-  const bool derives = code == kTfLiteBuiltinFullyConnected || (n.kind == OpKind::kAnchor && relabels(n.anchor));
+  const bool derives = code == kTfLiteBuiltinFullyConnected || code == kTfLiteBuiltinExpandDims ||
+                       code == kTfLiteBuiltinSqueeze;
   if (derives && !n.inputs.empty() && g->tensors[n.inputs[0]].has_dynamic_shape)
     for (int t : n.outputs) g->tensors[t].has_dynamic_shape = true;
   if (code != kTfLiteBuiltinReshape || n.inputs.size() != 2 || g->tensors[n.inputs[1]].is_constant) return;
