@@ -63,6 +63,16 @@ def block_net():
     return k.Model(x, z)
 
 
+def empty_batch_shape(model, empty):
+    """What TF gives for an empty batch: its eager call's shape, or where TF's own kernels
+    fail on it (oneDNN's Conv2D returns its input's shape for a batch of 0 on CPUs it is on
+    for), the model's output shape with batch 0."""
+    try:
+        return list(model(empty).shape)
+    except tf.errors.InvalidArgumentError:
+        return [0] + list(model.output_shape[1:])
+
+
 def scenario_keras_block():
     model = block_net()
     fn = tf.function(model, input_signature=[tf.TensorSpec([None, 12, 12, 8], tf.float32)])
@@ -75,7 +85,7 @@ def scenario_keras_block():
                                        "shape": list(got.shape),
                                        "tf_compute_left": sorted(set(ops) - PLUMBING)}
         empty = np.zeros((0, 12, 12, 8), np.float32)
-        result["batch0"] = {"shape": list(fn(empty).shape), "tf_shape": list(model(empty).shape)}
+        result["batch0"] = {"shape": list(fn(empty).shape), "tf_shape": empty_batch_shape(model, empty)}
     return result
 
 

@@ -8,7 +8,7 @@ import sys
 import time
 
 from .bench import BenchError, accuracy, latency_stats, paired_rounds, parse_value_ranges, runs_per_round
-from .tf_model import load_tf_model, optimized_graphs, random_inputs
+from .tf_model import import_tensorflow, load_tf_model, optimized_graphs, random_inputs
 
 TF_CONFIGS = ("tf", "tf+xla", "tf+pass")
 
@@ -38,7 +38,7 @@ class TfConfig:
 
 
 def make_configs(args, options):
-    import tensorflow as tf
+    tf = import_tensorflow()
     import fusedelegate.tf as fdt
     tf.config.threading.set_intra_op_parallelism_threads(args.num_threads)
     tf.config.threading.set_inter_op_parallelism_threads(1)
@@ -78,7 +78,7 @@ def timed_rounds(configs, args):
 
 def run_tf_bench(args, options):
     """The result dict (also what --json writes)."""
-    import tensorflow as tf
+    tf = import_tensorflow()
     configs = first_calls(make_configs(args, options))
     rounds, per_round = timed_rounds(configs, args)
     result = {"model": args.tf, "runtime": f"tensorflow {tf.__version__}", "num_threads": args.num_threads,

@@ -2,12 +2,37 @@
 loaded as one flat function of its inputs, with seeded random inputs from its signature.
 TensorFlow is imported only here, and only when such a model is given."""
 import os
+import sys
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # before TensorFlow is imported
 
 import numpy as np
 
 from .bench import BenchError
+
+
+def import_tensorflow():
+    """TensorFlow, its start-up lines held back (TF_CPP_MIN_LOG_LEVEL does not silence
+    absl's early ones, nor oneDNN's "custom operations are on" on CPUs it enables): the
+    command's own output and errors stay its own. Shown if the import fails."""
+    if "tensorflow" in sys.modules:
+        return sys.modules["tensorflow"]
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            import tensorflow as tf
+        except BaseException:
+            os.dup2(saved, 2)
+            held.seek(0)
+            sys.stderr.buffer.write(held.read())
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+    return tf
 
 
 def model_kind(path):
@@ -60,8 +85,8 @@ def resolved_specs(tf, inputs):
 
 def load_tf_model(path):
     """(fn_of(jit_compile) -> a tf.function of the inputs returning a flat list, input specs)."""
-    import tensorflow as tf
     kind = model_kind(path)
+    tf = import_tensorflow()
     try:
         call, inputs = (_load_saved_model if kind == "saved_model" else _load_keras)(tf, path)
     except BenchError:

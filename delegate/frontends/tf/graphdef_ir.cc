@@ -308,7 +308,7 @@ void Translator::add_translation(int index, const tensorflow::NodeDef& d, const 
   }
   for (Node& n : nodes) {
     n.id = index;
-    n.name = d.op();
+    if (n.name.empty()) n.name = d.op();  // a translation may name the nodes it adds (a fused activation)
     if (!why.empty()) ir_.declined[static_cast<int>(ir_.graph.nodes.size())] = why;
     weights_as_constants(n);
     ir_.node_index.push_back(index);

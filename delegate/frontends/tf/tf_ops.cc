@@ -159,6 +159,7 @@ std::string fused_epilogue(const NodeDef& d, bool batch_norm_ok, Node* anchor, E
   else if (a == "Sigmoid") *after = EwOp::Logistic;
   else if (a == "GeluApproximate") *after = EwOp::GeluTanh;
   else if (a == "GeluExact") *after = EwOp::Gelu;
+  else if (a == "_FusedHardSwish") *after = EwOp::HardSwish;  // oneDNN's remapper (CPUs it is on for)
   else return "fused activation " + a;
   return "";
 }
@@ -174,6 +175,7 @@ void emit_anchor(Node anchor, int out, EwOp after, float alpha, Graph* g, std::v
   anchor.outputs = {mid};
   nodes->push_back(std::move(anchor));
   nodes->push_back(elementwise(after, {mid}, out, alpha));
+  nodes->back().name = ew_name(after);  // the fused activation, as plans and messages name it
 }
 
 std::string window_params(const NodeDef& d, const char* window_attr, ConvParams* c) {
