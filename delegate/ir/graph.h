@@ -18,6 +18,9 @@ struct Tensor {
   bool is_constant = false;
   bool has_dynamic_shape = false;  // shape known only at run time (data-dependent)
   Shape shape;
+  // The model's shape signature: -1 on each axis a run may size (the shape above
+  // holds a placeholder there, often 1); empty where the model gives none.
+  Shape signature;
   Quantization quantization;  // empty: not quantized (or not known)
   ConstantData data;          // constants only: their values
   // A constant the front end converted to float32: its dtype in the model

@@ -224,13 +224,15 @@ void read_quantization(Reader& r, Quantization& q) {
 }
 
 void write_tensor(Writer& w, const Tensor& t) {
-  const auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as, values_at_run_time] = t;
+  const auto& [dtype, is_constant, has_dynamic_shape, shape, signature, quantization, data, stored_as,
+               values_at_run_time] = t;
   w.enumeration(dtype);
   w.enumeration(stored_as);
   w.flag(is_constant);
   w.flag(values_at_run_time);
   w.flag(has_dynamic_shape);
   w.int64s(shape);
+  w.int64s(signature);
   write_quantization(w, quantization);
   w.flag(!data.empty());
   if (data.empty()) return;
@@ -239,13 +241,14 @@ void write_tensor(Writer& w, const Tensor& t) {
 }
 
 void read_tensor(Reader& r, Tensor& t) {
-  auto& [dtype, is_constant, has_dynamic_shape, shape, quantization, data, stored_as, values_at_run_time] = t;
+  auto& [dtype, is_constant, has_dynamic_shape, shape, signature, quantization, data, stored_as, values_at_run_time] = t;
   dtype = r.enumeration<DType>("dtype");
   stored_as = r.enumeration<DType>("dtype");
   is_constant = r.flag();
   values_at_run_time = r.flag();
   has_dynamic_shape = r.flag();
   shape = r.int64s();
+  signature = r.int64s();
   read_quantization(r, quantization);
   if (!r.flag()) return;
   const uint64_t size = r.u64();
@@ -401,7 +404,7 @@ const char* payload_of(const std::string& bytes, size_t* size, std::string* erro
 
 // The fewest bytes a tensor, node or fold takes (all lists empty): bounds
 // what a corrupt count may allocate.
-constexpr size_t kMinTensorBytes = 3 + 4 + (4 + 4 + 4) + 1;
+constexpr size_t kMinTensorBytes = 3 + 4 + 4 + (4 + 4 + 4) + 1;
 constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 1 + (16 + 1 + 8) + 1 + 4 + 4 + 2 + 4 + 4 + 4 + 4;
 constexpr size_t kMinFoldBytes = 1 + 4 + 4 + 4 + 4 + 4 + 4;
 

@@ -24,15 +24,16 @@ std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weig
 }
 
 std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj_x, bool adj_y) {
-  const size_t r = a.size();
-  if (r < 2 || b.size() != r) return std::nullopt;
+  const size_t r = a.size(), rb = b.size();
+  if (r < 2 || rb < 2 || rb > r) return std::nullopt;
   const int64_t m = a[r - (adj_x ? 1 : 2)], k = a[r - (adj_x ? 2 : 1)];
-  const int64_t kb = b[r - (adj_y ? 1 : 2)], n = b[r - (adj_y ? 2 : 1)];
+  const int64_t kb = b[rb - (adj_y ? 1 : 2)], n = b[rb - (adj_y ? 2 : 1)];
   if (k != kb || k < 0) return std::nullopt;
   bool same = true, one = true;
-  for (size_t d = 0; d + 2 < r; ++d) {
-    same &= a[d] == b[d];
-    one &= b[d] == 1;
+  for (size_t d = 0; d + 2 < r; ++d) {  // b's batch axes, aligned at the end (missing ones are 1)
+    const int64_t bd = d + rb >= r ? b[d + rb - r] : 1;
+    same &= a[d] == bd;
+    one &= bd == 1;
   }
   if (!same && !one) return std::nullopt;
   Shape out = a;

@@ -15,8 +15,9 @@ namespace fd {
 std::optional<Shape> fully_connected_shape(const Shape& input, const Shape& weights, bool keep_num_dims);
 
 // BATCH_MATMUL: a [..., m, k] times b [..., k, n] (adj_x / adj_y: the operand's
-// last two axes swapped) gives [..., m, n]. Equal ranks >= 2; b's batch axes
-// equal a's or all 1 (one b for every batch). Nothing if they do not fit.
+// last two axes swapped) gives [..., m, n]. Ranks >= 2, b's no higher than a's;
+// b's batch axes (aligned at the end, the missing ones 1) equal a's or are all 1
+// (one b for every batch). Nothing if they do not fit.
 std::optional<Shape> batch_matmul_shape(const Shape& a, const Shape& b, bool adj_x, bool adj_y);
 
 // MEAN over the last axis: that axis becomes 1 (keep_dims) or goes; nothing

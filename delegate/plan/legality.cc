@@ -77,8 +77,14 @@ std::string dtype_legality(const Graph& g, const Node& node) {
   return "";
 }
 
+// The output the op gives at the planning shapes: the stored shape, but on the
+// axes its signature leaves open, where the model stores a placeholder (a run
+// sizes them, and binding derives them again).
 std::string output_legality(const Tensor& o, const std::optional<Shape>& expect) {
-  if (o.shape != *expect) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
+  bool fits = o.shape.size() == expect->size();
+  for (size_t d = 0; fits && d < o.shape.size(); ++d)
+    fits = o.shape[d] == (*expect)[d] || (o.signature.size() == o.shape.size() && o.signature[d] == -1);
+  if (!fits) return "output shape " + to_string(o.shape) + " is not the expected " + to_string(*expect);
   return "";
 }
 
@@ -117,13 +123,6 @@ std::string concatenation_legality(const Graph& g, const Node& node) {
   return output_legality(o, expect);
 }
 
-// A window op whose planning shapes give no output (it binds to any size at run
-// time, but nothing at these sizes says how it will run): declined.
-std::string empty_output(const ConvGeometry& g) {
-  return "input " + std::to_string(g.in_h) + "x" + std::to_string(g.in_w) + "x" + std::to_string(g.channels) +
-         " gives an empty convolution output";
-}
-
 // Pools and spatial MEAN: a 4-D NHWC input whose windows give the output.
 std::string pool_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
@@ -134,7 +133,6 @@ std::string pool_legality(const Graph& g, const Node& node) {
                                  mean ? static_cast<int>(in[2]) : node.conv.window_w, mean ? ConvParams{} : node.conv,
                                  FoldedPad{}, &error);
   if (!geo) return error;
-  if (geo->empty()) return empty_output(*geo);
   const Shape expect = mean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
                                                    : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
   return output_legality(g.tensors[node.outputs[0]], expect);
@@ -167,7 +165,6 @@ std::string weighted_legality(const Graph& g, const Node& node) {
   std::string error;
   const auto geo = conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, FoldedPad{}, &error);
   if (!geo) return error;
-  if (geo->empty()) return empty_output(*geo);
   const bool conv = node.anchor == AnchorOp::kConv2D;
   if (!(conv ? w[3] == geo->channels : w[3] % geo->channels == 0))
     return "input " + to_string(in) + " does not fit filter " + to_string(w);

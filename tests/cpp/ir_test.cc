@@ -347,3 +347,15 @@ TEST(ShapeRules, ConcatenationTakesItsAxisFromTheEnd) {
   EXPECT_EQ(fd::resolve_axis(3, 3), -1);
   EXPECT_EQ(fd::resolve_axis(-4, 3), -1);
 }
+
+// BATCH_MATMUL's right-hand side may have fewer axes (TFLite broadcasts it): a
+// matrix for every batch, or batches aligned at the end where a's extra ones are 1.
+TEST(ShapeRules, BatchMatMulBroadcastsALowerRankRightHandSide) {
+  using fd::Shape;
+  EXPECT_EQ(fd::batch_matmul_shape({1, 1, 97, 257}, {257, 32}, false, false), Shape({1, 1, 97, 32}));
+  EXPECT_EQ(fd::batch_matmul_shape({2, 3, 5, 4}, {1, 4, 6}, false, false), Shape({2, 3, 5, 6}));
+  EXPECT_EQ(fd::batch_matmul_shape({1, 3, 5, 4}, {3, 6, 4}, false, true), Shape({1, 3, 5, 6}));
+  EXPECT_EQ(fd::batch_matmul_shape({2, 3, 0}, {0, 6}, false, false), Shape({2, 3, 6}));  // k = 0: zeros
+  EXPECT_FALSE(fd::batch_matmul_shape({2, 3, 5, 4}, {3, 4, 6}, false, false));  // b per batch of a's 2nd axis only
+  EXPECT_FALSE(fd::batch_matmul_shape({5, 4}, {2, 4, 6}, false, false));        // b of a higher rank
+}

@@ -40,13 +40,14 @@ std::vector<uint32_t> bits(const std::vector<float>& v) {
 // Field by field, through structured bindings: a field added to the IR stops
 // these compiling until the comparison (and the serialiser) covers it.
 void expect_same(const Tensor& a, const Tensor& b) {
-  const auto& [dtype, is_constant, dynamic, shape, quantization, data, stored_as, at_run_time] = a;
+  const auto& [dtype, is_constant, dynamic, shape, signature, quantization, data, stored_as, at_run_time] = a;
   EXPECT_EQ(dtype, b.dtype);
   EXPECT_EQ(at_run_time, b.values_at_run_time);
   EXPECT_EQ(stored_as, b.stored_as);
   EXPECT_EQ(is_constant, b.is_constant);
   EXPECT_EQ(dynamic, b.has_dynamic_shape);
   EXPECT_EQ(shape, b.shape);
+  EXPECT_EQ(signature, b.signature);
   const auto& [scales, zero_points, axis] = quantization;
   EXPECT_EQ(bits(scales), bits(b.quantization.scales));
   EXPECT_EQ(zero_points, b.quantization.zero_points);
@@ -140,6 +141,7 @@ Graph every_field_graph() {
   in.dtype = DType::kF16;
   in.has_dynamic_shape = true;
   in.shape = {1, -1, 5};
+  in.signature = {-1, -1, 5};
   in.quantization = {{0.5f, NAN, -0.f}, {1, -2, 3}, 2};
   Tensor k;
   k.dtype = DType::kI64;
@@ -173,6 +175,7 @@ Graph every_field_graph() {
   n.dims = {4, -1, INT64_MAX};
   n.adj_x = n.adj_y = true;
   n.align_corners = n.half_pixel_centers = true;
+  n.shape_input = 1;
   n.axis = -3;
   n.reduce = Reduce::kMin;
   n.inputs = {0, 1, 2};

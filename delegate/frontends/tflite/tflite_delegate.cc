@@ -313,6 +313,8 @@ Tensor tensor_from_tflite(const TfLiteTensor& t) {
   out.is_constant = t.allocation_type == kTfLiteMmapRo;
   out.has_dynamic_shape = t.allocation_type == kTfLiteDynamic || !t.dims;
   out.shape = shape_of(t);
+  if (t.dims_signature && t.dims_signature->size == static_cast<int>(out.shape.size()))
+    out.signature.assign(t.dims_signature->data, t.dims_signature->data + t.dims_signature->size);
   out.quantization = quantization_of(t, out.shape);
   if (out.is_constant && t.data && !t.sparsity) out.data = ConstantData::borrow(t.data, t.bytes);
   return out;
