@@ -600,11 +600,11 @@ def gemm_specs():
         Spec("fc_huge_weights", fc_huge_weights, [[3, 16]], 0, 0, claimed_all=2, partitions_all=2,
              ranges=[(1.0, 2.0)], about="FULLY_CONNECTED, and FULLY_CONNECTED+RELU, with weights near the float "
                                        "maximum: sums overflow, clamped to FLT_MAX as the builtin kernels do"),
-        Spec("fc_float16", fc_float16, [[None, 6, 6, 4]], 0, 0, claimed_all=6, partitions_all=3,
+        Spec("fc_float16", fc_float16, [[None, 6, 6, 4]], 0, 0, claimed_all=7, partitions_all=3,
              weights="float16", emits=("DEQUANTIZE", "FULLY_CONNECTED"),
-             about="float16 weights through DEQUANTIZE: CONV_2D+RELU, a RESHAPE left to the runtime (its planned "
-                   "shape is [1, 8]), FULLY_CONNECTED; TFLite puts the FULLY_CONNECTED's DEQUANTIZEs in the first "
-                   "partition, cut off from their layer (3 groups); batch None, resized"),
+             about="float16 weights through DEQUANTIZE: CONV_2D+RELU, a RESHAPE to [-1, 8] (stored as [1, 8], "
+                   "a placeholder on the axis its signature leaves open), FULLY_CONNECTED and their "
+                   "DEQUANTIZEs: one partition of 3 groups; batch None, resized"),
         Spec("fc_large_dynamic", fc_large_dynamic, [[None, 300]], 0, 0, claimed_all=2, partitions_all=1,
              about="FULLY_CONNECTED 300 -> 1000 (weights past 1 MiB: tiles of GEMM row blocks) + TANH, "
                    "dynamic batch, resized to 0 too"),
@@ -1049,7 +1049,7 @@ def open_axes_specs():
             return tf.transpose(tf.nn.conv1d(frames, w, 8, "VALID"), [0, 2, 1])  # [B, 17, F]
         re, im = dft("mel_re"), dft("mel_im")
         power = tf.transpose(re * re + im * im, [0, 2, 1])  # [B, F, 17]
-        mel = tf.matmul(power, tf.broadcast_to(_const("mel_fb", [17, 8], 0.0, 1.0), [1, 17, 8]))
+        mel = tf.matmul(power, _const("mel_fb", [17, 8], 0.0, 1.0))  # FULLY_CONNECTED (the real one: BATCH_MATMUL)
         db = tf.math.log(tf.clip_by_value(mel, 1e-6, 1e6)) * (10.0 / 2.302585)
         return tf.maximum(db, tf.reduce_max(db) - 80.0)
 
@@ -1072,6 +1072,9 @@ def open_axes_specs():
     def emptied_rows(tf, x):  # rows of an open length: at 0, MEAN is NaN (0 / 0), SUM 0, MAX -FLT_MAX
         return (tf.reduce_mean(x, -1), tf.reduce_sum(x, -1) * 2.0, tf.reduce_max(x, -1) * 0.5)
 
+    def matmul_lower_rank(tf, a, b):  # BATCH_MATMUL of a [B, 1, T, 4] and a run-time b [4, 3]: b broadcast
+        return tf.tanh(tf.matmul(a, b) * 0.5)
+
     def image_mean(tf, x):  # MEAN over H and W of an image resized to no pixels: NaN, as TFLite's kernel
         return tf.nn.relu(tf.reduce_mean(x, axis=[1, 2], keepdims=True) * _const("im_s", [4]) - 0.5)
 
@@ -1079,7 +1082,7 @@ def open_axes_specs():
         c = np.array([np.inf, -np.inf, 1.0, 3e38], np.float32)
         return tf.abs(tf.abs(x + c) * 2.0) - c, tf.abs(x * np.float32(3e38)) + 1.0
 
-    mel_sizes = [[[2, 100]], [[1, 32]], [[1, 31]], [[0, 64]], [[1, 400]]]
+    mel_sizes = [[[2, 100]], [[1, 32]], [[1, 400]]]
     return [
         Spec("open_expand_transpose", mel_twin, [[None, None]], 0, 0, claimed_all=4, partitions_all=2,
              resizes=[[[1, 5]], [[2, 7]], [[1, 1]], [[1, 0]], [[0, 3]], [[3, 1]]],
@@ -1090,12 +1093,16 @@ def open_axes_specs():
              resizes=[[[2]], [[0]], [[7]], [[64]], [[1]]], emits=("EXPAND_DIMS", "FULLY_CONNECTED"),
              about="[-1] input: EXPAND_DIMS to [B, 1], FULLY_CONNECTED [1 -> 8], SUB, RELU at batch 0, 2, 7, 64 "
                    "(the rank-1 batch was never inferred: 'Reshape does not fit its input [2]')"),
-        Spec("open_melspectrogram", melspectrogram, [[None, None]], 7, 2, claimed_all=13, partitions_all=5,
+        Spec("open_melspectrogram", melspectrogram, [[None, None]], 7, 2, claimed_all=17, partitions_all=9,
              start=[[1, 400]], resizes=mel_sizes,
-             emits=("EXPAND_DIMS", "SQUEEZE", "CONV_2D", "TRANSPOSE", "LOG", "REDUCE_MAX"),
+             emits=("EXPAND_DIMS", "SQUEEZE", "CONV_2D", "TRANSPOSE", "FULLY_CONNECTED", "LOG", "REDUCE_MAX"),
              about="openWakeWord's melspectrogram pattern on a [-1, -1] input: conv1d frames (EXPAND_DIMS, "
                    "CONV_2D, SQUEEZE) in NCW (TRANSPOSEs), power, mel matmul, dB, a max; 0 and 1 frames. "
-                   "Planned at [1, 1], where the convolutions' outputs are empty: left"),
+                   "Planned at [1, 1], where the convolutions' outputs are empty: claimed, they bind at each size"),
+        Spec("open_melspectrogram_empty", melspectrogram, [[None, None]], 7, 2, claimed_all=17, partitions_all=9,
+             start=[[1, 400]], resizes=[[[1, 31]], [[0, 64]]], emits=("CONV_2D", "FULLY_CONNECTED"),
+             about="the melspectrogram pattern at no frames (31 samples) and batch 0: empty outputs as "
+                   "LiteRT's (tflite-runtime 2.14's own kernels crash on both, tf.lite 2.21's on batch 0)"),
         Spec("open_batch_metadata", metadata, [[None, 3]], 0, 0, claimed_all=7, partitions_all=5,
              weights="float16", resizes=[[[0, 3]], [[2, 3]], [[7, 3]], [[64, 3]]],
              emits=("STRIDED_SLICE", "EXPAND_DIMS", "SIN", "CONCATENATION", "FULLY_CONNECTED"),
@@ -1113,6 +1120,11 @@ def open_axes_specs():
         Spec("open_emptied_rows", emptied_rows, [[2, None]], 0, 0, claimed_all=4, partitions_all=2,
              resizes=[[[2, 0]], [[2, 5]], [[2, 1]]], emits=("MEAN", "SUM", "REDUCE_MAX"),
              about="rows of an open length: MEAN, SUM, REDUCE_MAX over it; at 0, NaN, 0 and -FLT_MAX"),
+        Spec("open_matmul_lower_rank", matmul_lower_rank, [[None, 1, None, 4], [4, 3]], 0, 0, claimed_all=3,
+             partitions_all=1, resizes=[[[2, 1, 5, 4], [4, 3]], [[1, 1, 0, 4], [4, 3]], [[0, 1, 3, 4], [4, 3]]],
+             emits=("BATCH_MATMUL",),
+             about="BATCH_MATMUL of a [-1, 1, -1, 4] and a run-time [4, 3] (one matrix for every batch, "
+                   "broadcast from its lower rank, as openWakeWord's mel filterbank), MUL, TANH"),
         Spec("open_image_mean", image_mean, [[1, None, None, 4]], 0, 0, claimed_all=3, partitions_all=1,
              resizes=[[[1, 0, 3, 4]], [[1, 3, 5, 4]], [[1, 2, 0, 4]]], emits=("MEAN", "MUL", "SUB+RELU"),
              about="H and W open: MEAN over them, MUL, SUB+RELU; at 0 pixels the mean is NaN (0 / 0)"),
