@@ -1075,6 +1075,10 @@ def open_axes_specs():
     def matmul_lower_rank(tf, a, b):  # BATCH_MATMUL of a [B, 1, T, 4] and a run-time b [4, 3]: b broadcast
         return tf.tanh(tf.matmul(a, b) * 0.5)
 
+    def wide_to_empty_pool(tf, x):  # a 1.5 MiB conv output at one row, then a VALID pool of none
+        y = tf.nn.relu(_conv(tf, x, "wep_conv", 1, 1, 96))
+        return tf.tanh(tf.nn.max_pool2d(y, 2, 2, "VALID"))
+
     def image_mean(tf, x):  # MEAN over H and W of an image resized to no pixels: NaN, as TFLite's kernel
         return tf.nn.relu(tf.reduce_mean(x, axis=[1, 2], keepdims=True) * _const("im_s", [4]) - 0.5)
 
@@ -1125,6 +1129,11 @@ def open_axes_specs():
              emits=("BATCH_MATMUL",),
              about="BATCH_MATMUL of a [-1, 1, -1, 4] and a run-time [4, 3] (one matrix for every batch, "
                    "broadcast from its lower rank, as openWakeWord's mel filterbank), MUL, TANH"),
+        Spec("open_wide_empty_pool", wide_to_empty_pool, [[1, None, None, 3]], 0, 0, claimed_all=3, partitions_all=2,
+             start=[[1, 4, 16, 3]], resizes=[[[1, 1, 4096, 3]], [[1, 4, 1024, 3]], [[1, 3, 2048, 3]]],
+             emits=("CONV_2D+RELU", "MAX_POOL_2D"),
+             about="H and W open: CONV_2D+RELU to 96 channels (1.5 MiB at [1, 1, 4096]: a depth-first chain's "
+                   "size), MAX_POOL_2D 2x2 VALID (no rows out of one), TANH"),
         Spec("open_image_mean", image_mean, [[1, None, None, 4]], 0, 0, claimed_all=3, partitions_all=1,
              resizes=[[[1, 0, 3, 4]], [[1, 3, 5, 4]], [[1, 2, 0, 4]]], emits=("MEAN", "MUL", "SUB+RELU"),
              about="H and W open: MEAN over them, MUL, SUB+RELU; at 0 pixels the mean is NaN (0 / 0)"),

@@ -20,7 +20,9 @@ CONCATENATION, reductions over the last axis or H and W, and SOFTMAX. A step app
 where the shape allows at every size of the open axes.
 
 Each graph has resize_cases: per case a size for every open axis (0, 1, or 2 to 9; at most
-MAX_ELEMENTS per input), the inputs' shapes the worker resizes to.
+MAX_ELEMENTS per input), the inputs' shapes the worker resizes to; in a tenth of the graphs the
+last case makes one open axis 256 to 4096 (tensors past 1 MiB: depth-first chains, streamed
+tiles).
 """
 import math
 import sys
@@ -35,6 +37,8 @@ MAX_STEPS = 9
 ATTEMPTS = 5
 MAX_ELEMENTS = 6000  # per input, at any resize
 CASES = 4  # resize cases per graph
+LARGE_SHARE = 0.1  # graphs whose last case makes one open axis large, of up to LARGE_ELEMENTS per input:
+LARGE_ELEMENTS = 400_000  # a tensor after a convolution may pass 1 MiB (depth-first chains from there on)
 AXIS_NAMES = {"image": "BHWC", "rows": "BTD", "vectors": "BD", "vector": "N"}
 
 
@@ -357,14 +361,17 @@ def signature(dims):
     return [None if is_open(d) else d for d in dims]
 
 
-def resize_case(g, inputs):
-    """A size for every open axis (0, 1 or 2-9), shrunk until each input holds at most
-    MAX_ELEMENTS: per input its shape."""
+def resize_case(g, inputs, large=False):
+    """A size for every open axis (0, 1 or 2-9; `large`: one of them 256 to 4096), shrunk
+    until each input holds at most MAX_ELEMENTS (LARGE_ELEMENTS): per input its shape."""
     names = sorted({d for dims in inputs for d in dims if is_open(d)})
     size = {n: int(g.pick((0, 1, 1, *range(2, 10)))) for n in names}
+    if large:
+        size[g.pick(names)] = int(g.pick((256, 1024, 4096)))
+    most = LARGE_ELEMENTS if large else MAX_ELEMENTS
     while True:
         shapes = [[size[d] if is_open(d) else d for d in dims] for dims in inputs]
-        big = [s for s in shapes if math.prod(s) > MAX_ELEMENTS]
+        big = [s for s in shapes if math.prod(s) > most]
         if not big:
             return shapes
         n = max(names, key=lambda k: size[k])
@@ -389,8 +396,9 @@ def make_graph(tf, seed, index, attempt=0):
     inputs = input_dims(g)
     sigs = [tf.TensorSpec(signature(d), tf.float32, name=f"in{i}") for i, d in enumerate(inputs)]
     cases = []
-    for _ in range(CASES):
-        shapes = resize_case(g, inputs)
+    large = g.chance(LARGE_SHARE)
+    for k in range(CASES):
+        shapes = resize_case(g, inputs, large and k == CASES - 1)
         if shapes not in cases:
             cases.append(shapes)
     entry = {"seed": seed, "index": index, "attempt": attempt, "weights": "float32",

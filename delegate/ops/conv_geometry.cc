@@ -87,8 +87,6 @@ std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, co
   return g;
 }
 
-bool ConvGeometry::empty() const { return batch == 0 || out_h == 0 || out_w == 0 || channels == 0; }
-
 bool ConvGeometry::dense() const {
   return kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 && out_h == in_h && out_w == in_w && !fold.any() &&
          !ring_rows;

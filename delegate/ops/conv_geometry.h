@@ -39,8 +39,6 @@ struct ConvGeometry : WindowDims {
   int64_t pixels() const { return batch * out_h * out_w; }
   int taps() const { return kh * kw; }
   bool dense() const;
-  // No output values: no window fits (VALID over a smaller input), or an axis is 0.
-  bool empty() const;
 };
 
 // Whether `input` is 4-D (NHWC) with offsets that fit the int32 indirection
@@ -52,9 +50,10 @@ bool indexable_nhwc(const Shape& input, const std::string& what, std::string* er
 std::optional<WindowDims> window_dims(const Shape& input, int kh, int kw, const std::string& what,
                                       std::string* error);
 
-// The geometry of a kh x kw convolution of an NHWC `input` (empty() where no
-// window fits, as in TFLite), or nothing (and *error) if the input is not NHWC
-// or a stride, dilation or window is below 1.
+// The geometry of a kh x kw convolution of an NHWC `input` (0 output rows or
+// columns where no window fits: a VALID window over a smaller input), or
+// nothing (and *error) if the input is not NHWC or a stride, dilation or window
+// is below 1.
 std::optional<ConvGeometry> conv_geometry(const Shape& input, int kh, int kw, const ConvParams& p,
                                           const FoldedPad& fold, std::string* error);
 

@@ -177,6 +177,9 @@ std::string transpose_conv_legality(const Graph& g, const Node& node) {
   if (std::string w = weights_legality(g, node); !w.empty()) return w;
   if (node.dims.size() != 4)
     return "output_shape is not a constant 4-vector: the output shape is known only at run time";
+  const Shape& sig = g.tensors[node.inputs[0]].signature;
+  if (std::count(sig.begin(), sig.end(), -1) > 0)
+    return "output_shape is a constant while the input's signature " + to_string(sig) + " leaves axes to the run";
   const Shape& in = g.tensors[node.inputs[0]].shape;
   const Shape& w = g.tensors[node.inputs[1]].shape;
   std::string error;

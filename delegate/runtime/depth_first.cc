@@ -24,10 +24,11 @@ const BoundAnchor* window_anchor(BoundProgram& p) {
   return a->geo.batch == 1 && rows_only && a->geo.ring_rows == 0 && !a->step.winograd ? a : nullptr;
 }
 
-// A program whose domain is its anchor's NHWC output, computed row by row.
+// A program whose domain is its anchor's NHWC output, computed row by row (an
+// empty one computes nothing: no chain).
 bool by_rows(BoundProgram& p) {
   const BoundAnchor* a = window_anchor(p);
-  return a && a->output.size() == 4 && p.size() == num_elements(a->output);
+  return a && a->output.size() == 4 && p.size() == num_elements(a->output) && p.size() > 0;
 }
 
 // Program b reads program a's one output through its anchor alone: the input

@@ -212,5 +212,32 @@ TEST(DepthFirst, TensorsReadElsewhereOrExportedAreNotChained) {
   EXPECT_EQ(chains[0].size(), 2);
 }
 
+// A window whose output is empty (a VALID pool over one row, after a resize)
+// computes nothing: no chain ends in it (it cut its rows into 0 / 0 parts).
+TEST(DepthFirst, AnEmptyOutputEndsNoChain) {
+  GraphBuilder b;
+  const int input = b.tensor({1, 1, 64, 8});
+  const int x = b.conv(AnchorOp::kConv2D, input, weights(16 * 8, 1), {16, 1, 1, 8}, weights(16, 2), params(1, false),
+                       {1, 1, 64, 16});
+  ConvParams window = params(2, false);
+  window.window_h = window.window_w = 2;
+  const int y = b.pool(AnchorOp::kMaxPool2D, x, window, {1, 0, 32, 16});
+  const Kernels& kernels = *kernels_for("scalar");
+  std::vector<bool> written(b.g.tensors.size(), true);
+  std::vector<Program> programs;
+  std::vector<std::unique_ptr<BoundProgram>> bound;
+  std::vector<Shape> shapes = {{1, 1, 64, 8}};
+  for (int node : {0, 1}) {
+    programs.push_back(build_program(b.g, {node}, {}, written, kernels));
+    std::string error;
+    bound.push_back(BoundProgram::bind(programs.back(), shapes, *kernels.ew, &error));
+    ASSERT_TRUE(bound.back()) << error;
+    shapes = {bound.back()->output_shapes()[0]};
+  }
+  EXPECT_EQ(shapes[0], Shape({1, 0, 32, 16}));
+  for (int parts : {1, 2})
+    EXPECT_TRUE(DepthFirstChain::find(programs, bound, {y}, 0, size_t{64} << 20, parts).empty()) << parts;
+}
+
 }  // namespace
 }  // namespace fd

@@ -165,12 +165,12 @@ class GraphBuilder {
     return add(std::move(node), std::move(out_shape));
   }
   // Family transformer: BATCH_MATMUL (two inputs, adj flags), SOFTMAX (beta),
-  // last-axis MEAN (keep_dims), RESHAPE (dims: new shape), TRANSPOSE (dims: perm).
+  // last-axis MEAN (keep_dims), RESHAPE (dims: new shape), TRANSPOSE (dims: perm),
+  // SQUEEZE (dims: the axes; EXPAND_DIMS: set the node's axis).
   int row_op(AnchorOp op, std::vector<int> inputs, Shape out_shape, std::vector<int64_t> dims = {},
              bool adj_x = false, bool adj_y = false, float beta = 1.f, bool keep_dims = true) {
     Node node;
-    node.name = op == AnchorOp::kBatchMatMul ? "BATCH_MATMUL" : op == AnchorOp::kSoftmax ? "SOFTMAX"
-                : op == AnchorOp::kRowReduce   ? "MEAN" : op == AnchorOp::kReshape ? "RESHAPE" : "TRANSPOSE";
+    node.name = anchor_info(op).name;
     node.kind = OpKind::kAnchor;
     node.anchor = op;
     node.inputs = std::move(inputs);

@@ -308,9 +308,10 @@ TEST(Planner, TransposeConvNeedsAConstantOutputShapeThatItsInputGives) {
   ConvParams s2;
   s2.stride_h = s2.stride_w = 2;
   s2.same_padding = true;
-  auto plan = [&](Shape dims, Shape out) {
+  auto plan = [&](Shape dims, Shape out, Shape signature = {}) {
     GraphBuilder b;
     const int padded = b.pad(b.tensor({1, 4, 5, 8}), {0, 0, 1, 0, 0, 1, 0, 0}, {1, 5, 6, 8});
+    b.g.tensors[padded].signature = std::move(signature);
     const int y = b.transpose_conv(padded, w, {6, 3, 3, 8}, nullptr, s2, out, Activation::kRelu);
     b.g.nodes[1].dims = std::move(dims);
     b.ew(EwOp::Tanh, {y}, out);
@@ -329,6 +330,8 @@ TEST(Planner, TransposeConvNeedsAConstantOutputShapeThatItsInputGives) {
   EXPECT_NE(p.reason[1].find("output_shape is not a constant"), std::string::npos) << p.reason[1];
   p = plan({1, 10, 12, 7}, {1, 10, 12, 7});
   EXPECT_NE(p.reason[1].find("do not fit filter"), std::string::npos) << p.reason[1];
+  p = plan({1, 10, 12, 6}, {1, 10, 12, 6}, {1, -1, 6, 8});  // a constant output_shape cannot follow a resize
+  EXPECT_NE(p.reason[1].find("leaves axes to the run"), std::string::npos) << p.reason[1];
 }
 
 // A depthwise convolution anchors its epilogue whatever its depth multiplier

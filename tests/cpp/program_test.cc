@@ -1350,7 +1350,7 @@ TEST(Program, ViewsBindToTheShapesOfTheRun) {
   };
   for (const View& v : views) {
     GraphBuilder b;
-    const int y = b.row_op(v.op, {b.tensor(v.planned_in)}, v.planned_out, v.dims);
+    b.row_op(v.op, {b.tensor(v.planned_in)}, v.planned_out, v.dims);
     b.g.nodes.back().axis = v.axis;
     std::vector<bool> written(b.g.tensors.size(), true);
     const Program p = build_program(b.g, {0}, {}, written, *kernels_for("scalar"));
@@ -1364,7 +1364,6 @@ TEST(Program, ViewsBindToTheShapesOfTheRun) {
     float* outs[] = {out.data()};
     bound->run(in, outs, nullptr);
     EXPECT_EQ(out, x) << anchor_info(v.op).name;
-    EXPECT_GE(y, 0);
   }
 }
 

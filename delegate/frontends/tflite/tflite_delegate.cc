@@ -119,11 +119,9 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
   return "";
 }
 
-// The values of a constant int32 or int64 tensor, or false.
-bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
-  const TfLiteTensor& x = ctx->tensors[t];
-  if (x.allocation_type != kTfLiteMmapRo || !x.data || (x.type != kTfLiteInt32 && x.type != kTfLiteInt64))
-    return false;
+// The values of an int32 or int64 tensor (constant_ints: a constant one), or false.
+bool int_values(const TfLiteTensor& x, std::vector<int64_t>* out) {
+  if (!x.data || (x.type != kTfLiteInt32 && x.type != kTfLiteInt64)) return false;
   const int64_t count = num_elements(shape_of(x));
   if (static_cast<size_t>(count) * (x.type == kTfLiteInt32 ? 4 : 8) > x.bytes) return false;
   out->clear();
@@ -131,6 +129,10 @@ bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
     out->push_back(x.type == kTfLiteInt32 ? static_cast<const int32_t*>(x.data)[i]
                                           : static_cast<const int64_t*>(x.data)[i]);
   return true;
+}
+
+bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
+  return ctx->tensors[t].allocation_type == kTfLiteMmapRo && int_values(ctx->tensors[t], out);
 }
 
 // A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
@@ -256,7 +258,7 @@ bool spatial_mean(TfLiteContext* ctx, Node* n) {
   if (!x.dims || x.dims->size != 4) return false;
   bool h = false, w = false;
   for (int64_t a : axes) {
-    const int64_t axis = (a + 4) % 4;
+    const int axis = resolve_axis(a, 4);
     if (axis == 1) h = true;
     else if (axis == 2) w = true;
     else return false;
@@ -420,11 +422,9 @@ class ContextTensors : public TensorHost {
   }
   void error(const std::string& message) override { ctx_->ReportError(ctx_, "fusedelegate: %s", message.c_str()); }
   std::optional<std::vector<int64_t>> ints(int t) const override {
-    const TfLiteTensor& x = ctx_->tensors[t];
-    if (x.type != kTfLiteInt32 || !x.data || !x.dims || x.dims->size != 1 || x.bytes < 4u * x.dims->data[0])
-      return std::nullopt;
-    const auto* v = static_cast<const int32_t*>(x.data);
-    return std::vector<int64_t>(v, v + x.dims->data[0]);
+    std::vector<int64_t> values;
+    if (!int_values(ctx_->tensors[t], &values)) return std::nullopt;
+    return values;
   }
 
  private:

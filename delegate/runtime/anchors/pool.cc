@@ -55,9 +55,10 @@ bool bind_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* er
     return false;
   }
   const int h = static_cast<int>(input[1]), w = static_cast<int>(input[2]);
-  if (h == 0 || w == 0) {
+  if (h == 0 || w == 0) {  // one pixel out of a window of no taps
     b.geo = ConvGeometry{};
-    static_cast<WindowDims&>(b.geo) = {input[0], h, w, input[3], 1, 1, 0, 0};
+    static_cast<WindowDims&>(b.geo) = *window_dims(input, 0, 0, "MEAN", error);
+    b.geo.out_h = b.geo.out_w = 1;
     b.n = b.geo.channels;
     b.output = window_output(b);
   } else if (bind_window_of_channels(b, input, h, w, ConvParams{}, error)) {

@@ -71,6 +71,10 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the resize";
     return false;
   }
+  if ((inputs[0][1] == 0 || inputs[0][2] == 0) && num_elements(*out) > 0) {  // TFLite reads out of bounds there
+    *error = "a resize of an image of no pixels " + fd::to_string(inputs[0]) + " to " + fd::to_string(*out);
+    return false;
+  }
   b.output = *out;
   b.n = (*out)[3];
   bind_taps(b, inputs[0], kBilinear);
