@@ -181,14 +181,13 @@ public final class DelegateOptions {
     return s.substring(begin, end);
   }
 
-  /** Integers as C's strtol(s, &end, 10) reads them when the whole text must be used. */
+  /** Integers as the library reads them (options.cc): an optional sign, then decimal digits, nothing else. */
   static final class CInt {
     private CInt() {}
 
-    /** The value, or null when strtol would fail, stop early, or overflow a long. */
+    /** The value, or null for any other text or one past a long. */
     static Long parse(String s) {
       int i = 0;
-      while (i < s.length() && " \t\n\u000b\f\r".indexOf(s.charAt(i)) >= 0) i++;
       boolean negative = false;
       if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) negative = s.charAt(i++) == '-';
       if (i == s.length()) return null;
