@@ -97,4 +97,12 @@ void ThreadPool::parallel_for(int n, const std::function<void(int)>& fn) {
   busy_ = false;
 }
 
+std::shared_ptr<ThreadPool> ThreadPools::get(int threads) {
+  if (threads <= 1) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& pool = pools_[threads];
+  if (!pool) pool = std::make_shared<ThreadPool>(threads);
+  return pool;
+}
+
 }  // namespace fd

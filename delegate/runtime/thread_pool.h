@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -49,6 +50,17 @@ class ThreadPool {
   std::unique_ptr<std::atomic<int>[]> taken_;
   std::atomic<int> finished_{0};  // tasks done
   std::atomic<int> inside_{0};    // workers inside a job; none while the next one is set up
+};
+
+// Pools by thread count, each made when first asked for and shared with the
+// runs in flight (a front end's, or a delegate's): none for one thread.
+class ThreadPools {
+ public:
+  std::shared_ptr<ThreadPool> get(int threads);
+
+ private:
+  std::mutex mu_;
+  std::map<int, std::shared_ptr<ThreadPool>> pools_;
 };
 
 }  // namespace fd

@@ -48,3 +48,22 @@ TEST(ThreadPool, ACallFromInsideAJobRunsInline) {
 
 }  // namespace
 }  // namespace fd
+
+namespace fd {
+namespace {
+
+// One pool per thread count, shared by every caller; none for one thread.
+TEST(ThreadPools, OnePoolPerThreadCountAndNoneForOne) {
+  ThreadPools pools;
+  EXPECT_EQ(pools.get(1), nullptr);
+  EXPECT_EQ(pools.get(0), nullptr);
+  const auto two = pools.get(2);
+  ASSERT_NE(two, nullptr);
+  EXPECT_EQ(two->size(), 2);
+  EXPECT_EQ(pools.get(2), two);
+  EXPECT_NE(pools.get(3), two);
+  EXPECT_EQ(pools.get(3)->size(), 3);
+}
+
+}  // namespace
+}  // namespace fd

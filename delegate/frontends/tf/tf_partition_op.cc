@@ -61,14 +61,9 @@ REGISTER_OP("FdFusedPartition")
       return absl::OkStatus();
     });
 
-std::shared_ptr<ThreadPool> pool_for(int threads) {
-  static std::mutex mu;
-  static std::map<int, std::shared_ptr<ThreadPool>> pools;
-  if (threads <= 1) return nullptr;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& pool = pools[threads];
-  if (!pool) pool = std::make_shared<ThreadPool>(threads);
-  return pool;
+ThreadPools& thread_pools() {  // shared by every partition op of the process
+  static ThreadPools pools;
+  return pools;
 }
 
 Shape shape_of(const tensorflow::Tensor& t) {
@@ -274,7 +269,7 @@ void FusedPartitionOp::Compute(OpKernelContext* ctx) {
     for (int64_t d : output_shapes_[o]) shape.AddDim(d);
     OP_REQUIRES_OK(ctx, ctx->allocate_output(o, shape, &host.outputs()[o]));
   }
-  const std::shared_ptr<ThreadPool> pool = pool_for(exec_->threads());
+  const std::shared_ptr<ThreadPool> pool = thread_pools().get(exec_->threads());
   OP_REQUIRES(ctx, exec_->invoke(host, pool.get(), nullptr),
               tensorflow::errors::InvalidArgument("FdFusedPartition: ", host.last_error()));
 }

@@ -34,8 +34,7 @@ struct Delegate {
   TfLiteDelegate base{};
   Options opts;
   const Kernels* kernels = nullptr;
-  std::mutex pool_mu;
-  std::map<int, std::shared_ptr<ThreadPool>> pools;  // by thread count; shared with invokes in flight
+  ThreadPools pools;
   // Handed from Prepare to the kernels' init, which runs inside Replace...().
   std::shared_ptr<const Graph> graph;
   FusionPlan plan;
@@ -53,14 +52,6 @@ void log(const Delegate& d, LogLevel level, const char* fmt, ...) {
   std::vfprintf(stderr, fmt, args);
   std::fprintf(stderr, "\n");
   va_end(args);
-}
-
-std::shared_ptr<ThreadPool> pool_for(Delegate& d, int threads) {
-  if (threads <= 1) return nullptr;
-  std::lock_guard<std::mutex> lock(d.pool_mu);
-  auto& pool = d.pools[threads];
-  if (!pool) pool = std::make_shared<ThreadPool>(threads);
-  return pool;
 }
 
 // The option's thread count, else the interpreter's (-1 there means one).
@@ -509,7 +500,7 @@ TfLiteStatus kernel_prepare(TfLiteContext* ctx, TfLiteNode* node) {
 TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   auto* part = static_cast<Partition*>(node->user_data);
   Delegate* d = part->delegate;
-  const std::shared_ptr<ThreadPool> pool = pool_for(*d, part->exec->threads());
+  const std::shared_ptr<ThreadPool> pool = d->pools.get(part->exec->threads());
   const bool reporting = !d->opts.profile_file.empty() && part->report < static_cast<int>(d->reports.size());
   const auto start = reporting ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   ContextTensors tensors(ctx);

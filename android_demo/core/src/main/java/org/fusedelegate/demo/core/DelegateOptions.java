@@ -14,7 +14,7 @@ import java.util.Map;
  * <p>The text form is the one of {@code fusedelegate bench --delegate_options} and
  * benchmark_model's {@code --external_delegate_options}: {@code "key:value;key:value"}.
  * {@link #error()} checks keys and values with the library's own rules and messages
- * (delegate/options.cc); only whether this CPU runs a given {@code isa} is left to the library.
+ * (delegate/frontends/options.cc); only whether this CPU runs a given {@code isa} is left to the library.
  */
 public final class DelegateOptions {
   /** Every key the library accepts, in its order. */

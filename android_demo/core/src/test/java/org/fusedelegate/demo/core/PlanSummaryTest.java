@@ -6,7 +6,7 @@ import static org.junit.Assert.assertNull;
 import org.junit.Test;
 
 public class PlanSummaryTest {
-  // The shape delegate/report.cc writes (abridged).
+  // The shape delegate/runtime/report.cc writes (abridged).
   private static final String PLAN = "{\n \"isa\": \"neon\",\n \"threads\": 2,\n \"nodes\": [\n"
       + "  {\"id\": 0, \"op\": \"ADD\", \"inputs\": [0, 1], \"outputs\": [2], \"partition\": 0, \"reason\": \"\"}\n"
       + " ],\n \"tensors\": {\n  \"0\": {\"shape\": [1, 8], \"float32\": true, \"constant\": false}\n },\n"
