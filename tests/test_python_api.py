@@ -88,6 +88,20 @@ def test_unknown_key():
     assert "bogus_key" in str(e.value)
 
 
+def test_option_keys_are_the_librarys():
+    """OPTION_KEYS lists the keys the library's own table holds, in its order (the library names
+    them when it refuses a key), and the library takes each of them."""
+    with pytest.raises(fusedelegate.DelegateOptionError) as e:
+        fusedelegate.load(bogus_key=1)
+    named = str(e.value).split("accepted options: ")[1].strip()
+    assert tuple(k.strip() for k in named.split(",")) == fusedelegate.OPTION_KEYS
+    values = {"num_threads": 1, "isa": "auto", "fusions": "all", "min_nodes_per_partition": 3, "log": "quiet",
+              "plan_file": "unused.json", "profile_file": "unused.json"}
+    assert set(values) == set(fusedelegate.OPTION_KEYS)
+    for key in fusedelegate.OPTION_KEYS:
+        fusedelegate.load(**{key: values[key]})
+
+
 @pytest.mark.parametrize("key,value", BAD_VALUES)
 def test_bad_value(key, value):
     with pytest.raises(fusedelegate.DelegateOptionError) as e:

@@ -3,11 +3,17 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
 
 #include "kernels/cpu.h"
 
 namespace fd {
 namespace {
+
+// Every key parse_option takes, in its order: the one list (the unknown-key
+// message names it; Python's OPTION_KEYS and the Android demo's are tested against it).
+constexpr const char* kOptionKeys[] = {"num_threads", "isa", "fusions", "min_nodes_per_partition", "log",
+                                       "plan_file", "profile_file"};
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -93,9 +99,8 @@ std::string parse_option(const std::string& key, const std::string& value, Optio
     if (value.empty()) return bad_value(key, value, "a file path");
     (key == "plan_file" ? o->plan_file : o->profile_file) = value;
   } else {
-    return "fusedelegate: unknown option '" + key +
-           "'; accepted options: num_threads, isa, fusions, min_nodes_per_partition, log, "
-           "plan_file, profile_file";
+    return "fusedelegate: unknown option '" + key + "'; accepted options: " +
+           join(std::vector<std::string>(std::begin(kOptionKeys), std::end(kOptionKeys)));
   }
   return "";
 }

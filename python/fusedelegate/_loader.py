@@ -12,8 +12,9 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 _LIBRARY_NAME = "libfusedelegate.so"
 
-# Keys the library accepts (it is the authority; this list is for help texts).
-OPTION_KEYS = ("num_threads", "isa", "fusions", "min_nodes_per_partition", "log")
+# Keys the library accepts, in its order (it is the authority: tests/test_python_api.py checks
+# this list against the one its unknown-key message names).
+OPTION_KEYS = ("num_threads", "isa", "fusions", "min_nodes_per_partition", "log", "plan_file", "profile_file")
 
 
 class DelegateOptionError(ValueError):
