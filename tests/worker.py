@@ -187,7 +187,11 @@ class Runner:
             self._make(os.path.join(self.plans.name, "check.json"))  # a missing library or a bad option fails here
 
     def reference(self, path):
-        return self.Interpreter(model_path=str(path), num_threads=1,
+        # Every tensor kept apart: TFLite's arena lets an op's output overwrite a tensor a
+        # later op still reads through a view (EXPAND_DIMS -> SOFTMAX -> MUL by the
+        # EXPAND_DIMS' input gives wrong values in LiteRT 2.3 and tf.lite 2.21; the
+        # delegate computes what TensorFlow does).
+        return self.Interpreter(model_path=str(path), num_threads=1, experimental_preserve_all_tensors=True,
                                 experimental_op_resolver_type=self.Resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
 
     def delegated(self, path):

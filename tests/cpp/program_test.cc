@@ -282,7 +282,9 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
         y[i] = static_cast<float>(v[static_cast<int>(n.reduce)]);
       }
       break;
-    case AnchorOp::kReshape: y = x; break;
+    case AnchorOp::kReshape:
+    case AnchorOp::kExpandDims:
+    case AnchorOp::kSqueeze: y = x; break;
     case AnchorOp::kTranspose: {
       const Shape in_strides = broadcast_strides(s, s);
       for (int64_t i = 0; i < num_elements(out); ++i) {
@@ -1408,6 +1410,21 @@ TEST(Program, EmptyReductionsGiveTflitesValues) {
       bound->run(in, outs, nullptr);
       for (float v : out) EXPECT_TRUE(node == 0 ? v == 0.f : std::isnan(v)) << isa << " node " << node << ": " << v;
     }
+  }
+}
+
+// A view computed in its group feeds a SOFTMAX there (its prologue), whose
+// output an elementwise op then reads beside the view's input: every op sees
+// the rows of the one tile loop (fuzz graph s02219 of seed 1: EXPAND_DIMS).
+TEST(Program, AViewFeedsASoftmaxInItsGroup) {
+  for (AnchorOp view : {AnchorOp::kReshape, AnchorOp::kExpandDims}) {
+    Case c;
+    const int x = c.input({1, 3, 3});
+    const int v = c.b.row_op(view, {x}, {1, 1, 3, 3}, view == AnchorOp::kReshape ? std::vector<int64_t>{1, 1, 3, 3}
+                                                                                  : std::vector<int64_t>{});
+    c.b.g.nodes.back().axis = 0;
+    const int s = c.b.row_op(AnchorOp::kSoftmax, {v}, {1, 1, 3, 3});
+    c.check({c.b.ew(EwOp::Mul, {s, x}, {1, 1, 3, 3})});
   }
 }
 
