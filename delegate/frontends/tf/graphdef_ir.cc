@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 
+#include "frontends/tf/tf_names.h"
 #include "frontends/tf/tf_ops.h"
 #include "frontends/tf/tf_patterns.h"
 #include "ir/shape.h"
@@ -15,15 +16,6 @@
 #include "tensorflow/core/framework/tensor_shape.pb.h"
 
 namespace fd {
-
-std::string canonical_tensor_name(const std::string& input) {
-  if (input.empty() || input[0] == '^') return "";
-  const size_t colon = input.rfind(':');
-  if (colon != std::string::npos && colon + 1 < input.size() &&
-      input.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-    return input;
-  return input + ":0";
-}
 
 namespace {
 

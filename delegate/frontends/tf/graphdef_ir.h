@@ -60,7 +60,4 @@ GraphDefIr graph_from_graphdef(const tensorflow::GraphDef& gd, const TfOutputInf
 // Our DType for a tensorflow::DataType value.
 DType dtype_from_tf(int tf_type);
 
-// "name:k" for an input string "name", "name:k"; "" for a control input "^name".
-std::string canonical_tensor_name(const std::string& input);
-
 }  // namespace fd

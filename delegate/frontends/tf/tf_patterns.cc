@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "frontends/tf/graphdef_ir.h"
+#include "frontends/tf/tf_names.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/node_def.pb.h"
 #include "tensorflow/core/framework/tensor.pb.h"

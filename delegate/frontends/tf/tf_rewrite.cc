@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "frontends/tf/tf_names.h"
 #include "ir/serialize.h"
 #include "tensorflow/core/framework/node_def.pb.h"
 
