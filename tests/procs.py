@@ -3,6 +3,7 @@
 Each runtime runs in its own subprocess (tests/worker.py): tensorflow and
 tflite_runtime cannot share a process. The pytest process itself imports no runtime.
 """
+import hashlib
 import json
 import os
 import shutil
@@ -162,3 +163,39 @@ def run_worker(runtime, model_dir, names, options=None, via="load"):
         remaining = left
     out.unlink(missing_ok=True)
     return results
+
+
+# ---------------------------------------------------------------------------
+# Fuzzers: generated graph sets and their worker runs.
+
+def fuzz_set(prefix, script, sources, seed, only, graphs):
+    """The graphs generator `script` makes for `seed` (`only` these indices, else `graphs` of
+    them), cached in CACHE per generator (`sources` hashed), seed and set; other generators'
+    sets of this prefix are removed (other seeds and sets may be in use)."""
+    digest = hashlib.sha256(b"".join((TESTS / f).read_bytes() for f in sources)).hexdigest()[:16]
+    generator = f"{prefix}-{digest}"
+    which = f"only{'_'.join(map(str, only))}" if only else f"n{graphs}"
+    out = CACHE / f"{generator}-s{seed}-{which}"
+    for stale in CACHE.glob(f"{prefix}-*"):
+        if not stale.name.startswith(generator + "-") and ".tmp" not in stale.name:
+            shutil.rmtree(stale, ignore_errors=True)
+    which_args = ["--only", *map(str, only)] if only else ["--graphs", str(graphs)]
+    return generate_into(out, script, ["--seed", str(seed), *which_args], f"{prefix} graph generation",
+                         timeout=120 + (len(only) if only else graphs))
+
+
+def results_by_option_set(model_dir, manifest, options, chunk=200):
+    """results(option set name) -> per graph the LiteRT worker's result with options[name],
+    run once per option set, `chunk` graphs per worker process."""
+    runs = {}
+
+    def results(option_set):
+        require_runtime("litert")
+        if option_set not in runs:
+            names = [n for n, e in manifest.items() if "error" not in e]
+            runs[option_set] = {}
+            for i in range(0, len(names), chunk):
+                runs[option_set].update(run_worker("litert", model_dir, names[i:i + chunk], options[option_set]))
+        return runs[option_set]
+    return results
+

@@ -17,16 +17,14 @@ resizes). Over the whole default set, the delegate claimed every op it claims so
 and with fusions=elementwise only elementwise ops (and the float16 constants they read).
 """
 import contextlib
-import hashlib
 import json
 import os
-import shutil
 
 import pytest
 
 import models
 from checks import TOL_HYBRID, accuracy_misses, check_result, claimed_nodes, op_of
-from procs import CACHE, TESTS, generate_into, require_runtime, run_worker
+from procs import fuzz_set, results_by_option_set, run_worker
 
 CI_GRAPHS = 400
 GRAPHS = int(os.environ.get("FD_FUZZ_GRAPHS", CI_GRAPHS))
@@ -60,16 +58,7 @@ def _repro(k):
 @pytest.fixture(scope="module")
 def fuzz_dir():
     """The generated graphs, cached per generator, seed and graph set."""
-    source = b"".join((TESTS / f).read_bytes() for f in ("fuzz.py", "fuzz_steps.py", "models.py"))
-    generator = f"fuzz-{hashlib.sha256(source).hexdigest()[:16]}"
-    which = f"only{'_'.join(map(str, ONLY))}" if ONLY else f"n{GRAPHS}"
-    out = CACHE / f"{generator}-s{SEED}-{which}"
-    for stale in CACHE.glob("fuzz-*"):  # other generators' (other seeds and sets may be in use)
-        if not stale.name.startswith(generator + "-") and ".tmp" not in stale.name:
-            shutil.rmtree(stale, ignore_errors=True)
-    which_args = ["--only", *map(str, ONLY)] if ONLY else ["--graphs", str(GRAPHS)]
-    return generate_into(out, "fuzz.py", ["--seed", str(SEED), *which_args], "fuzz graph generation",
-                         timeout=120 + len(INDICES))
+    return fuzz_set("fuzz", "fuzz.py", ("fuzz.py", "fuzz_steps.py", "models.py"), SEED, ONLY, GRAPHS)
 
 
 @pytest.fixture(scope="module")
@@ -80,17 +69,7 @@ def fuzz_manifest(fuzz_dir):
 @pytest.fixture(scope="module")
 def fuzz_results(fuzz_dir, fuzz_manifest):
     """results(option set) -> per graph the worker's result; each option set runs once."""
-    runs = {}
-
-    def results(option_set):
-        require_runtime("litert")
-        if option_set not in runs:
-            names = [n for n, e in fuzz_manifest.items() if "error" not in e]
-            runs[option_set] = {}
-            for i in range(0, len(names), CHUNK):
-                runs[option_set].update(run_worker("litert", fuzz_dir, names[i:i + CHUNK], OPTIONS[option_set]))
-        return runs[option_set]
-    return results
+    return results_by_option_set(fuzz_dir, fuzz_manifest, OPTIONS, CHUNK)
 
 
 @pytest.fixture(scope="module")

@@ -13,15 +13,13 @@ of it (or ABS_TOL: an output that cancels to nearly 0, tanh(x) - x, turns an ulp
 approximated functions into a large relative error). A node the delegate cannot run at every size is declined (left to the runtime): that
 passes. Over the whole CI set the delegate claimed every view it has, and most resizes ran.
 """
-import hashlib
 import json
 import os
-import shutil
 
 import pytest
 
 from checks import accuracy_misses, check_result, claimed_nodes, op_of
-from procs import CACHE, TESTS, generate_into, require_runtime, run_worker
+from procs import fuzz_set, results_by_option_set
 
 CI_GRAPHS = 150
 GRAPHS = int(os.environ.get("FD_SHAPE_FUZZ_GRAPHS", CI_GRAPHS))
@@ -40,16 +38,7 @@ def _name(k):
 
 @pytest.fixture(scope="module")
 def shape_fuzz_dir():
-    source = b"".join((TESTS / f).read_bytes() for f in ("shape_fuzz.py", "fuzz.py", "models.py"))
-    generator = f"shapefuzz-{hashlib.sha256(source).hexdigest()[:16]}"
-    which = f"only{'_'.join(map(str, ONLY))}" if ONLY else f"n{GRAPHS}"
-    out = CACHE / f"{generator}-s{SEED}-{which}"
-    for stale in CACHE.glob("shapefuzz-*"):
-        if not stale.name.startswith(generator + "-") and ".tmp" not in stale.name:
-            shutil.rmtree(stale, ignore_errors=True)
-    which_args = ["--only", *map(str, ONLY)] if ONLY else ["--graphs", str(GRAPHS)]
-    return generate_into(out, "shape_fuzz.py", ["--seed", str(SEED), *which_args], "shape fuzz graph generation",
-                         timeout=120 + len(INDICES))
+    return fuzz_set("shapefuzz", "shape_fuzz.py", ("shape_fuzz.py", "fuzz.py", "models.py"), SEED, ONLY, GRAPHS)
 
 
 @pytest.fixture(scope="module")
@@ -60,17 +49,7 @@ def manifest(shape_fuzz_dir):
 @pytest.fixture(scope="module")
 def results(shape_fuzz_dir, manifest):
     """results(option set) -> per graph the worker's result; each option set runs once."""
-    runs = {}
-
-    def get(option_set):
-        require_runtime("litert")
-        if option_set not in runs:
-            names = [n for n, e in manifest.items() if "error" not in e]
-            runs[option_set] = {}
-            for i in range(0, len(names), CHUNK):
-                runs[option_set].update(run_worker("litert", shape_fuzz_dir, names[i:i + CHUNK], OPTIONS[option_set]))
-        return runs[option_set]
-    return get
+    return results_by_option_set(shape_fuzz_dir, manifest, OPTIONS, CHUNK)
 
 
 @pytest.mark.parametrize("option_set", list(OPTIONS))
