@@ -1107,11 +1107,12 @@ def open_axes_specs():
              start=[[1, 400]], resizes=[[[1, 31]], [[0, 64]]], emits=("CONV_2D", "FULLY_CONNECTED"),
              about="the melspectrogram pattern at no frames (31 samples) and batch 0: empty outputs as "
                    "LiteRT's (tflite-runtime 2.14's own kernels crash on both, tf.lite 2.21's on batch 0)"),
-        Spec("open_batch_metadata", metadata, [[None, 3]], 0, 0, claimed_all=7, partitions_all=5,
+        Spec("open_batch_metadata", metadata, [[None, 3]], 0, 0, claimed_all=21, partitions_all=11,
              weights="float16", resizes=[[[0, 3]], [[2, 3]], [[7, 3]], [[64, 3]]],
              emits=("STRIDED_SLICE", "EXPAND_DIMS", "SIN", "CONCATENATION", "FULLY_CONNECTED"),
              about="BirdNET's metadata pattern on a [-1, 3] input, float16 weights: columns sliced, "
-                   "EXPAND_DIMS, affine, SIN (left), CONCATENATION, two FULLY_CONNECTED, LOGISTIC"),
+                   "EXPAND_DIMS, affine, SIN (left), CONCATENATION, two FULLY_CONNECTED, LOGISTIC; claimed: "
+                   "each column's STRIDED_SLICE, MUL, ADD, its EXPAND_DIMS, and the dense stack"),
         Spec("open_squeeze_all", squeeze_all, [[None, 1, 5]], 0, 0, claimed_all=0, partitions_all=0,
              emits=("SQUEEZE",),
              about="[-1, 1, 5] squeezed of every axis of size 1: [5] at batch 1, [3, 5] at batch 3, "
@@ -1142,10 +1143,76 @@ def open_axes_specs():
     ]
 
 
+def view_specs():
+    """The index views (ops/index_view.h): SLICE, STRIDED_SLICE, GATHER of constant indices, TILE,
+    DEPTH_TO_SPACE and SPACE_TO_DEPTH, each a group's anchor with its epilogue; open axes resized."""
+    def slice_(tf, x):
+        return tf.nn.relu(tf.slice(x, [0, 1, 2, 0], [-1, 5, -1, 3]) * 2.0 + 1.0)
+
+    def strided(tf, x):  # steps of 2, backwards, a channel range
+        return tf.tanh(x[:, 1:7:2, ::-1, 2:5] * 1.5)
+
+    def shrink(tf, x):  # one row and one channel, both axes dropped; W open
+        return tf.tanh(x[:, 3, :, -2] * 1.5 + 0.5)
+
+    def last_token(tf, x):  # a sequence's last step into a dense layer (rows open)
+        return tf.nn.relu(tf.matmul(x[:, -1, :], _const("lt_w", [16, 8], -0.5, 0.5)) + _const("lt_b", [8]))
+
+    def gather(tf, x):  # channels picked, repeated and reordered
+        return tf.nn.relu(tf.gather(x, [3, 0, 0, 5, 1], axis=3) - 0.1)
+
+    def gather_matrix(tf, x):  # indices of rank 2: the axis becomes two
+        return tf.nn.relu(tf.gather(x, [[3, 0], [1, 2], [5, 5]], axis=1) * 0.7)
+
+    def tile(tf, x):
+        return tf.sigmoid(tf.tile(x, [1, 2, 3, 1]) * 2.0)
+
+    def pixel_shuffle(tf, x):  # super-resolution's upsampling: a conv to 4 C channels, DEPTH_TO_SPACE
+        return tf.nn.relu(tf.nn.depth_to_space(_conv(tf, x, "ps_conv", 3, 3, 12), 2) * 3.0)
+
+    def focus(tf, x):  # YOLOv5's focus: SPACE_TO_DEPTH, then a conv
+        return tf.nn.relu(_conv(tf, tf.tanh(tf.nn.space_to_depth(x, 2) * 0.5), "fo_conv", 3, 3, 8))
+
+    def transpose5(tf, x, y):  # a rank-5 TRANSPOSE between run-time values
+        return tf.nn.softmax(tf.transpose(x * y, [0, 3, 1, 4, 2])) * 0.5
+
+    batches = [[[3, 8, 9, 6]], [[0, 8, 9, 6]], [[1, 8, 9, 6]]]
+    return [
+        Spec("view_slice", slice_, [[None, 8, 9, 6]], 0, 0, claimed_all=3, partitions_all=1, resizes=batches,
+             emits=("SLICE",), about="SLICE begin [0, 1, 2, 0] size [-1, 5, -1, 3], MUL, ADD+RELU"),
+        Spec("view_strided_slice", strided, [[None, 8, 9, 6]], 0, 0, claimed_all=3, partitions_all=1,
+             resizes=batches, emits=("STRIDED_SLICE",),
+             about="x[:, 1:7:2, ::-1, 2:5]: STRIDED_SLICE with a step, a reversed axis and masks, MUL, TANH"),
+        Spec("view_strided_shrink", shrink, [[None, 8, None, 6]], 3, 1, claimed_all=4, partitions_all=1,
+             resizes=[[[2, 8, 5, 6]], [[1, 8, 1, 6]], [[0, 8, 3, 6]], [[2, 8, 0, 6]]], emits=("STRIDED_SLICE",),
+             about="x[:, 3, :, -2] on an open batch and W: two axes shrunk, MUL, ADD, TANH"),
+        Spec("view_last_token", last_token, [[None, 10, 16]], 0, 0, claimed_all=2, partitions_all=2,
+             emits=("STRIDED_SLICE", "FULLY_CONNECTED+RELU"),
+             about="a sequence's last step (STRIDED_SLICE, the axis shrunk) into FULLY_CONNECTED+RELU"),
+        Spec("view_gather", gather, [[None, 4, 5, 6]], 0, 0, claimed_all=2, partitions_all=1,
+             resizes=[[[2, 4, 5, 6]], [[0, 4, 5, 6]]], emits=("GATHER",),
+             about="GATHER of channels [3, 0, 0, 5, 1] (constant indices), SUB+RELU"),
+        Spec("view_gather_matrix", gather_matrix, [[2, 6, None]], 0, 0, claimed_all=2, partitions_all=1,
+             resizes=[[[2, 6, 7]], [[2, 6, 1]], [[2, 6, 0]]], emits=("GATHER",),
+             about="GATHER along axis 1 of indices [3, 2]: [2, 6, W] -> [2, 3, 2, W], MUL+RELU"),
+        Spec("view_tile", tile, [[None, 3, 4, 5]], 0, 0, claimed_all=3, partitions_all=1, emits=("TILE",),
+             resizes=[[[2, 3, 4, 5]], [[0, 3, 4, 5]]], about="TILE by [1, 2, 3, 1], MUL, LOGISTIC"),
+        Spec("view_pixel_shuffle", pixel_shuffle, [[1, None, None, 3]], 0, 0, claimed_all=3, partitions_all=2,
+             resizes=[[[1, 4, 5, 3]], [[1, 1, 1, 3]], [[1, 0, 3, 3]]], emits=("DEPTH_TO_SPACE", "CONV_2D"),
+             about="CONV_2D to 12 channels, DEPTH_TO_SPACE 2 (a pixel shuffle), MUL+RELU; H and W open"),
+        Spec("view_focus", focus, [[None, 8, 6, 3]], 0, 0, claimed_all=4, partitions_all=2,
+             resizes=[[[2, 8, 6, 3]], [[0, 8, 6, 3]]], emits=("SPACE_TO_DEPTH", "CONV_2D+RELU"),
+             about="SPACE_TO_DEPTH 2, MUL, TANH, CONV_2D+RELU (YOLOv5's focus)"),
+        Spec("view_transpose_rank5", transpose5, [[2, 3, 4, 5, 6], [2, 3, 4, 5, 6]], 0, 0, claimed_all=4,
+             partitions_all=2, emits=("TRANSPOSE", "SOFTMAX"),
+             about="MUL of two inputs, a rank-5 TRANSPOSE [0, 3, 1, 4, 2], SOFTMAX, MUL"),
+    ]
+
+
 def all_specs():
     return (chain_specs() + op_specs() + broadcast_specs() + structure_specs() + size_specs()
             + special_specs() + gemm_specs() + conv_specs() + transformer_specs() + sparse_specs()
-            + open_axes_specs() + [default_spec()])
+            + open_axes_specs() + view_specs() + [default_spec()])
 
 
 def model_names():

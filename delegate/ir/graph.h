@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "ir/dtype.h"
+#include "ir/op_params.h"
 #include "ir/op_types.h"
 
 namespace fd {
@@ -68,6 +71,8 @@ struct Node {
   int axis = 0;  // kConcatenation: the axis joined along; kExpandDims: where the new axis goes; kRowReduce:
                  // the axis reduced, the last (each may be negative: from the end)
   Reduce reduce = Reduce::kMean;  // kRowReduce: how a row becomes one value
+  // The op's own parameters (ir/op_params.h): kIndexView's (ops/index_view.h).
+  std::shared_ptr<const OpParams> params;
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the
   // input only; kConcatenation: every part, in order). kPad: the input only.

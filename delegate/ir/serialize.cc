@@ -48,6 +48,7 @@ bool known(AnchorOp v) {
     case AnchorOp::kTranspose: case AnchorOp::kConcatenation: case AnchorOp::kResizeBilinear:
     case AnchorOp::kResizeNearest: case AnchorOp::kTransposeConv: case AnchorOp::kExpandDims:
     case AnchorOp::kSqueeze: return true;
+    case AnchorOp::kIndexView: return false;  // its parameters (Node::params) are not written: TF makes none
   }
   return false;
 }
@@ -274,7 +275,8 @@ void read_conv(Reader& r, ConvParams& c) {
 // `tensor`: original tensor index -> new one.
 void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, shape_input, axis, reduce, inputs, outputs] = n;
+               align_corners, half_pixel_centers, shape_input, axis, reduce, params, inputs, outputs] = n;
+  (void)params;  // not written: the TF front end makes no op that has them (known(AnchorOp) refuses them)
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -304,7 +306,8 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
 
 void read_node(Reader& r, Node& n) {
   auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-         align_corners, half_pixel_centers, shape_input, axis, reduce, inputs, outputs] = n;
+         align_corners, half_pixel_centers, shape_input, axis, reduce, params, inputs, outputs] = n;
+  params = nullptr;
   id = r.i32();
   name = r.str();
   kind = r.enumeration<OpKind>("op kind");

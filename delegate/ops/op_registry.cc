@@ -27,8 +27,9 @@ constexpr AnchorInfo kAnchors[] = {
     {"TRANSPOSE_CONV", Pattern::kSpread, kConv, 2, 3, true, false, false, false},
     {"EXPAND_DIMS", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
     {"SQUEEZE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
+    {"INDEX_VIEW", Pattern::kView, kConv | kRows, 1, 1, false, true, false, false},
 };
-static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kSqueeze) + 1,
+static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kIndexView) + 1,
               "one row per AnchorOp, in its order");
 
 }  // namespace

@@ -28,7 +28,8 @@ enum class Pattern : uint8_t {
   kWindowed,   // windows of an NHWC input: convolutions, pools
   kReduction,  // an axis reduced: MEAN
   kRowWise,    // each row (the last axis) on its own: SOFTMAX
-  kView,       // values moved (or interpolated), not computed: PAD, TRANSPOSE, CONCATENATION, resizes
+  kView,       // values moved (or interpolated), not computed: PAD, TRANSPOSE, CONCATENATION, resizes,
+               // the index views (SLICE, GATHER, ...)
   kRelabel,    // the same values in the same order under another shape: RESHAPE, EXPAND_DIMS, SQUEEZE
   kSpread,     // each input pixel spread over a window of a larger output: TRANSPOSE_CONV (no PAD folds in)
 };

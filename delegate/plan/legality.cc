@@ -5,6 +5,7 @@
 #include "ir/shape.h"
 #include "ops/conv_geometry.h"
 #include "ops/dynamic_range.h"
+#include "ops/index_view.h"
 #include "ops/op_classes.h"
 #include "ops/shape_rules.h"
 #include "ops/transpose_conv_geometry.h"
@@ -88,6 +89,17 @@ std::string output_legality(const Tensor& o, const std::optional<Shape>& expect)
   return "";
 }
 
+// The index views (ops/index_view.h): their rule fits the input and gives the output.
+std::string index_view_legality(const Graph& g, const Node& node) {
+  const auto* view = dynamic_cast<const IndexView*>(node.params.get());
+  if (!view) return node.name + " without its parameters";
+  std::string error;
+  const auto map = view->bind(g.tensors[node.inputs[0]].shape, &error);
+  if (!map) return error;
+  if (static_cast<int>(map->walked.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
+  return output_legality(g.tensors[node.outputs[0]], map->output);
+}
+
 // BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, EXPAND_DIMS, SQUEEZE, TRANSPOSE: the output
 // the shape the op gives.
 std::string row_op_legality(const Graph& g, const Node& node) {
@@ -106,6 +118,7 @@ std::string row_op_legality(const Graph& g, const Node& node) {
     case AnchorOp::kExpandDims: expect = expand_dims_shape(in, node.axis); break;
     case AnchorOp::kSqueeze: expect = squeeze_shape(in, node.dims); break;
     case AnchorOp::kTranspose: expect = transpose_shape(in, node.dims); break;
+    case AnchorOp::kIndexView: return index_view_legality(g, node);
     default: break;
   }
   if (!expect) return node.name + " does not fit its input " + to_string(in);

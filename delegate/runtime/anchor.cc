@@ -35,8 +35,9 @@ constexpr AnchorOpRow kAnchorOps[] = {
     {AnchorOp::kTransposeConv, &kTransposeConvAnchor},
     {AnchorOp::kExpandDims, &kExpandDimsAnchor},
     {AnchorOp::kSqueeze, &kSqueezeAnchor},
+    {AnchorOp::kIndexView, &kIndexViewAnchor},
 };
-constexpr AnchorOp kLastAnchorOp = AnchorOp::kSqueeze;  // AnchorOp's last value
+constexpr AnchorOp kLastAnchorOp = AnchorOp::kIndexView;  // AnchorOp's last value
 
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAnchorOps); ++i)
@@ -107,6 +108,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& fold
   a.align_corners = node.align_corners;
   a.half_pixel_centers = node.half_pixel_centers;
   a.axis = node.axis;
+  a.params = node.params;
   if (d.make) d.make(g, node, kernels, folds, a);
   return a;
 }

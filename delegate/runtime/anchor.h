@@ -84,6 +84,7 @@ struct AnchorStep {
   int axis = 0;                // CONCATENATION: the axis joined along; EXPAND_DIMS: the new axis;
                                // row reductions: the axis reduced (the last)
   std::vector<bool> in_place;  // CONCATENATION: per part, written by its producer (not copied)
+  std::shared_ptr<const OpParams> params;  // the node's own parameters (ir/op_params.h), if its op has them
   std::string to_string() const;
 };
 
@@ -104,6 +105,12 @@ struct AnchorFolds {
 
 // Packs `node`'s weights, with `folds` taken in, for `kernels`.
 AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& folds, const Kernels& kernels);
+
+// What an op whose parameters are OpParams derives when it binds: a struct of
+// its step's file, which only that file reads.
+struct BoundState {
+  virtual ~BoundState() = default;
+};
 
 // An anchor bound to its inputs' shapes.
 struct BoundAnchor {
@@ -153,6 +160,7 @@ struct BoundAnchor {
     mutable std::vector<PackedWeights> packed;  // b of each batch, packed this run
     mutable std::vector<float> a_transposed;    // with adj_x: a, rows made contiguous
   } mm;
+  std::shared_ptr<const BoundState> state;  // the op's own (see BoundState)
   // Multiply-adds (or window reads) per output value: how much work a row is.
   int64_t depth() const;
   // Points the rows at `inputs` (the anchor's input tensors: two for

@@ -74,7 +74,9 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, shape_input, axis, reduce, inputs, outputs] = a;
+               align_corners, half_pixel_centers, shape_input, axis, reduce, params, inputs, outputs] = a;
+  EXPECT_EQ(params, nullptr);  // no op the TF front end makes has them
+  EXPECT_EQ(b.params, nullptr);
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(name, b.name);
   EXPECT_EQ(kind, b.kind);

@@ -258,6 +258,14 @@ typedef struct {  // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR alike
   bool align_corners;
   bool half_pixel_centers;
 } TfLiteResizeParams;
+typedef struct {
+  int begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+  bool offset;  // from STRIDED_SLICE version 8 on: end counts from begin
+} TfLiteStridedSliceParams;
+typedef struct {
+  int axis, batch_dims;
+} TfLiteGatherParams;
+typedef struct { int block_size; } TfLiteDepthSpaceParams;  // TfLiteDepthToSpaceParams, TfLiteSpaceToDepthParams
 
 }  // extern "C"
 
@@ -325,3 +333,5 @@ static_assert(offsetof(TfLiteSqueezeParams, num_squeeze_dims) == 32, "TfLiteSque
 static_assert(offsetof(TfLiteResizeParams, half_pixel_centers) == 1, "TfLiteResize*Params.half_pixel_centers");
 static_assert(offsetof(TfLiteTransposeConvParams, stride_height) == 8, "TfLiteTransposeConvParams.stride_height");
 static_assert(offsetof(TfLiteTransposeConvParams, activation) == 12, "TfLiteTransposeConvParams.activation");
+static_assert(offsetof(TfLiteStridedSliceParams, offset) == 20, "TfLiteStridedSliceParams.offset");
+static_assert(sizeof(TfLiteGatherParams) == 8, "TfLiteGatherParams");

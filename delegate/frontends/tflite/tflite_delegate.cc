@@ -24,6 +24,7 @@
 #include "runtime/thread_pool.h"
 #include "frontends/tflite/tflite_abi.h"
 #include "frontends/tflite/tflite_ops.h"
+#include "frontends/tflite/tflite_tensors.h"
 #include "frontends/tflite/tflite_weights.h"
 
 namespace fd {
@@ -66,13 +67,6 @@ TfLiteIntArray* int_array(const std::vector<int>& v) {
   return a;
 }
 
-Shape shape_of(const TfLiteTensor& t) {
-  Shape s;
-  if (t.dims)
-    for (int i = 0; i < t.dims->size; ++i) s.push_back(t.dims->data[i]);
-  return s;
-}
-
 bool sane_array(const TfLiteIntArray* a, size_t tensors) {
   if (!a || a->size < 0 || a->size > 4096) return false;
   for (int i = 0; i < a->size; ++i)
@@ -108,22 +102,6 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
       return "node " + std::to_string(plan->data[i]) + " has an implausible op code";
   }
   return "";
-}
-
-// The values of an int32 or int64 tensor (constant_ints: a constant one), or false.
-bool int_values(const TfLiteTensor& x, std::vector<int64_t>* out) {
-  if (!x.data || (x.type != kTfLiteInt32 && x.type != kTfLiteInt64)) return false;
-  const int64_t count = num_elements(shape_of(x));
-  if (static_cast<size_t>(count) * (x.type == kTfLiteInt32 ? 4 : 8) > x.bytes) return false;
-  out->clear();
-  for (int64_t i = 0; i < count; ++i)
-    out->push_back(x.type == kTfLiteInt32 ? static_cast<const int32_t*>(x.data)[i]
-                                          : static_cast<const int64_t*>(x.data)[i]);
-  return true;
-}
-
-bool constant_ints(TfLiteContext* ctx, int t, std::vector<int64_t>* out) {
-  return ctx->tensors[t].allocation_type == kTfLiteMmapRo && int_values(ctx->tensors[t], out);
 }
 
 // A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
@@ -372,6 +350,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       }
       n.outputs.push_back(node->outputs->data[k]);
     }
+    translate_tflite_view(ctx, reg->builtin_code, node->builtin_data, reg->version, &n);
     if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
     if (n.kind == OpKind::kAnchor && (n.anchor == AnchorOp::kMean || n.anchor == AnchorOp::kRowReduce)) {
       const bool mean = n.anchor == AnchorOp::kMean;  // over H and W too; the other reductions only over rows

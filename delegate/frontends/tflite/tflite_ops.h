@@ -33,6 +33,13 @@ constexpr int kTfLiteBuiltinExpandDims = 70;
 constexpr int kTfLiteBuiltinResizeNearestNeighbor = 97;
 constexpr int kTfLiteBuiltinTransposeConv = 67;
 
+constexpr int kTfLiteBuiltinSlice = 65;
+constexpr int kTfLiteBuiltinStridedSlice = 45;
+constexpr int kTfLiteBuiltinGather = 36;
+constexpr int kTfLiteBuiltinTile = 69;
+constexpr int kTfLiteBuiltinDepthToSpace = 5;
+constexpr int kTfLiteBuiltinSpaceToDepth = 26;
+
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);
 
@@ -41,5 +48,11 @@ const char* tflite_op_name(int builtin_code);
 // params struct gained in a later version of its op is read only from nodes
 // of that version (TRANSPOSE_CONV's activation, version 4).
 void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node, int op_version = 1);
+
+// The index views (ops/index_view.h), one reader per op in tflite_views.cc: if
+// `builtin_code` is one, makes `node` (its tensors read already) a kIndexView
+// anchor of its data input alone, or opaque where it takes other parameters
+// than ours (a run-time begin, an ellipsis), and returns true; else false.
+bool translate_tflite_view(TfLiteContext* ctx, int builtin_code, const void* builtin_data, int op_version, Node* node);
 
 }  // namespace fd

@@ -77,6 +77,7 @@ extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc
 extern const AnchorOpDef kResizeBilinearAnchor;   // resize.cc
 extern const AnchorOpDef kResizeNearestAnchor;    // resize.cc
 extern const AnchorOpDef kTransposeConvAnchor;    // transpose_conv.cc
+extern const AnchorOpDef kIndexViewAnchor;        // index_view.cc
 
 // anchor.cc: the row of `op` in the table.
 const AnchorOpDef& anchor_op_def(AnchorOp op);
