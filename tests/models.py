@@ -1176,6 +1176,23 @@ def view_specs():
     def transpose5(tf, x, y):  # a rank-5 TRANSPOSE between run-time values
         return tf.nn.softmax(tf.transpose(x * y, [0, 3, 1, 4, 2])) * 0.5
 
+    def split(tf, x):  # three equal parts along the channels, each with an epilogue of its own
+        return [tf.nn.relu(a * float(i + 1) + 1.0) for i, a in enumerate(tf.split(x, 3, axis=-1))]
+
+    def glu(tf, x):  # a gated linear unit: the halves of the last axis, one gating the other
+        a, b = tf.split(x, 2, axis=-1)
+        return a * tf.sigmoid(b)
+
+    def split_v(tf, x):  # sizes 1, the rest, 2 along an open axis
+        return [tf.tanh(a * 2.0) for a in tf.split(x, [1, -1, 2], axis=1)]
+
+    def unpack(tf, x):  # UNPACK: one output per index of axis 1, that axis dropped
+        return [tf.tanh(a * 2.0 + 0.5) for a in tf.unstack(x, axis=1)]
+
+    def split_partly_left(tf, x):  # one part read by an op left to the runtime (CUMSUM)
+        a, b = tf.split(x, 2, axis=-1)
+        return tf.nn.relu(a * 2.0 + 1.0), tf.math.cumsum(b, axis=1)
+
     batches = [[[3, 8, 9, 6]], [[0, 8, 9, 6]], [[1, 8, 9, 6]]]
     return [
         Spec("view_slice", slice_, [[None, 8, 9, 6]], 0, 0, claimed_all=3, partitions_all=1, resizes=batches,
@@ -1203,6 +1220,26 @@ def view_specs():
         Spec("view_focus", focus, [[None, 8, 6, 3]], 0, 0, claimed_all=4, partitions_all=2,
              resizes=[[[2, 8, 6, 3]], [[0, 8, 6, 3]]], emits=("SPACE_TO_DEPTH", "CONV_2D+RELU"),
              about="SPACE_TO_DEPTH 2, MUL, TANH, CONV_2D+RELU (YOLOv5's focus)"),
+        Spec("view_split", split, [[None, 4, 5, 6]], 0, 0, claimed_all=6, partitions_all=3, emits=("SPLIT",),
+             resizes=[[[2, 4, 5, 6]], [[0, 4, 5, 6]]],
+             about="SPLIT in 3 along the channels (one IR node per output, claimed together), MUL, ADD+RELU each"),
+        Spec("view_split_glu", glu, [[2, None, 8]], 0, 0, claimed_all=3, partitions_all=1, emits=("SPLIT",),
+             resizes=[[[2, 7, 8]], [[2, 0, 8]], [[2, 1, 8]]],
+             about="a gated linear unit: SPLIT of the last axis in halves, LOGISTIC of one, MUL"),
+        Spec("view_split_v", split_v, [[None, 6, None]], 0, 0, claimed_all=7, partitions_all=3, emits=("SPLIT_V",),
+             resizes=[[[2, 6, 5]], [[0, 6, 3]], [[3, 6, 1]]],
+             about="SPLIT_V sizes [1, -1, 2] along axis 1 (the -1: 3), batch and W open, MUL, TANH each"),
+        Spec("view_split_open_axis", split_v, [[2, None, 5]], 0, 0, claimed_all=0, partitions_all=0,
+             emits=("SPLIT_V",), start=[[2, 6, 5]], resizes=[[[2, 3, 5]], [[3, 9, 5]]],
+             about="SPLIT_V sizes [1, -1, 2] along an open axis: planned at its placeholder size 1, where the "
+                   "sizes do not fit, it is left (declined, not guessed)"),
+        Spec("view_unpack", unpack, [[None, 3, 5]], 9, 3, claimed_all=10, partitions_all=3, emits=("UNPACK",),
+             resizes=[[[2, 3, 5]], [[0, 3, 5]]],
+             about="UNPACK of axis 1 (3 outputs, the axis dropped), MUL, ADD, TANH each"),
+        Spec("view_split_partly_left", split_partly_left, [[2, 4, 6]], 0, 0, claimed_all=0, partitions_all=0,
+             emits=("SPLIT", "CUMSUM"),
+             about="SPLIT whose second part only CUMSUM (left) reads: a part alone is not worth claiming, so "
+                   "the whole SPLIT is left with its first part's epilogue"),
         Spec("view_transpose_rank5", transpose5, [[2, 3, 4, 5, 6], [2, 3, 4, 5, 6]], 0, 0, claimed_all=4,
              partitions_all=2, emits=("TRANSPOSE", "SOFTMAX"),
              about="MUL of two inputs, a rank-5 TRANSPOSE [0, 3, 1, 4, 2], SOFTMAX, MUL"),

@@ -1,6 +1,6 @@
 // Views that copy values: every output value is one input value, found at an
 // input offset that is a sum of one term per axis (AxisOffsets). Each op's
-// parameters and rule live in a file of its own (view_slice.cc,
+// parameters and rule live in a file of its own (view_slice.cc, view_split.cc,
 // view_gather.cc, view_tile.cc, view_depth_space.cc); one runtime step
 // (runtime/anchors/index_view.cc) runs them all, and the planner reads only
 // this interface. A new view is its file, a line below and its front-end reader.
@@ -47,6 +47,12 @@ std::shared_ptr<const IndexView> strided_slice_view(StridedSliceSpec spec);
 // GATHER along `axis` (negative: from the end) of constant indices of shape
 // `indices_shape` (values row-major in `indices`), batch_dims 0.
 std::shared_ptr<const IndexView> gather_view(int64_t axis, Shape indices_shape, std::vector<int64_t> indices);
+
+// SPLIT (sizes empty: `parts` equal parts), SPLIT_V (the sizes, one -1 at
+// most: what the others leave) and UNPACK (`parts` parts of one index, the
+// axis dropped): output `part`'s view, along `axis` (negative: from the end).
+std::shared_ptr<const IndexView> split_view(int64_t axis, std::vector<int64_t> sizes, int64_t parts, int64_t part,
+                                            bool drop_axis);
 
 // TILE: each axis repeated multiples[axis] times.
 std::shared_ptr<const IndexView> tile_view(std::vector<int64_t> multiples);

@@ -38,6 +38,10 @@ std::vector<std::vector<int>> group_nodes(const Graph& g, const GraphIndex& inde
 void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std::vector<int>>& groups,
                   const PlannerOptions& opts, FusionPlan* plan);
 
+// Leaves every group that holds a node whose sibling (a node of the same
+// front-end op, Node::id) is left, until none does; groups renumbered.
+void claim_siblings_together(const Graph& g, FusionPlan* plan);
+
 // The producers that write their output straight into their slice of a
 // claimed CONCATENATION (plan.slice_writes).
 std::vector<SliceWrite> find_slice_writes(const Graph& g, const GraphIndex& index, const FusionPlan& plan);

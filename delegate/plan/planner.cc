@@ -18,6 +18,7 @@ FusionPlan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   plan.rounds_as_builtin = find_builtin_rounding(g, index);
   FoldSet folds = find_folds(g, index, plan.rounds_as_builtin, legal, plan.reason);
   apply_policy(g, index, group_nodes(g, index, legal, folds), opts, &plan);
+  claim_siblings_together(g, &plan);
   for (Fold& f : folds.folds)  // the folds of claimed anchors
     if (plan.group_of[f.anchor] >= 0) plan.folds.push_back(std::move(f));
   plan.slice_writes = find_slice_writes(g, index, plan);

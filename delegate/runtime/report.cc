@@ -31,9 +31,11 @@ std::string number(double x) {
   return buf;
 }
 
+// The front end's ids of nodes at `positions`, each once (a SPLIT's nodes, one per output, share one).
 std::vector<int> ids(const Graph& g, const std::vector<int>& positions) {
   std::vector<int> out;
-  for (int p : positions) out.push_back(g.nodes[p].id);
+  for (int p : positions)
+    if (out.empty() || out.back() != g.nodes[p].id) out.push_back(g.nodes[p].id);
   return out;
 }
 
@@ -144,12 +146,15 @@ std::string partitions_json(const Graph& g, const std::vector<PartitionReport>& 
 
 std::string summary_json(const Graph& g, const std::vector<PartitionReport>& parts,
                          const std::vector<int>& partition_of) {
-  size_t claimed = 0;
-  for (int p : partition_of) claimed += p >= 0;
+  std::set<int> ops, claimed;  // the front end's ops (a SPLIT's nodes, one per output, are one)
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    ops.insert(g.nodes[i].id);
+    if (partition_of[i] >= 0) claimed.insert(g.nodes[i].id);
+  }
   int64_t total_saved = 0;
   for (const PartitionReport& r : parts) total_saved += bytes_saved(r);
-  return " \"summary\": {\"nodes\": " + std::to_string(g.nodes.size()) + ", \"claimed\": " +
-         std::to_string(claimed) + ", \"partitions\": " + std::to_string(parts.size()) +
+  return " \"summary\": {\"nodes\": " + std::to_string(ops.size()) + ", \"claimed\": " +
+         std::to_string(claimed.size()) + ", \"partitions\": " + std::to_string(parts.size()) +
          ", \"bytes_saved\": " + std::to_string(total_saved) + "}\n";
 }
 

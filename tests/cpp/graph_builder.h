@@ -7,6 +7,7 @@
 #include "ir/float_source.h"
 #include "ir/graph.h"
 #include "ir/shape.h"
+#include "ops/index_view.h"
 #include "plan/planner.h"
 
 namespace fd::test {
@@ -190,6 +191,16 @@ class GraphBuilder {
     node.anchor = AnchorOp::kConcatenation;
     node.axis = axis;
     node.inputs = std::move(parts);
+    return add(std::move(node), std::move(out_shape));
+  }
+  // An index view (ops/index_view.h) of `input`.
+  int view(const char* name, std::shared_ptr<const IndexView> params, int input, Shape out_shape) {
+    Node node;
+    node.name = name;
+    node.kind = OpKind::kAnchor;
+    node.anchor = AnchorOp::kIndexView;
+    node.params = std::move(params);
+    node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }
   int opaque(const char* name, std::vector<int> inputs, Shape out_shape) {

@@ -85,6 +85,22 @@ TEST(IndexView, GatherOfAMatrixOfIndicesBoundAtEachSize) {
   EXPECT_TRUE(view->bind({0, 3}, &error));
 }
 
+TEST(IndexView, SplitPartsSizedAtEachBind) {
+  Shape out;
+  EXPECT_EQ(run_view(split_view(1, {}, 2, 1, false), {2, 4}, &out), (std::vector<float>{2, 3, 6, 7}));
+  EXPECT_EQ(out, (Shape{2, 2}));
+  const auto rest = split_view(-1, {1, -1, 2}, 3, 1, false);  // SPLIT_V: the -1 takes what 1 and 2 leave
+  EXPECT_EQ(run_view(rest, {1, 6}, &out), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(run_view(rest, {1, 3}, &out), (std::vector<float>{}));
+  EXPECT_EQ(out, (Shape{1, 0}));
+  EXPECT_EQ(run_view(split_view(0, {}, 3, 2, true), {3, 2}, &out), (std::vector<float>{4, 5}));  // UNPACK
+  EXPECT_EQ(out, (Shape{2}));
+  std::string error;
+  EXPECT_FALSE(split_view(1, {}, 3, 0, false)->bind({2, 4}, &error));  // 4 is no 3 equal parts
+  EXPECT_FALSE(rest->bind({1, 2}, &error));                              // 1 + 2 > 2
+  EXPECT_FALSE(split_view(0, {}, 3, 0, true)->bind({4, 2}, &error));     // UNPACK of 3 from 4
+}
+
 TEST(IndexView, TileRepeatsEachAxis) {
   Shape out;
   const auto v = run_view(tile_view({2, 2}), {1, 3}, &out, 2);

@@ -32,6 +32,36 @@ TEST(Planner, LoneOpIsLeftByPolicyUnlessAllowed) {
   EXPECT_EQ(plan_fusion(b.g, one).groups.size(), 1u);
 }
 
+// SPLIT's outputs are one IR node each, with the op's id: claimed together or not at all.
+TEST(Planner, TheOutputsOfOneOpAreClaimedTogether) {
+  auto split_graph = [](bool second_part_has_epilogue) {
+    GraphBuilder b;
+    const int x = b.tensor({2, 8});
+    const int a = b.view("SPLIT", split_view(1, {}, 2, 0, false), x, {2, 4});
+    int c = b.view("SPLIT", split_view(1, {}, 2, 1, false), x, {2, 4});
+    b.g.nodes[1].id = 0;
+    b.ew(EwOp::Mul, {b.ew(EwOp::Tanh, {a}, {2, 4}), a}, {2, 4});
+    if (second_part_has_epilogue) c = b.ew(EwOp::Abs, {c}, {2, 4});
+    b.opaque("CUMSUM", {c}, {2, 4});
+    return b.g;
+  };
+  FusionPlan p = plan_fusion(split_graph(true), {});
+  EXPECT_EQ(p.groups.size(), 2u);  // each part with its readers
+  EXPECT_GE(p.group_of[0], 0);
+  EXPECT_GE(p.group_of[1], 0);
+  // The second part alone reads from and feeds no anchor: left, and the first with it.
+  const Graph g = split_graph(false);
+  p = plan_fusion(g, {});
+  for (int m = 0; m < 4; ++m) EXPECT_LT(p.group_of[m], 0) << m;
+  EXPECT_NE(p.reason[0].find("another output of SPLIT is left"), std::string::npos) << p.reason[0];
+  EXPECT_TRUE(p.groups.empty());
+  Graph two_ops = g;  // the same parts as two ops: the first is claimed
+  two_ops.nodes[1].id = 1;
+  p = plan_fusion(two_ops, {});
+  EXPECT_GE(p.group_of[0], 0);
+  EXPECT_LT(p.group_of[1], 0);
+}
+
 TEST(Planner, PairIsLeftByDefaultTripleIsClaimed) {
   GraphBuilder b;
   int t = b.ew(EwOp::Logistic, {b.tensor(kS)}, kS);

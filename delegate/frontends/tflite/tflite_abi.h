@@ -265,7 +265,11 @@ typedef struct {
 typedef struct {
   int axis, batch_dims;
 } TfLiteGatherParams;
-typedef struct { int block_size; } TfLiteDepthSpaceParams;  // TfLiteDepthToSpaceParams, TfLiteSpaceToDepthParams
+typedef struct { int block_size; } TfLiteDepthSpaceParams;
+typedef struct { int num_splits; } TfLiteSplitParams;  // TfLiteSplitVParams alike
+typedef struct {
+  int num, axis;
+} TfLiteUnpackParams;  // TfLiteDepthToSpaceParams, TfLiteSpaceToDepthParams
 
 }  // extern "C"
 

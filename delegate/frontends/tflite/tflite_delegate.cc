@@ -39,7 +39,7 @@ struct Delegate {
   // Handed from Prepare to the kernels' init, which runs inside Replace...().
   std::shared_ptr<const Graph> graph;
   FusionPlan plan;
-  std::map<int, int> position_of_node;  // TFLite node index -> graph position
+  std::map<int, std::vector<int>> position_of_node;  // TFLite node index -> its graph positions (SPLIT: several)
   std::vector<PartitionReport> reports;  // one per partition kernel, for plan and profile
 };
 
@@ -324,7 +324,7 @@ void mark_run_time_shapes(TfLiteContext* ctx, int code, const Node& n, Graph* g)
 
 // The context's nodes and tensors as our IR; `position` maps a node index to
 // its graph position, `declined` says why the front end left some nodes.
-Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, int>* position,
+Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int, std::vector<int>>* position,
                          std::map<int, std::string>* declined) {
   Graph g;
   g.tensors.reserve(ctx->tensors_size);
@@ -368,8 +368,10 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
       n.kind = OpKind::kOpaque;
     read_weights(ctx, reg->builtin_code, static_cast<int>(g.nodes.size()), &n, &g, declined);
     mark_run_time_shapes(ctx, reg->builtin_code, n, &g);
-    (*position)[n.id] = static_cast<int>(g.nodes.size());
-    g.nodes.push_back(std::move(n));
+    for (Node& part : translate_tflite_outputs(ctx, reg->builtin_code, node->builtin_data, std::move(n))) {
+      (*position)[part.id].push_back(static_cast<int>(g.nodes.size()));
+      g.nodes.push_back(std::move(part));
+    }
   }
   return g;
 }
@@ -424,9 +426,10 @@ void* kernel_init(TfLiteContext*, const char* buffer, size_t) {
   PartitionReport report;
   std::map<int, std::vector<int>> groups;  // plan group -> positions
   for (int i = 0; i < params->nodes_to_replace->size; ++i) {
-    const int pos = d->position_of_node.at(params->nodes_to_replace->data[i]);
-    groups[d->plan.group_of[pos]].push_back(pos);
-    report.nodes.push_back(pos);
+    for (int pos : d->position_of_node.at(params->nodes_to_replace->data[i])) {
+      groups[d->plan.group_of[pos]].push_back(pos);
+      report.nodes.push_back(pos);
+    }
   }
   std::vector<std::vector<int>> members;
   for (auto& [gid, nodes] : groups) members.push_back(std::move(nodes));
@@ -517,7 +520,8 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
 
   std::vector<int> claimed;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (d->plan.group_of[i] >= 0) claimed.push_back(g.nodes[i].id);
+    if (d->plan.group_of[i] >= 0 && (claimed.empty() || claimed.back() != g.nodes[i].id))
+      claimed.push_back(g.nodes[i].id);  // once per TFLite node (SPLIT's outputs are several)
     else log(*d, LogLevel::kVerbose, "node %d %s left: %s", g.nodes[i].id, g.nodes[i].name.c_str(),
              d->plan.reason[i].c_str());
   }

@@ -39,6 +39,9 @@ constexpr int kTfLiteBuiltinGather = 36;
 constexpr int kTfLiteBuiltinTile = 69;
 constexpr int kTfLiteBuiltinDepthToSpace = 5;
 constexpr int kTfLiteBuiltinSpaceToDepth = 26;
+constexpr int kTfLiteBuiltinSplit = 49;
+constexpr int kTfLiteBuiltinSplitV = 102;
+constexpr int kTfLiteBuiltinUnpack = 88;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);
@@ -54,5 +57,11 @@ void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node,
 // anchor of its data input alone, or opaque where it takes other parameters
 // than ours (a run-time begin, an ellipsis), and returns true; else false.
 bool translate_tflite_view(TfLiteContext* ctx, int builtin_code, const void* builtin_data, int op_version, Node* node);
+
+// SPLIT, SPLIT_V and UNPACK (tflite_views.cc): one kIndexView node per output,
+// each of the data input alone and all with the op's id (the planner claims
+// them together or not at all); opaque where they take other parameters than
+// ours. Any other op: `node` itself.
+std::vector<Node> translate_tflite_outputs(TfLiteContext* ctx, int builtin_code, const void* builtin_data, Node node);
 
 }  // namespace fd

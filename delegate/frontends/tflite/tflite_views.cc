@@ -79,7 +79,70 @@ constexpr Reader kReaders[] = {
     {kTfLiteBuiltinSpaceToDepth, read_space_to_depth},
 };
 
+// The multi-output views: per output, its part's view.
+std::vector<View> read_split(const Op& op) {  // inputs: axis, data
+  const auto* p = static_cast<const TfLiteSplitParams*>(op.params);
+  std::vector<int64_t> axis;
+  if (!p || op.node.inputs.size() != 2 || !op.ints(0, &axis) || axis.size() != 1) return {};
+  std::vector<View> parts;
+  for (int i = 0; i < p->num_splits; ++i) parts.push_back(split_view(axis[0], {}, p->num_splits, i, false));
+  return parts;
+}
+
+std::vector<View> read_split_v(const Op& op) {  // inputs: data, sizes, axis
+  std::vector<int64_t> sizes, axis;
+  if (op.node.inputs.size() != 3 || !op.ints(1, &sizes) || !op.ints(2, &axis) || axis.size() != 1) return {};
+  if (std::count(sizes.begin(), sizes.end(), -1) > 1) return {};
+  std::vector<View> parts;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    parts.push_back(split_view(axis[0], sizes, static_cast<int64_t>(sizes.size()), static_cast<int64_t>(i), false));
+  return parts;
+}
+
+std::vector<View> read_unpack(const Op& op) {
+  const auto* p = static_cast<const TfLiteUnpackParams*>(op.params);
+  if (!p || op.node.inputs.size() != 1) return {};
+  std::vector<View> parts;
+  for (int i = 0; i < p->num; ++i) parts.push_back(split_view(p->axis, {}, p->num, i, true));
+  return parts;
+}
+
+struct MultiReader {
+  int code;
+  std::vector<View> (*read)(const Op& op);
+};
+constexpr MultiReader kMultiReaders[] = {
+    {kTfLiteBuiltinSplit, read_split},
+    {kTfLiteBuiltinSplitV, read_split_v},
+    {kTfLiteBuiltinUnpack, read_unpack},
+};
+
+// The data input of a multi-output view: SPLIT's second, the others' first.
+int data_input(int code, const Node& n) { return code == kTfLiteBuiltinSplit ? n.inputs[1] : n.inputs[0]; }
+
 }  // namespace
+
+std::vector<Node> translate_tflite_outputs(TfLiteContext* ctx, int code, const void* params, Node node) {
+  const auto* r = std::find_if(std::begin(kMultiReaders), std::end(kMultiReaders),
+                               [&](const MultiReader& x) { return x.code == code; });
+  if (r == std::end(kMultiReaders)) return {std::move(node)};
+  const std::vector<View> views = node.inputs.empty() ? std::vector<View>{} : r->read(Op{ctx, params, 1, node});
+  if (views.empty() || views.size() != node.outputs.size()) {
+    node.kind = OpKind::kOpaque;
+    return {std::move(node)};
+  }
+  std::vector<Node> parts;
+  for (size_t i = 0; i < views.size(); ++i) {
+    Node part = node;
+    part.kind = OpKind::kAnchor;
+    part.anchor = AnchorOp::kIndexView;
+    part.params = views[i];
+    part.inputs = {data_input(code, node)};
+    part.outputs = {node.outputs[i]};
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
 
 bool translate_tflite_view(TfLiteContext* ctx, int code, const void* params, int op_version, Node* node) {
   const auto* r = std::find_if(std::begin(kReaders), std::end(kReaders), [&](const Reader& x) { return x.code == code; });
