@@ -1193,6 +1193,12 @@ def view_specs():
         a, b = tf.split(x, 2, axis=-1)
         return tf.nn.relu(a * 2.0 + 1.0), tf.math.cumsum(b, axis=1)
 
+    def pack(axis):  # PACK of two dense layers' outputs: each written in place into its slice
+        def fn(tf, x):
+            a = tf.nn.relu(tf.matmul(x, _const("pk_w1", [8, 6], -1.0, 1.0)))
+            return tf.tanh(tf.stack([a, tf.matmul(x, _const("pk_w2", [8, 6], -1.0, 1.0))], axis=axis))
+        return fn
+
     batches = [[[3, 8, 9, 6]], [[0, 8, 9, 6]], [[1, 8, 9, 6]]]
     return [
         Spec("view_slice", slice_, [[None, 8, 9, 6]], 0, 0, claimed_all=3, partitions_all=1, resizes=batches,
@@ -1240,6 +1246,12 @@ def view_specs():
              emits=("SPLIT", "CUMSUM"),
              about="SPLIT whose second part only CUMSUM (left) reads: a part alone is not worth claiming, so "
                    "the whole SPLIT is left with its first part's epilogue"),
+        Spec("view_pack", pack(1), [[None, 8]], 0, 0, claimed_all=3, partitions_all=3,
+             emits=("PACK", "FULLY_CONNECTED+RELU"),
+             about="PACK along axis 1 of two FULLY_CONNECTED outputs (each written in place), TANH (left: "
+                   "no group reads the PACK's output)"),
+        Spec("view_pack_last", pack(-1), [[3, 8]], 0, 0, claimed_all=3, partitions_all=3, emits=("PACK",),
+             about="PACK along the new last axis (-1): the parts written strided, one value per row"),
         Spec("view_transpose_rank5", transpose5, [[2, 3, 4, 5, 6], [2, 3, 4, 5, 6]], 0, 0, claimed_all=4,
              partitions_all=2, emits=("TRANSPOSE", "SOFTMAX"),
              about="MUL of two inputs, a rank-5 TRANSPOSE [0, 3, 1, 4, 2], SOFTMAX, MUL"),

@@ -14,7 +14,8 @@ vector [N]) whose signature leaves random axes open (-1): the batch, H and W, th
 and the last axis where no step reads weights along it. Inputs that share an axis share its
 name, and so its size. Then 2 to 9 steps, each drawn from the views (EXPAND_DIMS, SQUEEZE of
 named axes or of every 1, RESHAPE to a constant shape with -1 or to one computed at run
-time, TRANSPOSE), elementwise ops (a constant or a live value of a shape that broadcasts,
+time, TRANSPOSE; the index views SLICE, STRIDED_SLICE, GATHER, TILE, a part of SPLIT,
+SPLIT_V or UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH), elementwise ops (a constant or a live value of a shape that broadcasts,
 whatever the sizes), CONV_2D, DEPTHWISE_CONV_2D, pools, FULLY_CONNECTED, BATCH_MATMUL,
 CONCATENATION, reductions over the last axis or H and W, and SOFTMAX. A step applies only
 where the shape allows at every size of the open axes.
@@ -228,6 +229,104 @@ def concat(g, v):
 
 
 # ---------------------------------------------------------------------------
+# Index views: SLICE, STRIDED_SLICE, GATHER, TILE, SPLIT / SPLIT_V / UNPACK,
+# DEPTH_TO_SPACE, SPACE_TO_DEPTH. On an open axis only what fits every size.
+
+def slice_(g, v):
+    """SLICE of one fixed axis (a begin and a size, or -1: to the end); the rest whole."""
+    fixed = [i for i, d in enumerate(v.dims or ()) if not is_open(d) and d >= 2]
+    if not fixed:
+        return None
+    i = g.pick(fixed)
+    b = int(g.rng.integers(v.dims[i]))
+    size = g.pick((-1, int(g.rng.integers(1, v.dims[i] - b + 1))))
+    begin, sizes = [0] * v.rank, [-1] * v.rank
+    begin[i], sizes[i] = b, size
+    dims = v.dims[:i] + (v.dims[i] - b if size == -1 else size,) + v.dims[i + 1:]
+    return g.new(g.tf.slice(v.t, begin, sizes), dims, f"slice({v.name},{begin},{sizes})")
+
+
+def strided(g, v):
+    """x[..., a:b:s, ...] on each axis: fixed ones any python slice or an index (shrunk),
+    open ones whole, reversed, or from 1 on (a new open size)."""
+    if v.dims is None or v.rank < 1:
+        return None
+    keys, dims, text = [], [], []
+    for d in v.dims:
+        if is_open(d):
+            k = g.pick((slice(None), slice(None, None, -1), slice(1, None)))
+            dims.append(d if k.start is None else g.axis())
+        elif g.chance(0.2) and d >= 1:  # an index: the axis dropped
+            k = int(g.rng.integers(-d, d))
+        else:
+            start, stop = (int(g.rng.integers(-d - 1, d + 2)) if g.chance(0.6) else None for _ in range(2))
+            k = slice(start, stop, g.pick((1, 1, 2, 3, -1, -2)))
+            dims.append(len(range(d)[k]))
+        keys.append(k)
+        text.append(str(k) if isinstance(k, int) else f"{k.start}:{k.stop}:{k.step}")
+    if not dims:  # every axis an index: a scalar
+        return None
+    return g.new(v.t[tuple(keys)], dims, f"strided({v.name},[{','.join(text)}])")
+
+
+def gather(g, v):
+    """GATHER along a fixed axis of constant indices (a vector or a matrix)."""
+    fixed = [i for i, d in enumerate(v.dims or ()) if not is_open(d)]
+    if not fixed:
+        return None
+    i = g.pick(fixed)
+    shape = g.pick(((int(g.rng.integers(1, 6)),), (2, int(g.rng.integers(1, 3)))))
+    idx = g.rng.integers(v.dims[i], size=shape).astype(np.int32)
+    if v.rank - 1 + len(shape) > 5:
+        return None
+    arg = i - v.rank if g.chance(0.3) else i
+    dims = v.dims[:i] + shape + v.dims[i + 1:]
+    return g.new(g.tf.gather(v.t, idx, axis=arg), dims, f"gather({v.name},{idx.tolist()},axis={arg})")
+
+
+def tile(g, v):
+    if v.dims is None or v.rank < 1:
+        return None
+    mult = [int(g.pick((1, 1, 2, 3))) for _ in v.dims]
+    dims = tuple(d if m == 1 else g.axis() if is_open(d) else d * m for d, m in zip(v.dims, mult))
+    return g.new(g.tf.tile(v.t, mult), dims, f"tile({v.name},{mult})")
+
+
+def split(g, v):
+    """One part of SPLIT (equal parts), SPLIT_V (given sizes, one -1) or UNPACK of a fixed axis."""
+    fixed = [i for i, d in enumerate(v.dims or ()) if not is_open(d) and d >= 2]
+    if not fixed:
+        return None
+    i = g.pick(fixed)
+    d = v.dims[i]
+    kind = g.pick(("split", "split_v", "unpack"))
+    if kind == "unpack" and d <= 4 and v.rank >= 2:
+        k = int(g.rng.integers(d))
+        return g.new(g.tf.unstack(v.t, axis=i)[k], v.dims[:i] + v.dims[i + 1:], f"unpack({v.name},{i})[{k}]")
+    if kind == "split" and d % 2 == 0:
+        parts, sizes = 2, [d // 2] * 2
+    else:
+        a = int(g.rng.integers(1, d))
+        parts, sizes = [a, -1], [a, d - a]
+    k = int(g.rng.integers(len(sizes)))
+    t = g.tf.split(v.t, parts, axis=i)[k]
+    return g.new(t, v.dims[:i] + (sizes[k],) + v.dims[i + 1:], f"split({v.name},{parts},{i})[{k}]")
+
+
+def depth_space(g, v):
+    """DEPTH_TO_SPACE 2 of fixed channels that 4 divides, else SPACE_TO_DEPTH 2 of even H and W."""
+    if v.dims is None or v.rank != 4:
+        return None
+    b, h, w, c = v.dims
+    if not is_open(c) and c % 4 == 0 and g.chance(0.5):
+        up = tuple(g.axis() if is_open(x) else 2 * x for x in (h, w))
+        return g.new(g.tf.nn.depth_to_space(v.t, 2), (b,) + up + (c // 4,), f"depth_to_space({v.name})")
+    if is_open(h) or is_open(w) or h % 2 or w % 2 or is_open(c):
+        return None
+    return g.new(g.tf.nn.space_to_depth(v.t, 2), (b, h // 2, w // 2, 4 * c), f"space_to_depth({v.name})")
+
+
+# ---------------------------------------------------------------------------
 # Anchors: convolutions, pools, FULLY_CONNECTED, BATCH_MATMUL, reductions, SOFTMAX.
 
 def spatial(g, d, k, stride, padding):
@@ -326,7 +425,8 @@ def softmax(g, v):
 
 
 STEPS = ((unary, 3), (binary, 4), (expand_dims, 3), (squeeze, 2), (reshape, 3), (transpose, 2), (concat, 2),
-         (conv, 3), (pool, 1), (dense, 3), (batch_matmul, 1), (reduce_last, 2), (mean_hw, 1), (softmax, 1))
+         (conv, 3), (pool, 1), (dense, 3), (batch_matmul, 1), (reduce_last, 2), (mean_hw, 1), (softmax, 1),
+         (slice_, 1), (strided, 2), (gather, 1), (tile, 1), (split, 2), (depth_space, 1))
 STEP_WEIGHTS = np.array([w for _, w in STEPS], float) / sum(w for _, w in STEPS)
 
 

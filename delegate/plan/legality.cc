@@ -6,6 +6,7 @@
 #include "ops/conv_geometry.h"
 #include "ops/dynamic_range.h"
 #include "ops/index_view.h"
+#include "ops/pack.h"
 #include "ops/op_classes.h"
 #include "ops/shape_rules.h"
 #include "ops/transpose_conv_geometry.h"
@@ -129,6 +130,7 @@ std::string row_op_legality(const Graph& g, const Node& node) {
 std::string concatenation_legality(const Graph& g, const Node& node) {
   std::vector<Shape> parts;
   for (int t : node.inputs) parts.push_back(g.tensors[t].shape);
+  parts = concatenation_parts(std::move(parts), node.axis, node.params.get());
   const Tensor& o = g.tensors[node.outputs[0]];
   if (static_cast<int>(o.shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
   const auto expect = concatenation_shape(parts, node.axis);

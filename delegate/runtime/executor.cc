@@ -9,6 +9,7 @@
 
 #include "ir/shape.h"
 #include "ops/op_classes.h"
+#include "ops/pack.h"
 #include "ops/shape_rules.h"
 #include "runtime/tiling.h"
 
@@ -125,6 +126,7 @@ void Executor::bind_slices(const TensorHost& host) {
     const Node& concat = graph_->nodes[c];
     std::vector<Shape> parts;
     for (int part : concat.inputs) parts.push_back(shape_of(host, part));
+    parts = concatenation_parts(std::move(parts), concat.axis, concat.params.get());
     const int i = static_cast<int>(std::find(concat.inputs.begin(), concat.inputs.end(), t) - concat.inputs.begin());
     const ConcatSlice slice = concatenation_slice(parts, concat.axis, i);
     slice_of_[t] = Slice{concat.outputs[0], slice.offset};

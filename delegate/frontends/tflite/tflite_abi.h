@@ -266,7 +266,10 @@ typedef struct {
   int axis, batch_dims;
 } TfLiteGatherParams;
 typedef struct { int block_size; } TfLiteDepthSpaceParams;
-typedef struct { int num_splits; } TfLiteSplitParams;  // TfLiteSplitVParams alike
+typedef struct { int num_splits; } TfLiteSplitParams;
+typedef struct {
+  int values_count, axis;
+} TfLitePackParams;  // TfLiteSplitVParams alike
 typedef struct {
   int num, axis;
 } TfLiteUnpackParams;  // TfLiteDepthToSpaceParams, TfLiteSpaceToDepthParams

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "frontends/tflite/tflite_builtin_names.h"
+#include "ops/pack.h"
 
 namespace fd {
 namespace {
@@ -176,6 +177,15 @@ void translate_concatenation(const void* data, Node* node) {
   node->act = activation(&p.activation);
 }
 
+// PACK: a CONCATENATION of parts that each gain the axis (ops/pack.h).
+void translate_pack(const void* data, Node* node) {
+  if (!data) return;
+  node->kind = OpKind::kAnchor;
+  node->anchor = AnchorOp::kConcatenation;
+  node->axis = static_cast<const TfLitePackParams*>(data)->axis;
+  node->params = pack_params();
+}
+
 // The resizes: the size is a tensor, read by the front end.
 void translate_resize(int code, const void* data, Node* node) {
   if (!data) return;
@@ -252,6 +262,7 @@ void translate_tflite_op(int code, const void* data, Node* node, int op_version)
     case kTfLiteBuiltinPadV2:
     case kTfLiteBuiltinMirrorPad: return translate_pad(code, data, node);
     case kTfLiteBuiltinConcatenation: return translate_concatenation(data, node);
+    case kTfLiteBuiltinPack: return translate_pack(data, node);
     case kTfLiteBuiltinResizeBilinear:
     case kTfLiteBuiltinResizeNearestNeighbor: return translate_resize(code, data, node);
     case kTfLiteBuiltinTransposeConv: return translate_transpose_conv(data, op_version, node);

@@ -42,6 +42,7 @@ constexpr int kTfLiteBuiltinSpaceToDepth = 26;
 constexpr int kTfLiteBuiltinSplit = 49;
 constexpr int kTfLiteBuiltinSplitV = 102;
 constexpr int kTfLiteBuiltinUnpack = 88;
+constexpr int kTfLiteBuiltinPack = 83;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);

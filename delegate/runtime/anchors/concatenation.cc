@@ -3,13 +3,15 @@
 // place (AnchorStep::in_place) is there already; the others are copied.
 #include <cstring>
 
+#include "ops/pack.h"
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
 namespace {
 
-bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+bool bind(BoundAnchor& b, const std::vector<Shape>& given, std::string* error) {
+  const std::vector<Shape> inputs = concatenation_parts(given, b.step.axis, b.step.params.get());
   const auto out = concatenation_shape(inputs, b.step.axis);
   if (!out || inputs.size() != b.step.in_place.size()) {
     *error = "the parts of CONCATENATION do not fit along axis " + std::to_string(b.step.axis);
@@ -37,7 +39,7 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
 std::string describe(const AnchorStep& s) {
   int written = 0;
   for (bool w : s.in_place) written += w;
-  return "axis " + std::to_string(s.axis) + ", " + std::to_string(written) + " of " +
+  return "axis " + std::to_string(s.axis) + (s.params ? ", " + s.params->describe() : "") + ", " + std::to_string(written) + " of " +
          std::to_string(s.in_place.size()) + " parts written in place";
 }
 
