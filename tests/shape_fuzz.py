@@ -261,6 +261,8 @@ def strided(g, v):
         else:
             start, stop = (int(g.rng.integers(-d - 1, d + 2)) if g.chance(0.6) else None for _ in range(2))
             k = slice(start, stop, g.pick((1, 1, 2, 3, -1, -2)))
+            if not range(d)[k]:  # fixed axes stay at 1 or more (the converter divides by them)
+                k = slice(None, None, k.step)
             dims.append(len(range(d)[k]))
         keys.append(k)
         text.append(str(k) if isinstance(k, int) else f"{k.start}:{k.stop}:{k.step}")

@@ -199,10 +199,10 @@ TEST(TfliteSparse, DensifyMakesItsOutputAConstant) {
   RuntimeRows r;
   Graph g = r.graph();
   Node n;
-  translate_tflite_op(kTfLiteBuiltinDensify, nullptr, &n);
-  EXPECT_EQ(n.kind, OpKind::kConstant);
   n.inputs = {0};
   n.outputs = {1};
+  translate_tflite_op(TfLiteOp{nullptr, kTfLiteBuiltinDensify}, &n);
+  EXPECT_EQ(n.kind, OpKind::kConstant);
   ASSERT_EQ(constant_node_values(r.tensors, kTfLiteBuiltinDensify, n, &g), "");
   ASSERT_TRUE(g.tensors[1].is_constant);
   const float* d = g.tensors[1].f32_data();

@@ -104,163 +104,6 @@ std::string check_abi(TfLiteContext* ctx, TfLiteIntArray* plan) {
   return "";
 }
 
-// A PAD's constant paddings [rank, 2] (int32 or int64) and PADV2's constant
-// value into the node, which then keeps only its data input.
-bool read_pad(TfLiteContext* ctx, Node* n) {
-  if (n->inputs.size() < 2 || n->inputs.size() > 3) return false;
-  const Shape ps = shape_of(ctx->tensors[n->inputs[1]]);
-  if (ps.size() != 2 || ps[1] != 2 || !constant_ints(ctx, n->inputs[1], &n->pads)) return false;
-  if (n->inputs.size() == 3) {  // PADV2
-    const TfLiteTensor& v = ctx->tensors[n->inputs[2]];
-    if (v.type != kTfLiteFloat32 || v.allocation_type != kTfLiteMmapRo || !v.data || v.bytes != sizeof(float))
-      return false;
-    n->param = *static_cast<const float*>(v.data);
-  }
-  n->inputs.resize(1);
-  return true;
-}
-
-// EXPAND_DIMS: its axis, a constant int32 or int64 tensor of one value.
-bool read_expand_dims(TfLiteContext* ctx, Node* n) {
-  std::vector<int64_t> axis;
-  if (n->inputs.size() != 2 || !constant_ints(ctx, n->inputs[1], &axis) || axis.size() != 1) return false;
-  n->axis = static_cast<int>(axis[0]);
-  n->inputs.resize(1);
-  return true;
-}
-
-// A RESHAPE to a shape computed at run time: its output's signature, if that
-// leaves one axis open (inferred from the input's size) and fixes the others
-// above 0. The runtime checks the computed shape against it at every run.
-bool signature_dims(TfLiteContext* ctx, Node* n) {
-  const TfLiteIntArray* sig = n->outputs.size() == 1 ? ctx->tensors[n->outputs[0]].dims_signature : nullptr;
-  if (!sig || sig->size < 1 || std::count(sig->data, sig->data + sig->size, -1) != 1 ||
-      std::count_if(sig->data, sig->data + sig->size, [](int d) { return d == 0 || d < -1; }) > 0)
-    return false;
-  n->dims.assign(sig->data, sig->data + sig->size);
-  n->shape_input = n->inputs[1];
-  return true;
-}
-
-bool int32_vector(const TfLiteTensor& t) { return t.type == kTfLiteInt32 && t.dims && t.dims->size == 1; }
-
-// RESHAPE's new shape as TFLite's kernel takes it: its second input where that
-// is an int32 vector (constant, or computed: signature_dims), else the shape
-// of its parameters ([0] in old models: a scalar).
-bool read_reshape(TfLiteContext* ctx, const void* params, Node* n) {
-  if (n->inputs.size() == 2 && int32_vector(ctx->tensors[n->inputs[1]])) {
-    if (!constant_ints(ctx, n->inputs[1], &n->dims) && !signature_dims(ctx, n)) return false;
-  } else if (const auto* p = static_cast<const TfLiteReshapeParams*>(params)) {
-    if (p->num_dimensions < 0 || p->num_dimensions > 8) return false;
-    const bool scalar = p->num_dimensions == 1 && p->shape[0] == 0;
-    n->dims.assign(p->shape, p->shape + (scalar ? 0 : p->num_dimensions));
-  } else {
-    return false;
-  }
-  n->inputs.resize(1);
-  return true;
-}
-
-// The attributes the views and resizes hold in tensors: RESHAPE's shape,
-// EXPAND_DIMS' axis, TRANSPOSE's permutation and a resize's size (constant
-// tensors) into the node, which then keeps only its data input.
-bool read_dims(TfLiteContext* ctx, const void* params, Node* n) {
-  if (n->anchor == AnchorOp::kReshape) return read_reshape(ctx, params, n);
-  if (n->anchor == AnchorOp::kExpandDims) return read_expand_dims(ctx, n);
-  if (n->anchor == AnchorOp::kSqueeze) return n->inputs.size() == 1;
-  if (n->inputs.size() != 2 || !constant_ints(ctx, n->inputs[1], &n->dims)) return false;
-  n->inputs.resize(1);
-  return true;
-}
-
-// A BATCH_MATMUL whose batch axes line up only at the sizes they have now: the
-// anchor takes batch axes that are equal, or a right-hand side that is one
-// matrix for every batch; with an axis that may change (-1 in a signature),
-// that must hold at every size (an open axis against a fixed 1, or a right-hand
-// side of 1s beside an open axis, broadcasts after a resize). True if it may
-// not (the node is then left).
-bool batch_axes_broadcast_later(TfLiteContext* ctx, const Node& n) {
-  auto signature = [&](int t) {  // none: the shape it has (a tensor the model gave no signature)
-    const TfLiteTensor& x = ctx->tensors[t];
-    return x.dims_signature && x.dims_signature->size > 0 ? x.dims_signature : x.dims;
-  };
-  const TfLiteIntArray* a = signature(n.inputs[0]);
-  const TfLiteIntArray* b = signature(n.inputs[1]);
-  if (!a || !b || a->size < 2 || b->size < 2) return false;
-  auto axis = [](const TfLiteIntArray* s, int i) { return i < s->size ? s->data[s->size - 1 - i] : 1; };
-  bool same = true, b_shared = true, open = false;
-  for (int i = 2; i < std::max(a->size, b->size); ++i) {
-    const int da = axis(a, i), db = axis(b, i);
-    same = same && da == db;
-    b_shared = b_shared && db == 1;
-    open = open || da == -1 || db == -1;
-  }
-  return open && !same && !b_shared;
-}
-
-// MEAN's axes: a constant int32 tensor (the type TFLite's MEAN takes), or false.
-bool mean_axes(TfLiteContext* ctx, const Node& n, std::vector<int64_t>* axes) {
-  return n.inputs.size() == 2 && ctx->tensors[n.inputs[1]].type == kTfLiteInt32 &&
-         constant_ints(ctx, n.inputs[1], axes);
-}
-
-// MEAN, SUM, REDUCE_MAX or REDUCE_MIN over the last axis only (a constant
-// axis rank - 1, or -1): a row reduction.
-bool last_axis_reduce(TfLiteContext* ctx, Node* n) {
-  std::vector<int64_t> axes;
-  if (!mean_axes(ctx, *n, &axes) || axes.size() != 1) return false;
-  const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
-  const int rank = x.dims ? x.dims->size : 0;
-  if (rank < 1 || (axes[0] != rank - 1 && axes[0] != -1)) return false;
-  n->anchor = AnchorOp::kRowReduce;
-  n->axis = static_cast<int>(axes[0]);
-  n->inputs.resize(1);
-  return true;
-}
-
-// MEAN over exactly H and W of a 4-D tensor (constant axes 1, 2, in any order
-// or negative); the node then keeps only its data input.
-bool spatial_mean(TfLiteContext* ctx, Node* n) {
-  std::vector<int64_t> axes;
-  if (!mean_axes(ctx, *n, &axes)) return false;
-  const TfLiteTensor& x = ctx->tensors[n->inputs[0]];
-  if (!x.dims || x.dims->size != 4) return false;
-  bool h = false, w = false;
-  for (int64_t a : axes) {
-    const int axis = resolve_axis(a, 4);
-    if (axis == 1) h = true;
-    else if (axis == 2) w = true;
-    else return false;
-  }
-  n->inputs.resize(1);
-  return h && w;
-}
-
-// Where a TFLite node holds its bias: TRANSPOSE_CONV takes {output_shape,
-// weights, input, bias}, the other weighted ops {input, weights, bias}.
-int tflite_bias_input(AnchorOp op) { return op == AnchorOp::kTransposeConv ? 3 : 2; }
-
-// TRANSPOSE_CONV: the output shape (a constant int32 tensor; left empty when it
-// is computed at run time, which the planner declines) into node.dims, and the
-// inputs in an anchor's order: input, weights, then the bias if any.
-bool read_transpose_conv(TfLiteContext* ctx, Node* n) {
-  if (n->inputs.size() < 3 || n->inputs.size() > 4) return false;
-  const TfLiteTensor& shape = ctx->tensors[n->inputs[0]];
-  if (shape.type != kTfLiteInt32 || !constant_ints(ctx, n->inputs[0], &n->dims)) n->dims.clear();
-  std::vector<int> inputs = {n->inputs[2], n->inputs[1]};
-  if (n->inputs.size() == 4) inputs.push_back(n->inputs[3]);
-  n->inputs = std::move(inputs);
-  return true;
-}
-
-// CONCATENATION's axis (kept as given: negative counts from the end of the
-// shapes of the run), or false if the output has no such axis.
-bool concatenation_axis(TfLiteContext* ctx, const Node& n) {
-  if (n.outputs.size() != 1) return false;
-  const TfLiteTensor& out = ctx->tensors[n.outputs[0]];
-  return resolve_axis(n.axis, out.dims ? out.dims->size : 0) >= 0;
-}
-
 DType dtype_of(TfLiteType t) {
   switch (t) {
     case kTfLiteFloat32: return DType::kF32;
@@ -335,40 +178,13 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     ctx->GetNodeAndRegistration(ctx, plan->data[i], &node, &reg);
     Node n;
     n.id = plan->data[i];
-    translate_tflite_op(reg->builtin_code, node->builtin_data, &n, reg->version);
-    for (int k = 0; k < node->inputs->size; ++k) {
-      if (node->inputs->data[k] < 0) {  // optional input absent: only a weighted anchor's bias may be
-        if (!(n.kind == OpKind::kAnchor && k == tflite_bias_input(n.anchor))) n.kind = OpKind::kOpaque;
-        continue;
-      }
-      n.inputs.push_back(node->inputs->data[k]);
-    }
-    for (int k = 0; k < node->outputs->size; ++k) {
-      if (node->outputs->data[k] < 0) {  // no output tensor: nothing we would fuse
-        n.kind = OpKind::kOpaque;
-        continue;
-      }
-      n.outputs.push_back(node->outputs->data[k]);
-    }
-    translate_tflite_view(ctx, reg->builtin_code, node->builtin_data, reg->version, &n);
-    if (n.kind == OpKind::kPad && !read_pad(ctx, &n)) n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && (n.anchor == AnchorOp::kMean || n.anchor == AnchorOp::kRowReduce)) {
-      const bool mean = n.anchor == AnchorOp::kMean;  // over H and W too; the other reductions only over rows
-      if (!last_axis_reduce(ctx, &n) && !(mean && spatial_mean(ctx, &n))) n.kind = OpKind::kOpaque;
-    }
-    const bool has_dims = relabels(n.anchor) || n.anchor == AnchorOp::kTranspose ||
-                          n.anchor == AnchorOp::kResizeBilinear || n.anchor == AnchorOp::kResizeNearest;
-    if (n.kind == OpKind::kAnchor && has_dims && !read_dims(ctx, node->builtin_data, &n)) n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kTransposeConv && !read_transpose_conv(ctx, &n))
-      n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kConcatenation && !concatenation_axis(ctx, n))
-      n.kind = OpKind::kOpaque;
-    if (n.kind == OpKind::kAnchor && n.anchor == AnchorOp::kBatchMatMul && n.inputs.size() == 2 &&
-        batch_axes_broadcast_later(ctx, n))
-      n.kind = OpKind::kOpaque;
+    n.inputs.assign(node->inputs->data, node->inputs->data + node->inputs->size);
+    n.outputs.assign(node->outputs->data, node->outputs->data + node->outputs->size);
+    const TfLiteOp op{ctx, reg->builtin_code, node->builtin_data, reg->version};
+    translate_tflite_op(op, &n);
     read_weights(ctx, reg->builtin_code, static_cast<int>(g.nodes.size()), &n, &g, declined);
     mark_run_time_shapes(ctx, reg->builtin_code, n, &g);
-    for (Node& part : translate_tflite_outputs(ctx, reg->builtin_code, node->builtin_data, std::move(n))) {
+    for (Node& part : translate_tflite_outputs(op, std::move(n))) {
       (*position)[part.id].push_back(static_cast<int>(g.nodes.size()));
       g.nodes.push_back(std::move(part));
     }

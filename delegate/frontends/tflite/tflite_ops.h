@@ -2,6 +2,8 @@
 // table (the Grappler front end keeps the same for TF op names).
 #pragma once
 
+#include <vector>
+
 #include "ir/graph.h"
 #include "frontends/tflite/tflite_abi.h"
 
@@ -47,22 +49,44 @@ constexpr int kTfLiteBuiltinPack = 83;
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);
 
-// Fills kind, ew, act, param and name of `node` from a TFLite registration code
-// and its builtin_data. `op_version` is the registration's version: a field a
-// params struct gained in a later version of its op is read only from nodes
-// of that version (TRANSPOSE_CONV's activation, version 4).
-void translate_tflite_op(int builtin_code, const void* builtin_data, Node* node, int op_version = 1);
+// One TFLite node as its reader sees it.
+struct TfLiteOp {
+  TfLiteContext* ctx = nullptr;  // its tensors (null: reading one fails)
+  int code = 0;
+  const void* params = nullptr;  // builtin_data
+  // The registration's version: a field a params struct gained in a later
+  // version of its op is read only from nodes of that version.
+  int version = 1;
+  const TfLiteTensor* tensor(int t) const { return ctx && t >= 0 ? &ctx->tensors[t] : nullptr; }
+  // The values of constant int32/int64 tensor t, or false.
+  bool ints(int t, std::vector<int64_t>* values) const;
+  // Tensor t's rank, or -1.
+  int rank(int t) const;
+};
 
-// The index views (ops/index_view.h), one reader per op in tflite_views.cc: if
-// `builtin_code` is one, makes `node` (its tensors read already) a kIndexView
-// anchor of its data input alone, or opaque where it takes other parameters
-// than ours (a run-time begin, an ellipsis), and returns true; else false.
-bool translate_tflite_view(TfLiteContext* ctx, int builtin_code, const void* builtin_data, int op_version, Node* node);
+// One op's reader: checks the op's parameters and constant inputs and, if it
+// takes them, translates the node (kind, attributes; an anchor keeps only the
+// inputs it reads at run time, in its order) and returns true; false leaves it.
+using TfLiteReader = bool (*)(const TfLiteOp& op, Node* node);
+
+// Each file's readers, by builtin code (null: none): tflite_ops.cc the
+// elementwise ops and constants, tflite_anchors.cc the convolutions, pools,
+// FULLY_CONNECTED, PAD, resizes, CONCATENATION and PACK, tflite_rows.cc the row
+// ops and reductions, tflite_views.cc the index views.
+TfLiteReader anchor_reader(int builtin_code);
+TfLiteReader row_op_reader(int builtin_code);
+TfLiteReader view_reader(int builtin_code);
+
+// Translates one TFLite node: `node` holds its tensors (-1: an optional input
+// absent) and gets its name, kind and attributes from its op's reader; an op
+// without a reader, one its reader leaves, or an absent tensor the reader does
+// not take makes it opaque, reading every tensor it was given.
+void translate_tflite_op(const TfLiteOp& op, Node* node);
 
 // SPLIT, SPLIT_V and UNPACK (tflite_views.cc): one kIndexView node per output,
 // each of the data input alone and all with the op's id (the planner claims
 // them together or not at all); opaque where they take other parameters than
 // ours. Any other op: `node` itself.
-std::vector<Node> translate_tflite_outputs(TfLiteContext* ctx, int builtin_code, const void* builtin_data, Node node);
+std::vector<Node> translate_tflite_outputs(const TfLiteOp& op, Node node);
 
 }  // namespace fd

@@ -3,72 +3,66 @@
 #include <algorithm>
 #include <iterator>
 
-#include "frontends/tflite/tflite_ops.h"
 #include "frontends/tflite/tflite_tensors.h"
+#include "frontends/tflite/tflite_translate.h"
 #include "ops/index_view.h"
 
 namespace fd {
 namespace {
 
-struct Op {
-  TfLiteContext* ctx;
-  const void* params;
-  int version;
-  const Node& node;
-  bool ints(size_t input, std::vector<int64_t>* v) const {
-    return input < node.inputs.size() && constant_ints(ctx, node.inputs[input], v);
-  }
-};
 using View = std::shared_ptr<const IndexView>;
 
-View read_slice(const Op& op) {
+View read_slice(const TfLiteOp& op, const Node& n) {
   std::vector<int64_t> begin, size;
-  if (op.node.inputs.size() != 3 || !op.ints(1, &begin) || !op.ints(2, &size) || begin.size() != size.size())
+  if (n.inputs.size() != 3 || !op.ints(n.inputs[1], &begin) || !op.ints(n.inputs[2], &size) ||
+      begin.size() != size.size())
     return nullptr;
   return slice_view(std::move(begin), std::move(size));
 }
 
-View read_strided_slice(const Op& op) {
+View read_strided_slice(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteStridedSliceParams*>(op.params);
   StridedSliceSpec s;
   if (!p || p->ellipsis_mask || p->new_axis_mask || (op.version >= 8 && p->offset)) return nullptr;
-  if (op.node.inputs.size() != 4 || !op.ints(1, &s.begin) || !op.ints(2, &s.end) || !op.ints(3, &s.strides))
+  if (n.inputs.size() != 4 || !op.ints(n.inputs[1], &s.begin) || !op.ints(n.inputs[2], &s.end) ||
+      !op.ints(n.inputs[3], &s.strides))
     return nullptr;
-  const size_t n = s.begin.size();
-  if (s.end.size() != n || s.strides.size() != n || std::count(s.strides.begin(), s.strides.end(), 0)) return nullptr;
+  const size_t rank = s.begin.size();
+  if (s.end.size() != rank || s.strides.size() != rank || std::count(s.strides.begin(), s.strides.end(), 0))
+    return nullptr;
   s.begin_mask = p->begin_mask;
   s.end_mask = p->end_mask;
   s.shrink_axis_mask = p->shrink_axis_mask;
   return strided_slice_view(std::move(s));
 }
 
-View read_gather(const Op& op) {
+View read_gather(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteGatherParams*>(op.params);
   std::vector<int64_t> indices;
-  if (!p || p->batch_dims != 0 || op.node.inputs.size() != 2 || !op.ints(1, &indices)) return nullptr;
-  return gather_view(p->axis, shape_of(op.ctx->tensors[op.node.inputs[1]]), std::move(indices));
+  if (!p || p->batch_dims != 0 || n.inputs.size() != 2 || !op.ints(n.inputs[1], &indices)) return nullptr;
+  return gather_view(p->axis, shape_of(*op.tensor(n.inputs[1])), std::move(indices));
 }
 
-View read_tile(const Op& op) {
+View read_tile(const TfLiteOp& op, const Node& n) {
   std::vector<int64_t> multiples;
-  if (op.node.inputs.size() != 2 || !op.ints(1, &multiples)) return nullptr;
+  if (n.inputs.size() != 2 || !op.ints(n.inputs[1], &multiples)) return nullptr;
   if (std::any_of(multiples.begin(), multiples.end(), [](int64_t m) { return m < 0; })) return nullptr;
   return tile_view(std::move(multiples));
 }
 
-View read_depth_to_space(const Op& op) {
+View read_depth_to_space(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteDepthSpaceParams*>(op.params);
-  return p && p->block_size >= 1 && op.node.inputs.size() == 1 ? depth_to_space_view(p->block_size) : nullptr;
+  return p && p->block_size >= 1 && n.inputs.size() == 1 ? depth_to_space_view(p->block_size) : nullptr;
 }
 
-View read_space_to_depth(const Op& op) {
+View read_space_to_depth(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteDepthSpaceParams*>(op.params);
-  return p && p->block_size >= 1 && op.node.inputs.size() == 1 ? space_to_depth_view(p->block_size) : nullptr;
+  return p && p->block_size >= 1 && n.inputs.size() == 1 ? space_to_depth_view(p->block_size) : nullptr;
 }
 
 struct Reader {
   int code;
-  View (*read)(const Op& op);
+  View (*read)(const TfLiteOp& op, const Node& n);
 };
 constexpr Reader kReaders[] = {
     {kTfLiteBuiltinSlice, read_slice},
@@ -79,19 +73,34 @@ constexpr Reader kReaders[] = {
     {kTfLiteBuiltinSpaceToDepth, read_space_to_depth},
 };
 
+const Reader* find_reader(int code) {
+  const auto* r = std::find_if(std::begin(kReaders), std::end(kReaders), [&](const Reader& x) { return x.code == code; });
+  return r == std::end(kReaders) ? nullptr : r;
+}
+
+// Any single-output view: its reader's view of the data input alone.
+bool read_view(const TfLiteOp& op, Node* n) {
+  View view = n->outputs.size() == 1 && !n->inputs.empty() ? find_reader(op.code)->read(op, *n) : nullptr;
+  if (!view) return false;
+  set_anchor(n, AnchorOp::kIndexView);
+  n->params = std::move(view);
+  n->inputs.resize(1);
+  return true;
+}
+
 // The multi-output views: per output, its part's view.
-std::vector<View> read_split(const Op& op) {  // inputs: axis, data
+std::vector<View> read_split(const TfLiteOp& op, const Node& n) {  // inputs: axis, data
   const auto* p = static_cast<const TfLiteSplitParams*>(op.params);
   std::vector<int64_t> axis;
-  if (!p || op.node.inputs.size() != 2 || !op.ints(0, &axis) || axis.size() != 1) return {};
+  if (!p || n.inputs.size() != 2 || !op.ints(n.inputs[0], &axis) || axis.size() != 1) return {};
   std::vector<View> parts;
   for (int i = 0; i < p->num_splits; ++i) parts.push_back(split_view(axis[0], {}, p->num_splits, i, false));
   return parts;
 }
 
-std::vector<View> read_split_v(const Op& op) {  // inputs: data, sizes, axis
+std::vector<View> read_split_v(const TfLiteOp& op, const Node& n) {  // inputs: data, sizes, axis
   std::vector<int64_t> sizes, axis;
-  if (op.node.inputs.size() != 3 || !op.ints(1, &sizes) || !op.ints(2, &axis) || axis.size() != 1) return {};
+  if (n.inputs.size() != 3 || !op.ints(n.inputs[1], &sizes) || !op.ints(n.inputs[2], &axis) || axis.size() != 1) return {};
   if (std::count(sizes.begin(), sizes.end(), -1) > 1) return {};
   std::vector<View> parts;
   for (size_t i = 0; i < sizes.size(); ++i)
@@ -99,9 +108,9 @@ std::vector<View> read_split_v(const Op& op) {  // inputs: data, sizes, axis
   return parts;
 }
 
-std::vector<View> read_unpack(const Op& op) {
+std::vector<View> read_unpack(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteUnpackParams*>(op.params);
-  if (!p || op.node.inputs.size() != 1) return {};
+  if (!p || n.inputs.size() != 1) return {};
   std::vector<View> parts;
   for (int i = 0; i < p->num; ++i) parts.push_back(split_view(p->axis, {}, p->num, i, true));
   return parts;
@@ -109,7 +118,7 @@ std::vector<View> read_unpack(const Op& op) {
 
 struct MultiReader {
   int code;
-  std::vector<View> (*read)(const Op& op);
+  std::vector<View> (*read)(const TfLiteOp& op, const Node& n);
 };
 constexpr MultiReader kMultiReaders[] = {
     {kTfLiteBuiltinSplit, read_split},
@@ -122,11 +131,14 @@ int data_input(int code, const Node& n) { return code == kTfLiteBuiltinSplit ? n
 
 }  // namespace
 
-std::vector<Node> translate_tflite_outputs(TfLiteContext* ctx, int code, const void* params, Node node) {
+std::vector<Node> translate_tflite_outputs(const TfLiteOp& op, Node node) {
   const auto* r = std::find_if(std::begin(kMultiReaders), std::end(kMultiReaders),
-                               [&](const MultiReader& x) { return x.code == code; });
+                               [&](const MultiReader& x) { return x.code == op.code; });
   if (r == std::end(kMultiReaders)) return {std::move(node)};
-  const std::vector<View> views = node.inputs.empty() ? std::vector<View>{} : r->read(Op{ctx, params, 1, node});
+  const bool given = !node.inputs.empty() && std::all_of(node.inputs.begin(), node.inputs.end(), [](int t) {
+    return t >= 0;
+  });
+  const std::vector<View> views = given ? r->read(op, node) : std::vector<View>{};
   if (views.empty() || views.size() != node.outputs.size()) {
     node.kind = OpKind::kOpaque;
     return {std::move(node)};
@@ -134,26 +146,17 @@ std::vector<Node> translate_tflite_outputs(TfLiteContext* ctx, int code, const v
   std::vector<Node> parts;
   for (size_t i = 0; i < views.size(); ++i) {
     Node part = node;
-    part.kind = OpKind::kAnchor;
-    part.anchor = AnchorOp::kIndexView;
+    set_anchor(&part, AnchorOp::kIndexView);
     part.params = views[i];
-    part.inputs = {data_input(code, node)};
+    part.inputs = {data_input(op.code, node)};
     part.outputs = {node.outputs[i]};
     parts.push_back(std::move(part));
   }
   return parts;
 }
 
-bool translate_tflite_view(TfLiteContext* ctx, int code, const void* params, int op_version, Node* node) {
-  const auto* r = std::find_if(std::begin(kReaders), std::end(kReaders), [&](const Reader& x) { return x.code == code; });
-  if (r == std::end(kReaders)) return false;
-  View view = node->outputs.size() == 1 && !node->inputs.empty() ? r->read(Op{ctx, params, op_version, *node}) : nullptr;
-  node->kind = view ? OpKind::kAnchor : OpKind::kOpaque;
-  if (!view) return true;
-  node->anchor = AnchorOp::kIndexView;
-  node->params = std::move(view);
-  node->inputs.resize(1);
-  return true;
+TfLiteReader view_reader(int code) {
+  return find_reader(code) ? read_view : nullptr;
 }
 
 }  // namespace fd
