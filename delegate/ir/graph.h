@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "ir/dtype.h"
 #include "ir/op_params.h"
@@ -71,7 +70,7 @@ struct Node {
   int axis = 0;  // kConcatenation: the axis joined along; kExpandDims: where the new axis goes; kRowReduce:
                  // the axis reduced, the last (each may be negative: from the end)
   Reduce reduce = Reduce::kMean;  // kRowReduce: how a row becomes one value
-  // The op's own parameters (ir/op_params.h): kIndexView's (ops/index_view.h).
+  // The op's own parameters (ir/op_params.h): kIndexView's (ops/index_view.h), PACK's (ops/pack.h).
   std::shared_ptr<const OpParams> params;
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the

@@ -76,7 +76,8 @@ enum class AnchorOp : uint8_t {
   kSqueeze,          // the same floats with the axes `dims` (each of size 1) dropped; no dims: every
                      // axis of size 1, at the sizes of the run
   kIndexView,        // each output value one input value, found through Node::params (ops/index_view.h):
-                     // SLICE, STRIDED_SLICE, GATHER, TILE, DEPTH_TO_SPACE, SPACE_TO_DEPTH
+                     // SLICE, STRIDED_SLICE, GATHER, TILE, a part of SPLIT, SPLIT_V or UNPACK,
+                     // DEPTH_TO_SPACE, SPACE_TO_DEPTH
 };
 
 // Activation fused into a binary op or an anchor.

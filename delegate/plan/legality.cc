@@ -101,8 +101,8 @@ std::string index_view_legality(const Graph& g, const Node& node) {
   return output_legality(g.tensors[node.outputs[0]], map->output);
 }
 
-// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, EXPAND_DIMS, SQUEEZE, TRANSPOSE: the output
-// the shape the op gives.
+// BATCH_MATMUL, SOFTMAX, last-axis MEAN, RESHAPE, EXPAND_DIMS, SQUEEZE, TRANSPOSE, the index
+// views: the output the shape the op gives.
 std::string row_op_legality(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
   if (relabels(node.anchor) && g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // fits when bound
