@@ -11,6 +11,8 @@
 namespace fd {
 namespace {
 
+constexpr int kTfLiteBuiltinPack = 83;
+
 // {input, weights, bias}: an absent bias dropped.
 void drop_absent_bias(Node* n, size_t bias) {
   if (n->inputs.size() == bias + 1 && n->inputs[bias] < 0) n->inputs.resize(bias);

@@ -35,16 +35,6 @@ constexpr int kTfLiteBuiltinExpandDims = 70;
 constexpr int kTfLiteBuiltinResizeNearestNeighbor = 97;
 constexpr int kTfLiteBuiltinTransposeConv = 67;
 
-constexpr int kTfLiteBuiltinSlice = 65;
-constexpr int kTfLiteBuiltinStridedSlice = 45;
-constexpr int kTfLiteBuiltinGather = 36;
-constexpr int kTfLiteBuiltinTile = 69;
-constexpr int kTfLiteBuiltinDepthToSpace = 5;
-constexpr int kTfLiteBuiltinSpaceToDepth = 26;
-constexpr int kTfLiteBuiltinSplit = 49;
-constexpr int kTfLiteBuiltinSplitV = 102;
-constexpr int kTfLiteBuiltinUnpack = 88;
-constexpr int kTfLiteBuiltinPack = 83;
 
 // Name of a builtin op code, for plans and messages.
 const char* tflite_op_name(int builtin_code);

@@ -10,6 +10,17 @@
 namespace fd {
 namespace {
 
+// Their builtin codes (BuiltinOperator in TFLite's schema).
+constexpr int kTfLiteBuiltinSlice = 65;
+constexpr int kTfLiteBuiltinStridedSlice = 45;
+constexpr int kTfLiteBuiltinGather = 36;
+constexpr int kTfLiteBuiltinTile = 69;
+constexpr int kTfLiteBuiltinDepthToSpace = 5;
+constexpr int kTfLiteBuiltinSpaceToDepth = 26;
+constexpr int kTfLiteBuiltinSplit = 49;
+constexpr int kTfLiteBuiltinSplitV = 102;
+constexpr int kTfLiteBuiltinUnpack = 88;
+
 using View = std::shared_ptr<const IndexView>;
 
 View read_slice(const TfLiteOp& op, const Node& n) {
