@@ -287,9 +287,11 @@ def gather(g, v):
 
 
 def tile(g, v):
+    """TILE of one axis by 2 or 3 (more would outgrow what the reference kernels run quickly)."""
     if v.dims is None or v.rank < 1:
         return None
-    mult = [int(g.pick((1, 1, 2, 3))) for _ in v.dims]
+    mult = [1] * v.rank
+    mult[int(g.rng.integers(v.rank))] = int(g.pick((2, 3)))
     dims = tuple(d if m == 1 else g.axis() if is_open(d) else d * m for d, m in zip(v.dims, mult))
     return g.new(g.tf.tile(v.t, mult), dims, f"tile({v.name},{mult})")
 
