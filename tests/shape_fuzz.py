@@ -389,8 +389,9 @@ def dense(g, v):
 
 
 def batch_matmul(g, v):
-    """v [.., T, D] times its own transpose: [.., T, T]."""
-    if v.rank not in (3, 4):
+    """v [.., T, D] times its own transpose: [.., T, T]; not of a [.., T, T] again (a large case
+    of T then costs T^3 in the reference kernels: minutes)."""
+    if v.rank not in (3, 4) or v.dims[-1] == v.dims[-2]:
         return None
     t = g.tf.matmul(v.t, v.t, transpose_b=True)
     return g.new(g.tf.tanh(t), v.dims[:-1] + (v.dims[-2],), f"matmul({v.name},{v.name}^T)")
