@@ -1167,8 +1167,10 @@ def view_specs():
     def tile(tf, x):
         return tf.sigmoid(tf.tile(x, [1, 2, 3, 1]) * 2.0)
 
-    def pixel_shuffle(tf, x):  # super-resolution's upsampling: a conv to 4 C channels, DEPTH_TO_SPACE
-        return tf.nn.relu(tf.nn.depth_to_space(_conv(tf, x, "ps_conv", 3, 3, 12), 2) * 3.0)
+    def pixel_shuffle(channels):  # super-resolution's upsampling: a conv to 4 C channels, DEPTH_TO_SPACE
+        def fn(tf, x):
+            return tf.nn.relu(tf.nn.depth_to_space(_conv(tf, x, f"ps_conv{channels}", 3, 3, 4 * channels), 2) * 3.0)
+        return fn
 
     def focus(tf, x):  # YOLOv5's focus: SPACE_TO_DEPTH, then a conv
         return tf.nn.relu(_conv(tf, tf.tanh(tf.nn.space_to_depth(x, 2) * 0.5), "fo_conv", 3, 3, 8))
@@ -1220,12 +1222,17 @@ def view_specs():
              about="GATHER along axis 1 of indices [3, 2]: [2, 6, W] -> [2, 3, 2, W], MUL+RELU"),
         Spec("view_tile", tile, [[None, 3, 4, 5]], 0, 0, claimed_all=3, partitions_all=1, emits=("TILE",),
              resizes=[[[2, 3, 4, 5]], [[0, 3, 4, 5]]], about="TILE by [1, 2, 3, 1], MUL, LOGISTIC"),
-        Spec("view_pixel_shuffle", pixel_shuffle, [[1, None, None, 3]], 0, 0, claimed_all=3, partitions_all=2,
+        Spec("view_pixel_shuffle", pixel_shuffle(64), [[1, None, None, 3]], 0, 0, claimed_all=3, partitions_all=2,
              resizes=[[[1, 4, 5, 3]], [[1, 1, 1, 3]], [[1, 0, 3, 3]]], emits=("DEPTH_TO_SPACE", "CONV_2D"),
-             about="CONV_2D to 12 channels, DEPTH_TO_SPACE 2 (a pixel shuffle), MUL+RELU; H and W open"),
-        Spec("view_focus", focus, [[None, 8, 6, 3]], 0, 0, claimed_all=4, partitions_all=2,
-             resizes=[[[2, 8, 6, 3]], [[0, 8, 6, 3]]], emits=("SPACE_TO_DEPTH", "CONV_2D+RELU"),
-             about="SPACE_TO_DEPTH 2, MUL, TANH, CONV_2D+RELU (YOLOv5's focus)"),
+             about="CONV_2D to 256 channels, DEPTH_TO_SPACE 2 (a pixel shuffle to 64 channels), MUL+RELU; "
+                   "H and W open"),
+        Spec("view_pixel_shuffle_narrow", pixel_shuffle(3), [[1, 8, 8, 3]], 0, 0, claimed_all=1, partitions_all=1,
+             emits=("DEPTH_TO_SPACE", "CONV_2D"),
+             about="CONV_2D to 12 channels, DEPTH_TO_SPACE 2 to 3 channels (left: XNNPACK copies so few "
+                   "faster), MUL+RELU (left: one node)"),
+        Spec("view_focus", focus, [[None, 8, 6, 32]], 0, 0, claimed_all=3, partitions_all=2,
+             resizes=[[[2, 8, 6, 32]], [[0, 8, 6, 32]]], emits=("SPACE_TO_DEPTH", "CONV_2D+RELU"),
+             about="SPACE_TO_DEPTH 2 (left: as fast in XNNPACK), MUL, TANH, CONV_2D+RELU (YOLOv5's focus)"),
         Spec("view_split", split, [[None, 4, 5, 6]], 0, 0, claimed_all=6, partitions_all=3, emits=("SPLIT",),
              resizes=[[[2, 4, 5, 6]], [[0, 4, 5, 6]]],
              about="SPLIT in 3 along the channels (one IR node per output, claimed together), MUL, ADD+RELU each"),

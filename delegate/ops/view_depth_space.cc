@@ -8,10 +8,22 @@
 namespace fd {
 namespace {
 
+constexpr int64_t kMinRun = 64;  // floats
+
 class DepthSpace : public IndexView {
  public:
   DepthSpace(int64_t block, bool to_space) : b_(block), to_space_(to_space) {}
   std::string describe() const override { return "block " + std::to_string(b_); }
+  // Measured against XNNPACK's kernels (Zen 5, claimed / left): DEPTH_TO_SPACE of 3 channels
+  // (block 4) 1.4x, of 16 channels 1.3x, of 64 channels 0.93x; SPACE_TO_DEPTH 2 of 3, 32 and 64
+  // channels 1.2x, 1.02x and 1.05x: a pixel's channels of fewer than 64 floats, and every
+  // SPACE_TO_DEPTH, copy faster there than the index view walks them.
+  std::string left_because(const Shape& in) const override {
+    if (!to_space_) return "policy: SPACE_TO_DEPTH runs as fast in the runtime's kernel";
+    const int64_t run = in.size() == 4 ? in[3] / (b_ * b_) : 0;
+    if (run >= kMinRun) return "";
+    return "policy: pixels of " + std::to_string(run) + " channels copy faster in the runtime's kernel";
+  }
   std::optional<AxisOffsets> bind(const Shape& in, std::string* error) const override {
     const bool fits = in.size() == 4 && b_ >= 1 &&
                       (to_space_ ? in[3] % (b_ * b_) == 0 : in[1] % b_ == 0 && in[2] % b_ == 0);

@@ -98,6 +98,7 @@ std::string index_view_legality(const Graph& g, const Node& node) {
   const auto map = view->bind(g.tensors[node.inputs[0]].shape, &error);
   if (!map) return error;
   if (static_cast<int>(map->walked.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
+  if (std::string why = view->left_because(g.tensors[node.inputs[0]].shape); !why.empty()) return why;
   return output_legality(g.tensors[node.outputs[0]], map->output);
 }
 

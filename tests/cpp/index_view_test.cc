@@ -127,6 +127,11 @@ TEST(IndexView, DepthToSpaceAndBack) {
   std::vector<float> d2s_of(u.size());
   for (size_t j = 0; j < u.size(); ++j) d2s_of[static_cast<size_t>(v[static_cast<size_t>(u[j])])] = static_cast<float>(j);
   for (size_t j = 0; j < u.size(); ++j) EXPECT_EQ(d2s_of[j], static_cast<float>(j));  // the identity
+  // Pixels of fewer than 64 channels out, and SPACE_TO_DEPTH, are left to the runtime's
+  // kernels (measured as fast or faster there).
+  EXPECT_NE(depth_to_space_view(2)->left_because({1, 4, 4, 12}), "");
+  EXPECT_EQ(depth_to_space_view(2)->left_because({1, 4, 4, 256}), "");
+  EXPECT_NE(space_to_depth_view(2)->left_because({1, 4, 4, 64}), "");
   std::string error;
   EXPECT_FALSE(space_to_depth_view(2)->bind({1, 3, 4, 1}, &error));
   EXPECT_FALSE(depth_to_space_view(2)->bind({1, 3, 4, 6}, &error));

@@ -33,6 +33,35 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   return true;
 }
 
+// Copies runs of the input to consecutive output: a run that starts where the
+// last ended extends it, so short runs that lie end to end (DEPTH_TO_SPACE's
+// channels of a block row, a slice's whole rows) copy as one.
+class RunCopier {
+ public:
+  explicit RunCopier(float* out) : out_(out) {}
+  ~RunCopier() { flush(); }
+  void add(const float* src, int64_t n) {
+    if (src != run_ + len_) {
+      flush();
+      run_ = src;
+    }
+    len_ += n;
+  }
+
+ private:
+  void flush() {
+    if (len_ <= 8)
+      for (int64_t k = 0; k < len_; ++k) out_[k] = run_[k];
+    else
+      std::memcpy(out_, run_, len_ * sizeof(float));
+    out_ += len_;
+    len_ = 0;
+  }
+  float* out_;
+  const float* run_ = nullptr;
+  int64_t len_ = 0;
+};
+
 // Output rows [first, first + count): values [first * n, (first + count) * n).
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   if (count * a.n == 0) return;
@@ -45,14 +74,14 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
     rest /= walked[d];
   }
   const std::vector<int64_t>& inner = w.map.offsets[r - 1];
+  RunCopier copy(out);  // the contiguous runs; single values go straight to out
   while (total > 0) {
     int64_t base = 0;
     for (int d = 0; d + 1 < r; ++d) base += w.map.offsets[d][idx[d]];
     const int64_t j = idx[r - 1], run = std::min(walked[r - 1] - j, total);
-    if (w.inner_contiguous) std::memcpy(out, a.src + base + inner[j], run * sizeof(float));
+    if (w.inner_contiguous) copy.add(a.src + base + inner[j], run);
     else
-      for (int64_t k = 0; k < run; ++k) out[k] = a.src[base + inner[j + k]];
-    out += run;
+      for (int64_t k = 0; k < run; ++k) *out++ = a.src[base + inner[j + k]];
     total -= run;
     idx[r - 1] = 0;
     for (int d = r - 2; d >= 0 && ++idx[d] == walked[d]; --d) idx[d] = 0;
