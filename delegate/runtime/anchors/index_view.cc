@@ -1,5 +1,5 @@
-// The index views (ops/index_view.h: SLICE, STRIDED_SLICE, GATHER, TILE,
-// DEPTH_TO_SPACE, SPACE_TO_DEPTH): the op's rule gives, at each bind, one
+// The index views (ops/index_view.h: SLICE, STRIDED_SLICE, GATHER, TILE, the
+// parts of SPLIT, SPLIT_V and UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH): the op's rule gives, at each bind, one
 // offset per index of each axis; a run walks the output's values in order,
 // each the input's value at the sum of its axes' offsets, copying runs of the
 // last axis whole where its offsets step by one.
@@ -27,7 +27,8 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   if (!bind_row_output(b, map->output, inputs, error)) return false;
   auto walk = std::make_shared<Walk>();
   const std::vector<int64_t>& inner = map->offsets.back();
-  for (size_t j = 1; j < inner.size(); ++j) walk->inner_contiguous = walk->inner_contiguous && inner[j] == inner[j - 1] + 1;
+  for (size_t j = 1; j < inner.size(); ++j)
+    walk->inner_contiguous = walk->inner_contiguous && inner[j] == inner[j - 1] + 1;
   walk->map = std::move(*map);
   b.state = std::move(walk);
   return true;
