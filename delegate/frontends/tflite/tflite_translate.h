@@ -31,11 +31,19 @@ struct TfLiteReaderRow {
   int code;
   TfLiteReader read;
 };
+
+// The row of a table (of rows with a `code`) for builtin `code`, or null.
+template <class Row, size_t N>
+const Row* find_row(const Row (&rows)[N], int code) {
+  for (const Row& r : rows)
+    if (r.code == code) return &r;
+  return nullptr;
+}
+
 template <size_t N>
 TfLiteReader find_reader(const TfLiteReaderRow (&rows)[N], int code) {
-  for (const TfLiteReaderRow& r : rows)
-    if (r.code == code) return r.read;
-  return nullptr;
+  const TfLiteReaderRow* r = find_row(rows, code);
+  return r ? r->read : nullptr;
 }
 
 }  // namespace fd

@@ -1,7 +1,6 @@
 // The index views' readers: each takes one TFLite op's parameters and constant
 // inputs, checks them and makes its view (ops/index_view.h), or declines.
 #include <algorithm>
-#include <iterator>
 
 #include "frontends/tflite/tflite_tensors.h"
 #include "frontends/tflite/tflite_translate.h"
@@ -84,14 +83,9 @@ constexpr Reader kReaders[] = {
     {kTfLiteBuiltinSpaceToDepth, read_space_to_depth},
 };
 
-const Reader* find_reader(int code) {
-  const auto* r = std::find_if(std::begin(kReaders), std::end(kReaders), [&](const Reader& x) { return x.code == code; });
-  return r == std::end(kReaders) ? nullptr : r;
-}
-
 // Any single-output view: its reader's view of the data input alone.
 bool read_view(const TfLiteOp& op, Node* n) {
-  View view = n->outputs.size() == 1 && !n->inputs.empty() ? find_reader(op.code)->read(op, *n) : nullptr;
+  View view = n->outputs.size() == 1 && !n->inputs.empty() ? find_row(kReaders, op.code)->read(op, *n) : nullptr;
   if (!view) return false;
   set_anchor(n, AnchorOp::kIndexView);
   n->params = std::move(view);
@@ -143,13 +137,9 @@ int data_input(int code, const Node& n) { return code == kTfLiteBuiltinSplit ? n
 }  // namespace
 
 std::vector<Node> translate_tflite_outputs(const TfLiteOp& op, Node node) {
-  const auto* r = std::find_if(std::begin(kMultiReaders), std::end(kMultiReaders),
-                               [&](const MultiReader& x) { return x.code == op.code; });
-  if (r == std::end(kMultiReaders)) return {std::move(node)};
-  const bool given = !node.inputs.empty() && std::all_of(node.inputs.begin(), node.inputs.end(), [](int t) {
-    return t >= 0;
-  });
-  const std::vector<View> views = given ? r->read(op, node) : std::vector<View>{};
+  const MultiReader* r = find_row(kMultiReaders, op.code);
+  if (!r) return {std::move(node)};
+  const std::vector<View> views = r->read(op, node);  // each checks its inputs' count
   if (views.empty() || views.size() != node.outputs.size()) {
     node.kind = OpKind::kOpaque;
     return {std::move(node)};
@@ -167,7 +157,7 @@ std::vector<Node> translate_tflite_outputs(const TfLiteOp& op, Node node) {
 }
 
 TfLiteReader view_reader(int code) {
-  return find_reader(code) ? read_view : nullptr;
+  return find_row(kReaders, code) ? read_view : nullptr;
 }
 
 }  // namespace fd
