@@ -61,16 +61,16 @@ struct Node {
   PadMode pad_mode = PadMode::kConstant;  // kPad
   std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
   std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation;
-                              // the resizes: {out_h, out_w}; kSqueeze: the axes dropped (none: every 1)
+                              // kSqueeze: the axes dropped (none: every 1)
   bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
-  bool align_corners = false, half_pixel_centers = false;  // the resizes, as TFLite's options
   // kReshape to a shape computed at run time (dims: its output's signature):
   // that int32 tensor, which must agree with dims at every run. Else -1.
   int shape_input = -1;
   int axis = 0;  // kConcatenation: the axis joined along; kExpandDims: where the new axis goes; kRowReduce:
                  // the axis reduced, the last (each may be negative: from the end)
   Reduce reduce = Reduce::kMean;  // kRowReduce: how a row becomes one value
-  // The op's own parameters (ir/op_params.h): kIndexView's (ops/index_view.h), PACK's (ops/pack.h).
+  // The op's own parameters (ir/op_params.h): kIndexView's (ops/index_view.h), PACK's (ops/pack.h),
+  // the resizes' (ops/resize.h).
   std::shared_ptr<const OpParams> params;
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the

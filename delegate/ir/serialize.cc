@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/shape.h"
+#include "ir/wire.h"
 
 namespace fd {
 namespace {
@@ -80,151 +81,34 @@ bool known(FoldKind v) {
   return false;
 }
 
-// Appends little-endian values to a string.
-class Writer {
- public:
-  void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void flag(bool v) { u8(v ? 1 : 0); }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void i32(int v) { u32(static_cast<uint32_t>(v)); }
-  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
-  void f32(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    u32(bits);
-  }
-  template <class E>
-  void enumeration(E v) { u8(static_cast<uint8_t>(v)); }
-  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
-  void str(const std::string& s) {
-    u32(static_cast<uint32_t>(s.size()));
-    raw(s.data(), s.size());
-  }
-  void ints(const std::vector<int>& v) {
-    u32(static_cast<uint32_t>(v.size()));
-    for (int x : v) i32(x);
-  }
-  void int64s(const std::vector<int64_t>& v) {
-    u32(static_cast<uint32_t>(v.size()));
-    for (int64_t x : v) i64(x);
-  }
-  void floats(const std::vector<float>& v) {
-    u32(static_cast<uint32_t>(v.size()));
-    for (float x : v) f32(x);
-  }
-  std::string& out() { return out_; }
-
- private:
-  std::string out_;
-};
-
-// Reads what Writer wrote. The first failure sticks: later reads give zeros
-// and empty lists, so a caller may read on and check ok() once.
-class Reader {
- public:
-  Reader(const char* p, size_t n) : p_(p), end_(p + n) {}
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
-  bool at_end() const { return p_ == end_; }
-  void fail(const std::string& why) {
-    if (error_.empty()) error_ = why;
-    p_ = end_;
-  }
-
-  uint8_t u8() { return static_cast<uint8_t>(little_endian(1)); }
-  bool flag() { return u8() != 0; }
-  uint32_t u32() { return static_cast<uint32_t>(little_endian(4)); }
-  uint64_t u64() { return little_endian(8); }
-  int i32() { return static_cast<int>(u32()); }
-  int64_t i64() { return static_cast<int64_t>(u64()); }
-  float f32() {
-    const uint32_t bits = u32();
-    float v;
-    std::memcpy(&v, &bits, sizeof(v));
-    return v;
-  }
-  // An enum stored as a byte (every enum of the IR is uint8_t-based, so any
-  // byte converts), checked by known().
-  template <class E>
-  E enumeration(const char* what) {
-    const uint8_t v = u8();
-    if (!known(static_cast<E>(v))) fail(std::string("corrupt: ") + what + " " + std::to_string(v) + " out of range");
-    return static_cast<E>(v);
-  }
-  // `n` bytes, or null if fewer remain.
-  const char* raw(size_t n) {
-    if (static_cast<size_t>(end_ - p_) < n) {
-      fail("truncated: the payload ends inside a value");
-      return nullptr;
-    }
-    const char* at = p_;
-    p_ += n;
-    return at;
-  }
-  // A list's length, checked against the bytes left (each element takes at
-  // least `element_bytes`), so a corrupt count never allocates much.
-  size_t count(size_t element_bytes) {
-    const size_t n = u32();
-    if (n > static_cast<size_t>(end_ - p_) / element_bytes) fail("truncated: a list is longer than the bytes left");
-    return ok() ? n : 0;
-  }
-  std::string str() {
-    const size_t n = count(1);
-    const char* p = raw(n);
-    return p ? std::string(p, n) : std::string();
-  }
-  std::vector<int> ints() {
-    std::vector<int> v(count(4));
-    for (int& x : v) x = i32();
-    return v;
-  }
-  std::vector<int64_t> int64s() {
-    std::vector<int64_t> v(count(8));
-    for (int64_t& x : v) x = i64();
-    return v;
-  }
-  std::vector<float> floats() {
-    std::vector<float> v(count(4));
-    for (float& x : v) x = f32();
-    return v;
-  }
-
- private:
-  uint64_t little_endian(int bytes) {
-    const char* p = raw(bytes);
-    uint64_t v = 0;
-    for (int i = 0; p && i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-    return v;
-  }
-  const char* p_;
-  const char* end_;
-  std::string error_;
-};
+// An enum stored as a byte (every enum of the IR is uint8_t-based, so any
+// byte converts), checked by known().
+template <class E>
+E read_enum(WireReader& r, const char* what) {
+  const uint8_t v = r.u8();
+  if (!known(static_cast<E>(v))) r.fail(std::string("corrupt: ") + what + " " + std::to_string(v) + " out of range");
+  return static_cast<E>(v);
+}
 
 // Every field of each struct is named by a structured binding, in writing and
 // in reading: a field added to the IR stops this file compiling until it is
 // serialised too (and kPartitionFormatVersion raised).
 
-void write_quantization(Writer& w, const Quantization& q) {
+void write_quantization(WireWriter& w, const Quantization& q) {
   const auto& [scales, zero_points, axis] = q;
   w.floats(scales);
   w.int64s(zero_points);
   w.i32(axis);
 }
 
-void read_quantization(Reader& r, Quantization& q) {
+void read_quantization(WireReader& r, Quantization& q) {
   auto& [scales, zero_points, axis] = q;
   scales = r.floats();
   zero_points = r.int64s();
   axis = r.i32();
 }
 
-void write_tensor(Writer& w, const Tensor& t) {
+void write_tensor(WireWriter& w, const Tensor& t) {
   const auto& [dtype, is_constant, has_dynamic_shape, shape, signature, quantization, data, stored_as,
                values_at_run_time] = t;
   w.enumeration(dtype);
@@ -241,10 +125,10 @@ void write_tensor(Writer& w, const Tensor& t) {
   w.raw(data.bytes(), data.size());
 }
 
-void read_tensor(Reader& r, Tensor& t) {
+void read_tensor(WireReader& r, Tensor& t) {
   auto& [dtype, is_constant, has_dynamic_shape, shape, signature, quantization, data, stored_as, values_at_run_time] = t;
-  dtype = r.enumeration<DType>("dtype");
-  stored_as = r.enumeration<DType>("dtype");
+  dtype = read_enum<DType>(r, "dtype");
+  stored_as = read_enum<DType>(r, "dtype");
   is_constant = r.flag();
   values_at_run_time = r.flag();
   has_dynamic_shape = r.flag();
@@ -256,7 +140,7 @@ void read_tensor(Reader& r, Tensor& t) {
   if (const char* p = r.raw(size)) data = ConstantData::copy_of(p, size);
 }
 
-void write_conv(Writer& w, const ConvParams& c) {
+void write_conv(WireWriter& w, const ConvParams& c) {
   const auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = c;
   for (int v : {stride_h, stride_w, dilation_h, dilation_w}) w.i32(v);
   w.flag(same_padding);
@@ -264,7 +148,7 @@ void write_conv(Writer& w, const ConvParams& c) {
   w.i32(window_w);
 }
 
-void read_conv(Reader& r, ConvParams& c) {
+void read_conv(WireReader& r, ConvParams& c) {
   auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = c;
   for (int* v : {&stride_h, &stride_w, &dilation_h, &dilation_w}) *v = r.i32();
   same_padding = r.flag();
@@ -273,10 +157,9 @@ void read_conv(Reader& r, ConvParams& c) {
 }
 
 // `tensor`: original tensor index -> new one.
-void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
+void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, shape_input, axis, reduce, params, inputs, outputs] = n;
-  (void)params;  // not written: the TF front end makes no op that has them (known(AnchorOp) refuses them)
+               shape_input, axis, reduce, params, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -292,11 +175,10 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   w.int64s(dims);
   w.flag(adj_x);
   w.flag(adj_y);
-  w.flag(align_corners);
-  w.flag(half_pixel_centers);
   w.i32(shape_input < 0 ? -1 : tensor.at(shape_input));
   w.i32(axis);
   w.enumeration(reduce);
+  if (params && !params->write(w)) w.u8(0xff);  // params that do not travel: the reader fails on them
   for (const std::vector<int>* list : {&inputs, &outputs}) {
     std::vector<int> renumbered;
     for (int t : *list) renumbered.push_back(tensor.at(t));
@@ -304,36 +186,35 @@ void write_node(Writer& w, const Node& n, const std::map<int, int>& tensor) {
   }
 }
 
-void read_node(Reader& r, Node& n) {
+void read_node(WireReader& r, ParamsReader read_params, Node& n) {
   auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-         align_corners, half_pixel_centers, shape_input, axis, reduce, params, inputs, outputs] = n;
+         shape_input, axis, reduce, params, inputs, outputs] = n;
   params = nullptr;
   id = r.i32();
   name = r.str();
-  kind = r.enumeration<OpKind>("op kind");
-  ew = r.enumeration<EwOp>("elementwise op");
-  anchor = r.enumeration<AnchorOp>("anchor op");
-  act = r.enumeration<Activation>("activation");
+  kind = read_enum<OpKind>(r, "op kind");
+  ew = read_enum<EwOp>(r, "elementwise op");
+  anchor = read_enum<AnchorOp>(r, "anchor op");
+  act = read_enum<Activation>(r, "activation");
   param = r.f32();
   keep_num_dims = r.flag();
   asymmetric_quantize_inputs = r.flag();
   read_conv(r, conv);
-  pad_mode = r.enumeration<PadMode>("pad mode");
+  pad_mode = read_enum<PadMode>(r, "pad mode");
   pads = r.int64s();
   dims = r.int64s();
   adj_x = r.flag();
   adj_y = r.flag();
-  align_corners = r.flag();
-  half_pixel_centers = r.flag();
   shape_input = r.i32();
   axis = r.i32();
-  reduce = r.enumeration<Reduce>("reduction");
+  reduce = read_enum<Reduce>(r, "reduction");
+  if (kind == OpKind::kAnchor && r.ok()) params = read_params(anchor, r);  // the op's own (none: nothing read)
   inputs = r.ints();
   outputs = r.ints();
 }
 
 // `node`, `tensor`: original position / index -> new one (source -1 stays).
-void write_fold(Writer& w, const Fold& f, const std::map<int, int>& node, const std::map<int, int>& tensor) {
+void write_fold(WireWriter& w, const Fold& f, const std::map<int, int>& node, const std::map<int, int>& tensor) {
   const auto& [kind, anchor, nodes, operand, source, scale, shift] = f;
   w.enumeration(kind);
   w.i32(node.at(anchor));
@@ -346,9 +227,9 @@ void write_fold(Writer& w, const Fold& f, const std::map<int, int>& node, const 
   w.floats(shift);
 }
 
-void read_fold(Reader& r, Fold& f) {
+void read_fold(WireReader& r, Fold& f) {
   auto& [kind, anchor, nodes, operand, source, scale, shift] = f;
-  kind = r.enumeration<FoldKind>("fold kind");
+  kind = read_enum<FoldKind>(r, "fold kind");
   anchor = r.i32();
   nodes = r.ints();
   operand = r.i32();
@@ -387,7 +268,7 @@ const char* payload_of(const std::string& bytes, size_t* size, std::string* erro
     *error = "not a fused partition (bad magic)";
     return nullptr;
   }
-  Reader r(bytes.data() + sizeof(kMagic), kHeaderBytes - sizeof(kMagic));
+  WireReader r(bytes.data() + sizeof(kMagic), kHeaderBytes - sizeof(kMagic));
   const uint32_t version = r.u32();
   const uint64_t length = r.u64(), hash = r.u64();
   const char* payload = bytes.data() + kHeaderBytes;
@@ -411,11 +292,11 @@ constexpr size_t kMinTensorBytes = 3 + 4 + 4 + (4 + 4 + 4) + 1;
 constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 1 + (16 + 1 + 8) + 1 + 4 + 4 + 2 + 4 + 4 + 4 + 4;
 constexpr size_t kMinFoldBytes = 1 + 4 + 4 + 4 + 4 + 4 + 4;
 
-void read_payload(Reader& r, PartitionGraph* p) {
+void read_payload(WireReader& r, ParamsReader read_params, PartitionGraph* p) {
   p->graph.tensors.resize(r.count(kMinTensorBytes));
   for (Tensor& t : p->graph.tensors) read_tensor(r, t);
   p->graph.nodes.resize(r.count(kMinNodeBytes));
-  for (Node& n : p->graph.nodes) read_node(r, n);
+  for (Node& n : p->graph.nodes) read_node(r, read_params, n);
   p->groups.resize(r.count(4));
   for (auto& group : p->groups) group = r.ints();
   p->folds.resize(r.count(kMinFoldBytes));
@@ -505,7 +386,7 @@ std::string partition_error(const PartitionGraph& p) {
 }
 
 std::string with_header(const std::string& payload) {
-  Writer w;
+  WireWriter w;
   w.raw(kMagic, sizeof(kMagic));
   w.u32(kPartitionFormatVersion);
   w.u64(payload.size());
@@ -523,7 +404,7 @@ std::string serialize_partition(const Graph& g, const std::vector<std::vector<in
   const std::vector<Fold> kept = folds_within(folds, std::vector<int>(nodes.begin(), nodes.end()));
   touched(g, {}, kept, &nodes, &tensors);
   const std::map<int, int> node = renumbering(nodes), tensor = renumbering(tensors);
-  Writer w;
+  WireWriter w;
   w.u32(static_cast<uint32_t>(tensors.size()));
   for (int t : tensors) write_tensor(w, g.tensors[t]);
   w.u32(static_cast<uint32_t>(nodes.size()));
@@ -549,14 +430,15 @@ std::string serialize_partition(const Graph& g, const std::vector<std::vector<in
   return with_header(w.out());
 }
 
-std::optional<PartitionGraph> parse_partition(const std::string& bytes, std::string* error) {
+std::optional<PartitionGraph> parse_partition(const std::string& bytes, ParamsReader read_params,
+                                             std::string* error) {
   error->clear();
   size_t size = 0;
   const char* payload = payload_of(bytes, &size, error);
   if (!payload) return std::nullopt;
-  Reader r(payload, size);
+  WireReader r(payload, size);
   PartitionGraph p;
-  read_payload(r, &p);
+  read_payload(r, read_params, &p);
   *error = r.ok() ? partition_error(p) : r.error();
   if (!error->empty()) return std::nullopt;
   return p;

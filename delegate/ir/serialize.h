@@ -13,6 +13,7 @@
 // Format (all integers little-endian):
 //   "FDPART\0\0"  u32 version  u64 payload bytes  u64 FNV-1a 64 of the payload
 //   payload: tensors, nodes, groups, folds, slice writes, tensor_origin, node_origin.
+// An anchor node's own parameters (OpParams::write) follow its fields, before its tensors.
 // Floats are stored as their bit patterns; vectors and strings as a u32
 // count then the elements; a constant's bytes as a u64 count then the bytes;
 // enums as one byte, their number (so new enum values go last, or the
@@ -33,7 +34,7 @@
 
 namespace fd {
 
-constexpr uint32_t kPartitionFormatVersion = 7;
+constexpr uint32_t kPartitionFormatVersion = 8;
 
 struct PartitionGraph {
   Graph graph;                           // renumbered (see above)
@@ -48,8 +49,9 @@ struct PartitionGraph {
 std::string serialize_partition(const Graph& g, const std::vector<std::vector<int>>& groups,
                                 const std::vector<Fold>& folds, const std::vector<SliceWrite>& slice_writes = {});
 
-// The inverse; nothing (and *error set) if `bytes` is truncated, corrupt, of
-// another version, or does not describe a consistent partition.
-std::optional<PartitionGraph> parse_partition(const std::string& bytes, std::string* error);
+// The inverse, each op's parameters read by `read_params` (ops/op_registry.h:
+// read_anchor_params); nothing (and *error set) if `bytes` is truncated,
+// corrupt, of another version, or does not describe a consistent partition.
+std::optional<PartitionGraph> parse_partition(const std::string& bytes, ParamsReader read_params, std::string* error);
 
 }  // namespace fd

@@ -1,39 +1,60 @@
 #include "ops/op_registry.h"
 
-#include <cstddef>
+#include <iterator>
 
 namespace fd {
+
+// Each row is defined in its op's file (the file named beside it).
+extern const AnchorInfo kFullyConnectedInfo, kConv2DInfo, kDepthwiseConv2DInfo;  // fully_connected.cc, conv.cc
+extern const AnchorInfo kMaxPool2DInfo, kAveragePool2DInfo, kMeanInfo;             // pool.cc
+extern const AnchorInfo kPadInfo, kBatchMatMulInfo, kSoftmaxInfo, kRowReduceInfo;  // pad.cc, batch_matmul.cc, ...
+extern const AnchorInfo kReshapeInfo, kExpandDimsInfo, kSqueezeInfo;               // reshape.cc
+extern const AnchorInfo kTransposeInfo, kConcatenationInfo, kTransposeConvInfo;    // transpose.cc, ...
+extern const AnchorInfo kResizeBilinearInfo, kResizeNearestInfo;                   // resize.cc
+extern const AnchorInfo kIndexViewInfo;                                            // index_view.cc
+
 namespace {
 
-constexpr uint32_t kConv = kFamilyConv, kRows = kFamilyTransformer;
-
-// In AnchorOp's order: name, pattern, families, inputs, weights, row op, tile rows, alone.
-constexpr AnchorInfo kAnchors[] = {
-    {"FULLY_CONNECTED", Pattern::kMatmul, kFamilyFullyConnected, 2, 3, true, false, false, false},
-    {"CONV_2D", Pattern::kWindowed, kConv, 2, 3, true, false, false, false},
-    {"DEPTHWISE_CONV_2D", Pattern::kWindowed, kConv, 2, 3, true, false, false, false},
-    {"MAX_POOL_2D", Pattern::kWindowed, kConv, 1, 1, false, false, false, false},
-    {"AVERAGE_POOL_2D", Pattern::kWindowed, kConv, 1, 1, false, false, false, false},
-    {"MEAN", Pattern::kReduction, kConv, 1, 1, false, false, false, false},
-    {"PAD", Pattern::kView, kConv, 1, 1, false, false, false, false},
-    {"BATCH_MATMUL", Pattern::kMatmul, kRows, 2, 2, false, true, false, false},
-    {"SOFTMAX", Pattern::kRowWise, kRows, 1, 1, false, true, true, false},
-    {"MEAN", Pattern::kReduction, kRows, 1, 1, false, true, true, false},
-    {"RESHAPE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
-    {"TRANSPOSE", Pattern::kView, kRows, 1, 1, false, true, false, false},
-    {"CONCATENATION", Pattern::kView, kConv | kRows, 1, -1, false, false, false, true},
-    {"RESIZE_BILINEAR", Pattern::kView, kConv, 1, 1, false, false, false, false},
-    {"RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kConv, 1, 1, false, false, false, false},
-    {"TRANSPOSE_CONV", Pattern::kSpread, kConv, 2, 3, true, false, false, false},
-    {"EXPAND_DIMS", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
-    {"SQUEEZE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false},
-    {"INDEX_VIEW", Pattern::kView, kConv | kRows, 1, 1, false, true, false, false},
+struct Row {
+  AnchorOp op;
+  const AnchorInfo* info;
 };
-static_assert(sizeof(kAnchors) / sizeof(kAnchors[0]) == static_cast<size_t>(AnchorOp::kIndexView) + 1,
-              "one row per AnchorOp, in its order");
+constexpr Row kAnchors[] = {
+    {AnchorOp::kFullyConnected, &kFullyConnectedInfo},
+    {AnchorOp::kConv2D, &kConv2DInfo},
+    {AnchorOp::kDepthwiseConv2D, &kDepthwiseConv2DInfo},
+    {AnchorOp::kMaxPool2D, &kMaxPool2DInfo},
+    {AnchorOp::kAveragePool2D, &kAveragePool2DInfo},
+    {AnchorOp::kMean, &kMeanInfo},
+    {AnchorOp::kPad, &kPadInfo},
+    {AnchorOp::kBatchMatMul, &kBatchMatMulInfo},
+    {AnchorOp::kSoftmax, &kSoftmaxInfo},
+    {AnchorOp::kRowReduce, &kRowReduceInfo},
+    {AnchorOp::kReshape, &kReshapeInfo},
+    {AnchorOp::kTranspose, &kTransposeInfo},
+    {AnchorOp::kConcatenation, &kConcatenationInfo},
+    {AnchorOp::kResizeBilinear, &kResizeBilinearInfo},
+    {AnchorOp::kResizeNearest, &kResizeNearestInfo},
+    {AnchorOp::kTransposeConv, &kTransposeConvInfo},
+    {AnchorOp::kExpandDims, &kExpandDimsInfo},
+    {AnchorOp::kSqueeze, &kSqueezeInfo},
+    {AnchorOp::kIndexView, &kIndexViewInfo},
+};
+
+constexpr bool rows_in_order() {
+  for (size_t i = 0; i < std::size(kAnchors); ++i)
+    if (static_cast<size_t>(kAnchors[i].op) != i) return false;
+  return std::size(kAnchors) == static_cast<size_t>(AnchorOp::kIndexView) + 1;
+}
+static_assert(rows_in_order(), "kAnchors: one row per AnchorOp, in AnchorOp's order");
 
 }  // namespace
 
-const AnchorInfo& anchor_info(AnchorOp op) { return kAnchors[static_cast<int>(op)]; }
+const AnchorInfo& anchor_info(AnchorOp op) { return *kAnchors[static_cast<size_t>(op)].info; }
+
+std::shared_ptr<const OpParams> read_anchor_params(AnchorOp op, WireReader& r) {
+  const AnchorInfo& info = anchor_info(op);
+  return info.read_params ? info.read_params(r) : nullptr;
+}
 
 }  // namespace fd

@@ -1,12 +1,17 @@
 // The op registry: what the planner and the runtime know of each anchor op,
-// one row per op (the elementwise ops are one list in ir/op_types.h). The
-// planner reads these rows, never op names; the runtime's steps per op live
-// in runtime/anchors/.
+// one row per op (the elementwise ops are one list in ir/op_types.h), each
+// row an AnchorInfo defined in the op's own file of ops/ beside its
+// parameters and rules. The planner reads these rows, never op names; the
+// runtime's steps per op live in runtime/anchors/.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 
+#include "ir/graph.h"
 #include "ir/op_types.h"
+#include "ir/wire.h"
 
 namespace fd {
 
@@ -43,8 +48,20 @@ struct AnchorInfo {
   bool row_op;                  // no weights, works on rows of the last axis (family transformer)
   bool reads_tile_rows;         // may read whole rows of its own group's tile (a prologue)
   bool stands_alone;            // alone in its group: no epilogue joins it
+  // The op's own legality, after the checks every anchor shares (family,
+  // arity, activation, dtypes): its parameters, weights and the output it
+  // gives at the node's input shapes; "" if it fits, else why not.
+  std::string (*rule)(const Graph& g, const Node& node);
+  // Whether it binds to an input shape known only at run time (a RESHAPE to a
+  // computed shape: ops/rule_helpers.h); null: never.
+  bool (*takes_run_time_shapes)(const Node& node);
+  // Reads back what its OpParams::write wrote; null: the op has no OpParams.
+  std::shared_ptr<const OpParams> (*read_params)(WireReader& r);
 };
 
 const AnchorInfo& anchor_info(AnchorOp op);
+
+// The ParamsReader of ir/serialize.h: `op`'s read_params (none: null, nothing read).
+std::shared_ptr<const OpParams> read_anchor_params(AnchorOp op, WireReader& r);
 
 }  // namespace fd

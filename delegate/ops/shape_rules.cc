@@ -109,11 +109,6 @@ std::optional<Shape> transpose_shape(const Shape& input, const std::vector<int64
   return out;
 }
 
-std::optional<Shape> resize_shape(const Shape& input, const std::vector<int64_t>& size) {
-  if (input.size() != 4 || size.size() != 2 || size[0] <= 0 || size[1] <= 0) return std::nullopt;
-  return Shape{input[0], size[0], size[1], input[3]};
-}
-
 std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int given_axis) {
   const int axis = parts.empty() ? -1 : resolve_axis(given_axis, parts[0].size());
   if (axis < 0) return std::nullopt;

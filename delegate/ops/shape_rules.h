@@ -48,10 +48,6 @@ std::optional<Shape> transpose_shape(const Shape& input, const std::vector<int64
 // ranks, every other axis equal; nothing if they do not fit.
 std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int axis);
 
-// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR of an NHWC input to size {h, w}:
-// nothing if the input is not 4-D or the size not two positive values.
-std::optional<Shape> resize_shape(const Shape& input, const std::vector<int64_t>& size);
-
 // A part of a concatenation seen as rows: `rows` rows of `len` values, each
 // row `stride` values apart in the output, the first at `offset`.
 struct ConcatSlice {

@@ -105,8 +105,6 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& fold
   a.adj_x = node.adj_x;
   a.adj_y = node.adj_y;
   a.dims = node.dims;
-  a.align_corners = node.align_corners;
-  a.half_pixel_centers = node.half_pixel_centers;
   a.axis = node.axis;
   a.params = node.params;
   if (d.make) d.make(g, node, kernels, folds, a);

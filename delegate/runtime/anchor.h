@@ -68,9 +68,8 @@ struct AnchorStep {
   float beta = 1.f;                     // SOFTMAX
   Reduce reduce = Reduce::kMean;        // kRowReduce
   bool adj_x = false, adj_y = false;    // BATCH_MATMUL
-  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation; resizes: {h, w};
+  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation;
                                         // SQUEEZE: the axes dropped
-  bool align_corners = false, half_pixel_centers = false;  // the resizes
   // BATCH_MATMUL: per operand, a TRANSPOSE folded into it (its permutation;
   // empty: none). The operand is read through the permuted strides.
   std::vector<int64_t> operand_perm[2];
@@ -125,7 +124,6 @@ struct BoundAnchor {
   mutable bool offsets_due = false;
   std::vector<float> zero_row, pad_row;
   std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
-  std::vector<float> tap_weights;  // the resizes: per output pixel, its taps' weights (offsets: their pixels)
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
   // for the input at `rows_for`. FULLY_CONNECTED: the input's rows. In
   // huge-page blocks: a large table first written on the first run would

@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "ir/shape.h"
 #include "ops/index_view.h"
+#include "ops/resize.h"
 #include "plan/planner.h"
 
 namespace fd::test {
@@ -147,9 +148,7 @@ class GraphBuilder {
     node.name = op == AnchorOp::kResizeBilinear ? "RESIZE_BILINEAR" : "RESIZE_NEAREST_NEIGHBOR";
     node.kind = OpKind::kAnchor;
     node.anchor = op;
-    node.dims = {h, w};
-    node.align_corners = align_corners;
-    node.half_pixel_centers = half_pixel_centers;
+    node.params = resize_params(h, w, align_corners, half_pixel_centers);
     node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }

@@ -204,17 +204,18 @@ std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<f
 // float (input = (v + 0.5) * scale - 0.5 with half pixel centers, else v * scale),
 // the interpolation in double.
 std::vector<float> naive_resize(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
+  const auto& p = params_as<ResizeParams>(n.params);
   auto scale = [&](int64_t in, int64_t o) {
-    return n.align_corners && o > 1 ? static_cast<float>(in - 1) / static_cast<float>(o - 1)
+    return p.align_corners && o > 1 ? static_cast<float>(in - 1) / static_cast<float>(o - 1)
                                     : static_cast<float>(in) / static_cast<float>(o);
   };
   const bool bilinear = n.anchor == AnchorOp::kResizeBilinear;
   auto position = [&](int64_t v, int64_t in, int64_t o) {  // {lo, hi, weight of hi}
-    const float sc = scale(in, o), off = n.half_pixel_centers ? 0.5f : 0.f;
+    const float sc = scale(in, o), off = p.half_pixel_centers ? 0.5f : 0.f;
     if (!bilinear) {
       const float f = (static_cast<float>(v) + off) * sc;
-      int64_t at = std::min<int64_t>(static_cast<int64_t>(n.align_corners ? std::round(f) : std::floor(f)), in - 1);
-      if (n.half_pixel_centers) at = std::max<int64_t>(at, 0);
+      int64_t at = std::min<int64_t>(static_cast<int64_t>(p.align_corners ? std::round(f) : std::floor(f)), in - 1);
+      if (p.half_pixel_centers) at = std::max<int64_t>(at, 0);
       return std::tuple<int64_t, int64_t, double>{at, at, 0.0};
     }
     const float f = (static_cast<float>(v) + off) * sc - off;

@@ -14,6 +14,8 @@
 
 #include "graph_builder.h"
 #include "ir/shape.h"
+#include "ops/op_registry.h"
+#include "ops/resize.h"
 #include "kernels/cpu.h"
 #include "plan/planner.h"
 #include "runtime/executor.h"
@@ -74,9 +76,9 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               align_corners, half_pixel_centers, shape_input, axis, reduce, params, inputs, outputs] = a;
-  EXPECT_EQ(params, nullptr);  // no op the TF front end makes has them
-  EXPECT_EQ(b.params, nullptr);
+               shape_input, axis, reduce, params, inputs, outputs] = a;
+  ASSERT_EQ(params == nullptr, b.params == nullptr);  // an op's own parameters, read back by its reader
+  if (params) EXPECT_EQ(params->describe(), b.params->describe());
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(name, b.name);
   EXPECT_EQ(kind, b.kind);
@@ -92,8 +94,6 @@ void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   EXPECT_EQ(dims, b.dims);
   EXPECT_EQ(adj_x, b.adj_x);
   EXPECT_EQ(adj_y, b.adj_y);
-  EXPECT_EQ(align_corners, b.align_corners);
-  EXPECT_EQ(half_pixel_centers, b.half_pixel_centers);
   EXPECT_EQ(shape_input, b.shape_input < 0 ? -1 : tensor.at(b.shape_input));
   EXPECT_EQ(axis, b.axis);
   EXPECT_EQ(reduce, b.reduce);
@@ -130,7 +130,7 @@ void expect_same_partition(const Graph& g, const PartitionGraph& p) {
 PartitionGraph round_trip(const Graph& g, const std::vector<std::vector<int>>& groups,
                           const std::vector<Fold>& folds, const std::vector<SliceWrite>& slice_writes = {}) {
   std::string error;
-  auto p = parse_partition(serialize_partition(g, groups, folds, slice_writes), &error);
+  auto p = parse_partition(serialize_partition(g, groups, folds, slice_writes), read_anchor_params, &error);
   EXPECT_TRUE(p) << error;
   return p ? std::move(*p) : PartitionGraph{};
 }
@@ -176,7 +176,6 @@ Graph every_field_graph() {
   n.pads = {0, 1, -2, 3};
   n.dims = {4, -1, INT64_MAX};
   n.adj_x = n.adj_y = true;
-  n.align_corners = n.half_pixel_centers = true;
   n.shape_input = 1;
   n.axis = -3;
   n.reduce = Reduce::kMin;
@@ -188,7 +187,15 @@ Graph every_field_graph() {
   m.kind = OpKind::kElementwise;
   m.inputs = {3, 3};
   m.outputs = {0};
-  g.nodes = {n, m};
+  Node r;  // an op of its own parameters (Node::params), which its reader reads back
+  r.id = 44;
+  r.name = "RESIZE_NEAREST_NEIGHBOR";
+  r.kind = OpKind::kAnchor;
+  r.anchor = AnchorOp::kResizeNearest;
+  r.params = resize_params(7, int64_t{1} << 40, true, true);
+  r.inputs = {0};
+  r.outputs = {3};
+  g.nodes = {n, m, r};
   return g;
 }
 
@@ -202,14 +209,15 @@ TEST(Serialize, EveryFieldRoundTrips) {
   f.source = 2;
   f.scale = {0.5f, -3.f};
   f.shift = {NAN, 1e-40f};
-  const PartitionGraph p = round_trip(g, {{0, 1}}, {f}, {SliceWrite{1, 1, 0}});
+  const PartitionGraph p = round_trip(g, {{0, 1}, {2}}, {f}, {SliceWrite{1, 1, 0}});
   expect_same_partition(g, p);
+  EXPECT_EQ(p.graph.nodes[2].params->describe(), "7x1099511627776, align_corners, half_pixel_centers");
   ASSERT_EQ(p.slice_writes.size(), 1u);
   const auto& [concat, operand, producer] = p.slice_writes[0];
   EXPECT_EQ(std::vector<int>({concat, operand, producer}), std::vector<int>({1, 1, 0}));
-  EXPECT_EQ(p.node_origin, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.node_origin, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(p.tensor_origin, (std::vector<int>{0, 1, 2, 3}));  // all touched: numbers kept
-  EXPECT_EQ(p.groups, (std::vector<std::vector<int>>{{0, 1}}));
+  EXPECT_EQ(p.groups, (std::vector<std::vector<int>>{{0, 1}, {2}}));
   ASSERT_EQ(p.folds.size(), 1u);
   expect_same(f, p.folds[0], p);
 }
@@ -261,7 +269,7 @@ std::string sample_partition() {
 
 std::string parse_error(const std::string& s) {
   std::string error;
-  const auto p = parse_partition(s, &error);
+  const auto p = parse_partition(s, read_anchor_params, &error);
   EXPECT_FALSE(p);
   EXPECT_FALSE(error.empty());
   return error;
@@ -295,7 +303,7 @@ TEST(Serialize, ResealedGarbageIsRefusedOrParsedButNeverCrashes) {
     for (int j = 0; j < 1 + k % 4; ++j) bad[28 + rng() % (good.size() - 28)] = static_cast<char>(rng());
     reseal(bad);
     std::string error;
-    refused += !parse_partition(bad, &error);
+    refused += !parse_partition(bad, read_anchor_params, &error);
   }
   EXPECT_GT(refused, 1000);
 }

@@ -98,16 +98,14 @@ TEST(TfliteOps, ResizesAndViewsTranslate) {
   Node bilinear = node_of({x, size}, {out}), nearest = bilinear, missing = bilinear, run_time_size = bilinear;
   translate_tflite_op(c.op(kTfLiteBuiltinResizeBilinear, &p), &bilinear);
   EXPECT_EQ(bilinear.anchor, AnchorOp::kResizeBilinear);
-  EXPECT_EQ(bilinear.dims, (std::vector<int64_t>{8, 6}));
   EXPECT_EQ(bilinear.inputs, (std::vector<int>{x}));
-  EXPECT_TRUE(bilinear.align_corners);
-  EXPECT_FALSE(bilinear.half_pixel_centers);
+  EXPECT_EQ(bilinear.params->describe(), "8x6, align_corners");
   p = {false, true};
   translate_tflite_op(c.op(kTfLiteBuiltinResizeNearestNeighbor, &p), &nearest);
   EXPECT_EQ(nearest.name, "RESIZE_NEAREST_NEIGHBOR");
   EXPECT_EQ(nearest.kind, OpKind::kAnchor);
   EXPECT_EQ(nearest.anchor, AnchorOp::kResizeNearest);
-  EXPECT_TRUE(nearest.half_pixel_centers);
+  EXPECT_EQ(nearest.params->describe(), "8x6, half_pixel_centers");
   translate_tflite_op(c.op(kTfLiteBuiltinResizeBilinear, nullptr), &missing);
   EXPECT_EQ(missing.kind, OpKind::kOpaque);
   run_time_size.inputs[1] = c.add({2});

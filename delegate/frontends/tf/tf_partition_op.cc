@@ -13,6 +13,7 @@
 #include "frontends/tf/tf_options.h"
 #include "frontends/tf/weight_layouts.h"
 #include "ir/serialize.h"
+#include "ops/op_registry.h"
 #include "ir/shape.h"
 #include "kernels/cpu.h"
 #include "runtime/constant_nodes.h"
@@ -163,7 +164,7 @@ FusedPartitionOp::FusedPartitionOp(OpKernelConstruction* c) : OpKernel(c) {
   OP_REQUIRES_OK(c, c->GetAttr("output_shapes", &planned_outputs_));
   error = parse_options(split_options(options), &opts_);
   OP_REQUIRES(c, error.empty(), tensorflow::errors::InvalidArgument(error));
-  std::optional<PartitionGraph> part = parse_partition(bytes, &error);
+  std::optional<PartitionGraph> part = parse_partition(bytes, read_anchor_params, &error);
   OP_REQUIRES(c, part.has_value(), tensorflow::errors::InvalidArgument("FdFusedPartition: ", error));
   part_ = std::move(*part);
   const Graph& g = part_.graph;

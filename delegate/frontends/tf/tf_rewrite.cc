@@ -5,6 +5,7 @@
 
 #include "frontends/tf/tf_names.h"
 #include "ir/serialize.h"
+#include "ops/op_registry.h"
 #include "tensorflow/core/framework/node_def.pb.h"
 
 namespace fd {
@@ -429,7 +430,7 @@ std::string Rewriter::fused_node(const std::vector<std::vector<int>>& groups, st
     if (in_group.count(w.concat) && in_group.count(w.producer)) writes.push_back(w);
   const std::string bytes = serialize_partition(serial_, with_constants, folds, writes);
   std::string error;
-  const std::optional<PartitionGraph> part = parse_partition(bytes, &error);
+  const std::optional<PartitionGraph> part = parse_partition(bytes, read_anchor_params, &error);
   if (!part) return "the partition does not serialize: " + error;
   std::map<int, int> renumbered;
   for (size_t i = 0; i < part->tensor_origin.size(); ++i) renumbered[part->tensor_origin[i]] = static_cast<int>(i);

@@ -6,6 +6,7 @@
 #include "frontends/tflite/tflite_tensors.h"
 #include "frontends/tflite/tflite_translate.h"
 #include "ops/pack.h"
+#include "ops/resize.h"
 #include "ops/shape_rules.h"
 
 namespace fd {
@@ -89,13 +90,14 @@ bool read_pad(const TfLiteOp& op, Node* n) {
   return true;
 }
 
-// The resizes: the size a constant tensor.
+// The resizes: the size a constant tensor (not two values: 0 x 0, which the rule declines).
 bool read_resize(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteResizeParams*>(op.params);
-  if (!p || n->inputs.size() != 2 || !take_ints(op, n, 1, &n->dims)) return false;
+  std::vector<int64_t> size;
+  if (!p || n->inputs.size() != 2 || !take_ints(op, n, 1, &size)) return false;
   set_anchor(n, op.code == kTfLiteBuiltinResizeBilinear ? AnchorOp::kResizeBilinear : AnchorOp::kResizeNearest);
-  n->align_corners = p->align_corners;
-  n->half_pixel_centers = p->half_pixel_centers;
+  const bool two = size.size() == 2;
+  n->params = resize_params(two ? size[0] : 0, two ? size[1] : 0, p->align_corners, p->half_pixel_centers);
   return true;
 }
 

@@ -1,0 +1,30 @@
+// FULLY_CONNECTED: rows of the input times constant weights [n, k] (float32,
+// or int8 of dynamic range: ops/dynamic_range.h), plus an optional bias.
+#include "ops/dynamic_range.h"
+#include "ops/op_registry.h"
+#include "ops/rule_helpers.h"
+#include "ops/shape_rules.h"
+
+namespace fd {
+namespace {
+
+std::string rule(const Graph& g, const Node& node) {
+  if (std::string w = weights_legality(g, node, 2, 0); !w.empty()) return w;
+  if (is_dynamic_range_fc(g, node))
+    if (std::string why = dynamic_range_fc_legality(g, node); !why.empty()) return why;
+  if (g.tensors[node.inputs[0]].has_dynamic_shape) return "";  // rows of k from any input (takes_run_time_shapes)
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  const Shape& w = g.tensors[node.inputs[1]].shape;
+  const auto out = fully_connected_shape(in, w, node.keep_num_dims);
+  if (!out) return "input " + to_string(in) + " does not fit weights " + to_string(w);
+  return output_legality(g, node, out);
+}
+
+}  // namespace
+
+extern const AnchorInfo kFullyConnectedInfo = {
+    "FULLY_CONNECTED", Pattern::kMatmul, kFamilyFullyConnected, 2, 3, /*constant_weights=*/true,
+    /*row_op=*/false, /*reads_tile_rows=*/false, /*stands_alone=*/false, rule, always, /*read_params=*/nullptr,
+};
+
+}  // namespace fd

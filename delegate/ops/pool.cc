@@ -1,0 +1,38 @@
+// MAX_POOL_2D, AVERAGE_POOL_2D and MEAN over H and W: windows of an NHWC
+// input reduced per channel (the pools' window in Node::conv; MEAN's the whole image).
+#include "ops/conv_geometry.h"
+#include "ops/op_registry.h"
+#include "ops/rule_helpers.h"
+
+namespace fd {
+namespace {
+
+template <bool kMean>
+std::string rule(const Graph& g, const Node& node) {
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  if (in.size() != 4) return "input is not 4-D NHWC";
+  std::string error;
+  const auto geo = conv_geometry(in, kMean ? static_cast<int>(in[1]) : node.conv.window_h,
+                                 kMean ? static_cast<int>(in[2]) : node.conv.window_w, kMean ? ConvParams{} : node.conv,
+                                 FoldedPad{}, &error);
+  if (!geo) return error;
+  const Shape expect = kMean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
+                                                    : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
+  return output_legality(g, node, expect);
+}
+
+}  // namespace
+
+extern const AnchorInfo kMaxPool2DInfo = {
+    "MAX_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, false, false, false, false, rule<false>, nullptr, nullptr,
+};
+
+extern const AnchorInfo kAveragePool2DInfo = {
+    "AVERAGE_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, false, false, false, false, rule<false>, nullptr, nullptr,
+};
+
+extern const AnchorInfo kMeanInfo = {
+    "MEAN", Pattern::kReduction, kFamilyConv, 1, 1, false, false, false, false, rule<true>, nullptr, nullptr,
+};
+
+}  // namespace fd
