@@ -52,25 +52,13 @@ struct Node {
   EwOp ew = EwOp::kCount;  // for kElementwise
   AnchorOp anchor = AnchorOp::kFullyConnected;  // for kAnchor
   Activation act = Activation::kNone;
-  float param = 0.f;  // LeakyRelu alpha; kPad: the constant padded with; kSoftmax: beta
-  bool keep_num_dims = false;  // FULLY_CONNECTED, MEAN: output keeps the input's rank
-  // FULLY_CONNECTED of int8 weights and a float input: TFLite's hybrid kernel
-  // quantizes each input row asymmetrically (true) or symmetrically (false).
-  bool asymmetric_quantize_inputs = false;
+  float param = 0.f;  // LeakyRelu alpha
   ConvParams conv;
-  PadMode pad_mode = PadMode::kConstant;  // kPad
-  std::vector<int64_t> pads;  // kPad: before and after per dim, read from its constant paddings
-  std::vector<int64_t> dims;  // kReshape: the new shape (one -1 may be inferred); kTranspose: the permutation;
-                              // kSqueeze: the axes dropped (none: every 1)
-  bool adj_x = false, adj_y = false;  // kBatchMatMul: an operand's last two axes swapped
-  // kReshape to a shape computed at run time (dims: its output's signature):
-  // that int32 tensor, which must agree with dims at every run. Else -1.
+  // kReshape to a shape computed at run time (its params hold the output's
+  // signature): that int32 tensor, which must agree with it at every run. Else -1.
   int shape_input = -1;
-  int axis = 0;  // kConcatenation: the axis joined along; kExpandDims: where the new axis goes; kRowReduce:
-                 // the axis reduced, the last (each may be negative: from the end)
-  Reduce reduce = Reduce::kMean;  // kRowReduce: how a row becomes one value
-  // The op's own parameters (ir/op_params.h): kIndexView's (ops/index_view.h), PACK's (ops/pack.h),
-  // the resizes' (ops/resize.h).
+  // The op's own parameters (ir/op_params.h), a struct of its file in ops/
+  // (ops/resize.h, ops/reshape.h, ...); the window ops' are still the fields above.
   std::shared_ptr<const OpParams> params;
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/shape.h"
@@ -57,18 +58,6 @@ bool known(Activation v) {
   switch (v) {
     case Activation::kNone: case Activation::kRelu: case Activation::kReluN1To1: case Activation::kRelu6:
     case Activation::kUnsupported: return true;
-  }
-  return false;
-}
-bool known(PadMode v) {
-  switch (v) {
-    case PadMode::kConstant: case PadMode::kReflect: case PadMode::kSymmetric: return true;
-  }
-  return false;
-}
-bool known(Reduce v) {
-  switch (v) {
-    case Reduce::kMean: case Reduce::kSum: case Reduce::kMax: case Reduce::kMin: return true;
   }
   return false;
 }
@@ -156,10 +145,17 @@ void read_conv(WireReader& r, ConvParams& c) {
   window_w = r.i32();
 }
 
+// The op whose parameters a node holds (ops/op_registry.h: its reader): an
+// anchor's, or a PAD's (kind kPad).
+std::optional<AnchorOp> params_op(const Node& n) {
+  if (n.kind == OpKind::kAnchor) return n.anchor;
+  if (n.kind == OpKind::kPad) return AnchorOp::kPad;
+  return std::nullopt;
+}
+
 // `tensor`: original tensor index -> new one.
 void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) {
-  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               shape_input, axis, reduce, params, inputs, outputs] = n;
+  const auto& [id, name, kind, ew, anchor, act, param, conv, shape_input, params, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -167,18 +163,10 @@ void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) 
   w.enumeration(anchor);
   w.enumeration(act);
   w.f32(param);
-  w.flag(keep_num_dims);
-  w.flag(asymmetric_quantize_inputs);
   write_conv(w, conv);
-  w.enumeration(pad_mode);
-  w.int64s(pads);
-  w.int64s(dims);
-  w.flag(adj_x);
-  w.flag(adj_y);
   w.i32(shape_input < 0 ? -1 : tensor.at(shape_input));
-  w.i32(axis);
-  w.enumeration(reduce);
-  if (params && !params->write(w)) w.u8(0xff);  // params that do not travel: the reader fails on them
+  // An anchor's or a PAD's own parameters (read back by its op's reader); any that do not travel fail to read.
+  if (params_op(n) && params && !params->write(w)) w.u8(0xff);
   for (const std::vector<int>* list : {&inputs, &outputs}) {
     std::vector<int> renumbered;
     for (int t : *list) renumbered.push_back(tensor.at(t));
@@ -187,8 +175,7 @@ void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) 
 }
 
 void read_node(WireReader& r, ParamsReader read_params, Node& n) {
-  auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-         shape_input, axis, reduce, params, inputs, outputs] = n;
+  auto& [id, name, kind, ew, anchor, act, param, conv, shape_input, params, inputs, outputs] = n;
   params = nullptr;
   id = r.i32();
   name = r.str();
@@ -197,18 +184,9 @@ void read_node(WireReader& r, ParamsReader read_params, Node& n) {
   anchor = read_enum<AnchorOp>(r, "anchor op");
   act = read_enum<Activation>(r, "activation");
   param = r.f32();
-  keep_num_dims = r.flag();
-  asymmetric_quantize_inputs = r.flag();
   read_conv(r, conv);
-  pad_mode = read_enum<PadMode>(r, "pad mode");
-  pads = r.int64s();
-  dims = r.int64s();
-  adj_x = r.flag();
-  adj_y = r.flag();
   shape_input = r.i32();
-  axis = r.i32();
-  reduce = read_enum<Reduce>(r, "reduction");
-  if (kind == OpKind::kAnchor && r.ok()) params = read_params(anchor, r);  // the op's own (none: nothing read)
+  if (const auto op = params_op(n); op && r.ok()) params = read_params(*op, r);  // the op's own (none: nothing read)
   inputs = r.ints();
   outputs = r.ints();
 }
@@ -289,7 +267,9 @@ const char* payload_of(const std::string& bytes, size_t* size, std::string* erro
 // The fewest bytes a tensor, node or fold takes (all lists empty): bounds
 // what a corrupt count may allocate.
 constexpr size_t kMinTensorBytes = 3 + 4 + 4 + (4 + 4 + 4) + 1;
-constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 1 + (16 + 1 + 8) + 1 + 4 + 4 + 2 + 4 + 4 + 4 + 4;
+// A node: id, name, 4 enums, param, conv (16 + 1 + 8), shape_input, inputs, outputs (an anchor's own
+// parameters may add bytes).
+constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + (16 + 1 + 8) + 4 + 4 + 4;
 constexpr size_t kMinFoldBytes = 1 + 4 + 4 + 4 + 4 + 4 + 4;
 
 void read_payload(WireReader& r, ParamsReader read_params, PartitionGraph* p) {

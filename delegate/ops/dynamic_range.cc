@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/float_source.h"
+#include "ops/fully_connected.h"
 
 namespace fd {
 
@@ -31,7 +32,7 @@ std::string dynamic_range_fc_legality(const Graph& g, const Node& node) {
   const Tensor& w = g.tensors[node.inputs[1]];
   const Quantization& q = w.quantization;
   const Float32Source* source = w.data.float32_source();
-  if (!node.asymmetric_quantize_inputs)
+  if (!node.params || !params_as<FullyConnectedParams>(node.params).asymmetric_quantize_inputs)
     return "FULLY_CONNECTED with int8 weights quantizes its input symmetrically (asymmetric_quantize_inputs off): "
            "not supported";
   if (!source || source->stored_as() != DType::kI8 || w.shape.size() != 2)

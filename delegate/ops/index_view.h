@@ -32,7 +32,7 @@ class IndexView : public OpParams {
   // kernel refuses such an input too).
   virtual std::optional<AxisOffsets> bind(const Shape& in, std::string* error) const = 0;
   // Why the op is better left to the runtime's kernels at input `in` (measured), or "".
-  virtual std::string left_because(const Shape& in) const { return ""; }
+  virtual std::string left_because(const Shape&) const { return ""; }
 };
 
 // SLICE: per axis, the first index and the count (-1: to the end).

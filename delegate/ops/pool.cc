@@ -1,10 +1,24 @@
 // MAX_POOL_2D, AVERAGE_POOL_2D and MEAN over H and W: windows of an NHWC
 // input reduced per channel (the pools' window in Node::conv; MEAN's the whole image).
+#include "ops/pool.h"
+
 #include "ops/conv_geometry.h"
 #include "ops/op_registry.h"
 #include "ops/rule_helpers.h"
 
 namespace fd {
+
+bool MeanParams::write(WireWriter& w) const {
+  w.flag(keep_dims);
+  return true;
+}
+
+std::shared_ptr<const MeanParams> mean_params(bool keep_dims) {
+  auto p = std::make_shared<MeanParams>();
+  p->keep_dims = keep_dims;
+  return p;
+}
+
 namespace {
 
 template <bool kMean>
@@ -16,10 +30,12 @@ std::string rule(const Graph& g, const Node& node) {
                                  kMean ? static_cast<int>(in[2]) : node.conv.window_w, kMean ? ConvParams{} : node.conv,
                                  FoldedPad{}, &error);
   if (!geo) return error;
-  const Shape expect = kMean && !node.keep_num_dims ? Shape{geo->batch, geo->channels}
+  const Shape expect = kMean && !params_as<MeanParams>(node.params).keep_dims ? Shape{geo->batch, geo->channels}
                                                     : Shape{geo->batch, geo->out_h, geo->out_w, geo->channels};
   return output_legality(g, node, expect);
 }
+
+std::shared_ptr<const OpParams> read_mean(WireReader& r) { return mean_params(r.flag()); }
 
 }  // namespace
 
@@ -32,7 +48,7 @@ extern const AnchorInfo kAveragePool2DInfo = {
 };
 
 extern const AnchorInfo kMeanInfo = {
-    "MEAN", Pattern::kReduction, kFamilyConv, 1, 1, false, false, false, false, rule<true>, nullptr, nullptr,
+    "MEAN", Pattern::kReduction, kFamilyConv, 1, 1, false, false, false, false, rule<true>, nullptr, read_mean,
 };
 
 }  // namespace fd

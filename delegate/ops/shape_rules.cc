@@ -109,35 +109,4 @@ std::optional<Shape> transpose_shape(const Shape& input, const std::vector<int64
   return out;
 }
 
-std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int given_axis) {
-  const int axis = parts.empty() ? -1 : resolve_axis(given_axis, parts[0].size());
-  if (axis < 0) return std::nullopt;
-  Shape out = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) {
-    if (parts[i].size() != out.size()) return std::nullopt;
-    for (size_t d = 0; d < out.size(); ++d)
-      if (static_cast<int>(d) != axis && parts[i][d] != out[d]) return std::nullopt;
-    out[axis] += parts[i][axis];
-  }
-  return out;
-}
-
-ConcatSlice concatenation_slice(const std::vector<Shape>& parts, int given_axis, int i) {
-  const int axis = resolve_axis(given_axis, parts[i].size());
-  auto inner = [&](const Shape& s) {  // the values of one row: the axis and those after it
-    int64_t n = 1;
-    for (size_t d = axis; d < s.size(); ++d) n *= s[d];
-    return n;
-  };
-  ConcatSlice slice;
-  slice.rows = 1;
-  for (int d = 0; d < axis; ++d) slice.rows *= parts[i][d];
-  slice.len = inner(parts[i]);
-  for (size_t j = 0; j < parts.size(); ++j) {
-    slice.stride += inner(parts[j]);
-    if (static_cast<int>(j) < i) slice.offset += inner(parts[j]);
-  }
-  return slice;
-}
-
 }  // namespace fd

@@ -44,17 +44,4 @@ std::optional<Shape> squeeze_shape(const Shape& input, const std::vector<int64_t
 // permutation of the input's axes.
 std::optional<Shape> transpose_shape(const Shape& input, const std::vector<int64_t>& perm);
 
-// CONCATENATION of `parts` along `axis` (negative: from the end): equal
-// ranks, every other axis equal; nothing if they do not fit.
-std::optional<Shape> concatenation_shape(const std::vector<Shape>& parts, int axis);
-
-// A part of a concatenation seen as rows: `rows` rows of `len` values, each
-// row `stride` values apart in the output, the first at `offset`.
-struct ConcatSlice {
-  int64_t rows = 0, len = 0, stride = 0, offset = 0;
-};
-
-// Part `i` of `parts` joined along `axis` (negative: from the end; the parts fit).
-ConcatSlice concatenation_slice(const std::vector<Shape>& parts, int axis, int i);
-
 }  // namespace fd

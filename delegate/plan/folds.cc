@@ -5,8 +5,11 @@
 
 #include "ir/shape.h"
 #include "ops/affine_steps.h"
+#include "ops/batch_matmul.h"
 #include "ops/dynamic_range.h"
 #include "ops/op_classes.h"
+#include "ops/pad.h"
+#include "ops/transpose.h"
 #include "plan/passes.h"
 
 namespace fd {
@@ -69,10 +72,12 @@ int folded_transpose(const Graph& g, const GraphIndex& index, int bmm, int i) {
   const int producer = index.producer[t];
   if (producer < 0 || index.readers[t] != 1) return -1;
   const Node& p = g.nodes[producer];
-  if (!is_anchor(p, AnchorOp::kTranspose) || p.inputs.empty()) return -1;
-  const size_t rank = p.dims.size();
+  if (!is_anchor(p, AnchorOp::kTranspose) || p.inputs.empty() || !p.params || !b.params) return -1;
+  const std::vector<int64_t>& perm = params_as<TransposeParams>(p.params).perm;
+  const size_t rank = perm.size();
   if (rank < 2 || rank != g.tensors[p.inputs[0]].shape.size()) return -1;
-  if (i == 0 && (b.adj_x || p.dims.back() != static_cast<int64_t>(rank) - 1)) return -1;
+  if (i == 0 && (params_as<BatchMatMulParams>(b.params).adj_x || perm.back() != static_cast<int64_t>(rank) - 1))
+    return -1;
   return producer;
 }
 
@@ -107,7 +112,8 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
                FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != OpKind::kPad || !legal[i]) continue;
-    if (g.nodes[i].pads[6] || g.nodes[i].pads[7]) continue;  // channels: runs on its own
+    const auto& pad = params_as<PadParams>(g.nodes[i].params);
+    if (pad.pads[6] || pad.pads[7]) continue;  // channels: runs on its own
     const int t = g.nodes[i].outputs[0], r = index.last_reader[t];
     const bool conv = r >= 0 && g.nodes[r].kind == OpKind::kAnchor && reads_windows(g.nodes[r].anchor);
     if (index.readers[t] != 1 || !conv || !legal[r] || g.nodes[r].inputs[0] != t) {
@@ -117,7 +123,7 @@ void fold_pads(const Graph& g, const GraphIndex& index, std::vector<bool>& legal
     }
     // An int8 conv quantizes the padded image: a constant other than 0 would
     // widen its range (0 is in it always, and quantizes to the zero point).
-    if (is_dynamic_range_conv(g, g.nodes[r]) && g.nodes[i].pad_mode == PadMode::kConstant && g.nodes[i].param != 0) {
+    if (is_dynamic_range_conv(g, g.nodes[r]) && pad.mode == PadMode::kConstant && pad.value != 0) {
       reason[i] = "PAD of a nonzero constant does not fuse into a convolution with int8 weights";
       legal[i] = false;
       continue;

@@ -61,8 +61,8 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   const bool fuses_activation = info.constant_weights || is_pool(node.anchor);
   if (node.act == Activation::kUnsupported || (!fuses_activation && node.act != Activation::kNone))
     return "fused activation of " + node.name + " is not supported";
-  if (std::string d = dtype_legality(g, node); !d.empty()) return d;
   if (info.read_params && !node.params) return node.name + " without its parameters";
+  if (std::string d = dtype_legality(g, node); !d.empty()) return d;
   return info.rule(g, node);
 }
 

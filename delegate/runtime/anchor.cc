@@ -88,12 +88,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& fold
   a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
   const AnchorOpDef& d = anchor_op_def(a.op);
   a.pad = folds.pad;
-  if (node.kind == OpKind::kPad && node.pads.size() == 8) {
-    a.pad_front = node.pads[6];
-    a.pad_back = node.pads[7];
-  }
   a.conv = node.conv;
-  a.keep_num_dims = node.keep_num_dims;
   // As TFLite's kernels: without activation (or at RELU's top) convolutions, FULLY_CONNECTED
   // and pools clamp to the float range, an overflow gives FLT_MAX, not inf; MEAN and
   // BATCH_MATMUL do not clamp. The kernels clamp anyway: no extra cost.
@@ -101,11 +96,6 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& fold
   const Activation act = activation_of(g, node, folds.output_affine);
   a.lo = act == Activation::kRelu || act == Activation::kRelu6 ? 0.f : act == Activation::kReluN1To1 ? -1.f : -range;
   a.hi = act == Activation::kRelu6 ? 6.f : act == Activation::kReluN1To1 ? 1.f : range;
-  a.beta = node.param;
-  a.adj_x = node.adj_x;
-  a.adj_y = node.adj_y;
-  a.dims = node.dims;
-  a.axis = node.axis;
   a.params = node.params;
   if (d.make) d.make(g, node, kernels, folds, a);
   return a;

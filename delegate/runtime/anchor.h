@@ -31,6 +31,12 @@
 
 namespace fd {
 
+// What an op's make derives for its step beyond the node's parameters (a TRANSPOSE
+// folded into an operand): a struct of its step's file, which only that file reads.
+struct StepState {
+  virtual ~StepState() = default;
+};
+
 struct AnchorStep {
   AnchorOp op = AnchorOp::kFullyConnected;
   const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D, BATCH_MATMUL
@@ -59,20 +65,10 @@ struct AnchorStep {
   // the phases no filter tap reaches share one of zeros (their bias alone).
   std::vector<std::shared_ptr<const PackedWeights>> phase_weights;
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
-  bool keep_num_dims = false;  // FULLY_CONNECTED and MEAN
   int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
   ConvParams conv;
   FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
-  int64_t pad_front = 0, pad_back = 0;  // kPad: channels added before and after (the PAD's value)
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
-  float beta = 1.f;                     // SOFTMAX
-  Reduce reduce = Reduce::kMean;        // kRowReduce
-  bool adj_x = false, adj_y = false;    // BATCH_MATMUL
-  std::vector<int64_t> dims;            // RESHAPE: the new shape; TRANSPOSE: the permutation;
-                                        // SQUEEZE: the axes dropped
-  // BATCH_MATMUL: per operand, a TRANSPOSE folded into it (its permutation;
-  // empty: none). The operand is read through the permuted strides.
-  std::vector<int64_t> operand_perm[2];
   // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
   // input), folded into a copy of the weights on each run.
   bool scale_input = false;
@@ -80,10 +76,8 @@ struct AnchorStep {
   // CONV_2D with a folded input affine map: per input channel, the value its
   // padding taps read (the source value that the map sends to 0). Else zeros.
   std::vector<float> outside;
-  int axis = 0;                // CONCATENATION: the axis joined along; EXPAND_DIMS: the new axis;
-                               // row reductions: the axis reduced (the last)
-  std::vector<bool> in_place;  // CONCATENATION: per part, written by its producer (not copied)
   std::shared_ptr<const OpParams> params;  // the node's own parameters (ir/op_params.h), if its op has them
+  std::shared_ptr<const StepState> state;  // what the op's make derived (see StepState)
   std::string to_string() const;
 };
 
@@ -97,6 +91,10 @@ struct AnchorFolds {
   // clamp, after the anchor: its weights, bias and clamp take them in.
   const Fold* output_affine = nullptr;
   bool scale_input = false;  // see AnchorStep
+  // kTranspose: per operand, the TRANSPOSE folded into it (null: none).
+  const Node* transposed[2] = {nullptr, nullptr};
+  // Per input, whether its producer writes it in place (a CONCATENATION's parts: FusionPlan::slice_writes).
+  std::vector<bool> in_place;
   // FusionPlan::rounds_as_builtin: CONV_2D and DEPTHWISE_CONV_2D take
   // kernels.rounded, which sum as TFLite's builtin kernels do.
   bool rounds_as_builtin = false;
@@ -145,19 +143,10 @@ struct BoundAnchor {
   mutable std::vector<float, HugePageAllocator<float>> widened;
   TransposeConvGeometry spread;                  // TRANSPOSE_CONV (offsets: transpose_conv_offsets)
   std::vector<int64_t> row_phase_starts;         // TRANSPOSE_CONV: per output row and W phase, its first row
-  std::vector<ConcatSlice> slices;               // CONCATENATION: where each part's rows go
-  mutable std::vector<const float*> parts;       // CONCATENATION: the parts of this run
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
   // The row ops.
   mutable const float* src = nullptr;  // the input of this run
   Shape out_strides;                   // TRANSPOSE: per output axis, its stride in the input
-  struct MatMul {                      // BATCH_MATMUL: a's rows in `rows`, b packed on every run
-    int64_t m = 0, batches = 1;        // rows per batch, batches
-    bool b_shared = false;             // one b for every batch
-    Shape view[2], view_strides[2];    // each operand as read, and its strides
-    mutable std::vector<PackedWeights> packed;  // b of each batch, packed this run
-    mutable std::vector<float> a_transposed;    // with adj_x: a, rows made contiguous
-  } mm;
   std::shared_ptr<const BoundState> state;  // the op's own (see BoundState)
   // Multiply-adds (or window reads) per output value: how much work a row is.
   int64_t depth() const;

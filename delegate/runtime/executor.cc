@@ -9,7 +9,8 @@
 
 #include "ir/shape.h"
 #include "ops/op_classes.h"
-#include "ops/pack.h"
+#include "ops/concatenation.h"
+#include "ops/reshape.h"
 #include "ops/shape_rules.h"
 #include "runtime/tiling.h"
 
@@ -126,9 +127,10 @@ void Executor::bind_slices(const TensorHost& host) {
     const Node& concat = graph_->nodes[c];
     std::vector<Shape> parts;
     for (int part : concat.inputs) parts.push_back(shape_of(host, part));
-    parts = concatenation_parts(std::move(parts), concat.axis, concat.params.get());
-    const int i = static_cast<int>(std::find(concat.inputs.begin(), concat.inputs.end(), t) - concat.inputs.begin());
-    const ConcatSlice slice = concatenation_slice(parts, concat.axis, i);
+    const auto layout = concatenation_layout(std::move(parts), params_as<ConcatenationParams>(concat.params));
+    const size_t i = std::find(concat.inputs.begin(), concat.inputs.end(), t) - concat.inputs.begin();
+    if (!layout) continue;  // the program's bind says why
+    const ConcatSlice slice = layout->slices[i];
     slice_of_[t] = Slice{concat.outputs[0], slice.offset};
     for (size_t k = 0; k < programs_.size(); ++k)
       for (size_t o = 0; o < programs_[k].outputs.size(); ++o)
@@ -306,9 +308,10 @@ bool Executor::shapes_computed_as_bound(TensorHost& host) const {
   for (const ShapeCheck& c : shape_checks_) {
     const Node& n = graph_->nodes[c.node];
     const auto values = host.ints(n.shape_input);
-    const auto bound = reshape_shape(c.input, n.dims);
+    const std::vector<int64_t>& signature = params_as<ReshapeParams>(n.params).shape;
+    const auto bound = reshape_shape(c.input, signature);
     if (values && reshape_shape(c.input, *values) == bound) continue;
-    host.error(n.name + " computed a shape other than its signature " + fd::to_string(n.dims) +
+    host.error(n.name + " computed a shape other than its signature " + fd::to_string(signature) +
                " gives: the model was resized past its signature");
     return false;
   }

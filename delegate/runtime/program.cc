@@ -8,6 +8,7 @@
 
 #include "ir/shape.h"
 #include "ops/op_classes.h"
+#include "ops/pad.h"
 #include "runtime/program_rewrite.h"
 
 namespace fd {
@@ -20,17 +21,6 @@ EwKernelOp activation_op(Activation a) {
     case Activation::kRelu6: return EwKernelOp::Relu6;
     default: return EwKernelOp::kCount;  // the planner declines any other activation
   }
-}
-
-FoldedPad folded_pad(const Node& pad) {
-  FoldedPad f;  // NHWC: pads[2..3] are H, pads[4..5] are W
-  f.top = pad.pads[2];
-  f.bottom = pad.pads[3];
-  f.left = pad.pads[4];
-  f.right = pad.pads[5];
-  f.mode = pad.pad_mode;
-  f.value = pad.param;
-  return f;
 }
 
 
@@ -135,24 +125,21 @@ std::vector<int> ProgramBuilder::reads(int pos, EwOp op) const {
   const Node& node = g_.nodes[pos];
   if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) return {it->second->source};
   if (node.kind == OpKind::kElementwise) return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
-  if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kConcatenation) return node.inputs;
-  if (node.kind == OpKind::kAnchor && node.anchor == AnchorOp::kBatchMatMul) {
-    std::vector<int> in = node.inputs;
-    if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
-      for (int i = 0; i < 2; ++i)
-        if (it->second[i]) in[i] = it->second[i]->inputs[0];
-    return in;
-  }
   if (auto it = folds_.scaled.find(pos); it != folds_.scaled.end()) return it->second;
   if (auto it = folds_.pad.find(pos); it != folds_.pad.end()) return {it->second->inputs[0]};
-  return {node.inputs[0]};
+  if (node.kind != OpKind::kAnchor || anchor_info(node.anchor).constant_weights) return {node.inputs[0]};
+  std::vector<int> in = node.inputs;  // every input a run-time value; a folded TRANSPOSE's read through it
+  if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
+    for (int i = 0; i < 2; ++i)
+      if (it->second[i]) in[i] = it->second[i]->inputs[0];
+  return in;
 }
 
 AnchorStep ProgramBuilder::anchor_of(int pos) const {
   const Node& node = g_.nodes[pos];
   auto pad = folds_.pad.find(pos);
-  const FoldedPad fp = node.kind == OpKind::kPad ? folded_pad(node)
-                       : pad != folds_.pad.end() ? folded_pad(*pad->second)
+  const FoldedPad fp = node.kind == OpKind::kPad ? folded_pad(params_as<PadParams>(node.params))
+                       : pad != folds_.pad.end() ? folded_pad(params_as<PadParams>(pad->second->params))
                                                  : FoldedPad{};
   AnchorFolds folds;
   folds.pad = fp;
@@ -160,13 +147,10 @@ AnchorStep ProgramBuilder::anchor_of(int pos) const {
   if (auto it = folds_.output.find(pos); it != folds_.output.end()) folds.output_affine = it->second;
   folds.scale_input = folds_.scaled.count(pos) > 0;
   folds.rounds_as_builtin = is_rounded(pos);
-  AnchorStep a = make_anchor(g_, node, folds, kernels_);
-  if (a.op == AnchorOp::kConcatenation)
-    for (int t : node.inputs) a.in_place.push_back(in_place_.count(t) > 0);
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
-    for (int i = 0; i < 2; ++i)
-      if (it->second[i]) a.operand_perm[i] = it->second[i]->dims;
-  return a;
+    for (int i = 0; i < 2; ++i) folds.transposed[i] = it->second[i];
+  for (int t : node.inputs) folds.in_place.push_back(in_place_.count(t) > 0);
+  return make_anchor(g_, node, folds, kernels_);
 }
 
 // The node's instructions (an anchor, or an op and its fused activation).

@@ -8,7 +8,17 @@
 #include "ir/graph.h"
 #include "ir/shape.h"
 #include "ops/index_view.h"
+#include "ops/batch_matmul.h"
+#include "ops/concatenation.h"
+#include "ops/fully_connected.h"
+#include "ops/pool.h"
+#include "ops/pad.h"
+#include "ops/reshape.h"
 #include "ops/resize.h"
+#include "ops/row_reduce.h"
+#include "ops/softmax.h"
+#include "ops/transpose.h"
+#include "ops/transpose_conv.h"
 #include "plan/planner.h"
 
 namespace fd::test {
@@ -91,7 +101,7 @@ class GraphBuilder {
     node.kind = OpKind::kAnchor;
     node.anchor = AnchorOp::kFullyConnected;
     node.act = act;
-    node.keep_num_dims = keep_num_dims;
+    node.params = fully_connected_params(keep_num_dims, false);
     node.inputs = {input, tensor({n, k}, true, weights)};
     if (bias) node.inputs.push_back(tensor({n}, true, bias));
     return add(std::move(node), std::move(out_shape));
@@ -127,7 +137,7 @@ class GraphBuilder {
   int transpose_conv(int input, const float* filter, Shape filter_shape, const float* bias, ConvParams p,
                      Shape out_shape, Activation act = Activation::kNone) {
     const int out = conv(AnchorOp::kTransposeConv, input, filter, std::move(filter_shape), bias, p, out_shape, act);
-    g.nodes.back().dims = std::move(out_shape);
+    g.nodes.back().params = transpose_conv_params(std::move(out_shape));
     return out;
   }
   // MAX_POOL_2D / AVERAGE_POOL_2D (p carries window and strides) or MEAN over H, W.
@@ -137,7 +147,7 @@ class GraphBuilder {
     node.kind = OpKind::kAnchor;
     node.anchor = op;
     node.conv = p;
-    node.keep_num_dims = keep_dims;
+    if (op == AnchorOp::kMean) node.params = mean_params(keep_dims);
     node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }
@@ -158,9 +168,7 @@ class GraphBuilder {
     Node node;
     node.name = "PAD";
     node.kind = OpKind::kPad;
-    node.pads = std::move(pads);
-    node.pad_mode = mode;
-    node.param = value;
+    node.params = pad_params(std::move(pads), mode, value);
     node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }
@@ -168,18 +176,20 @@ class GraphBuilder {
   // last-axis MEAN (keep_dims), RESHAPE (dims: new shape), TRANSPOSE (dims: perm),
   // SQUEEZE (dims: the axes; EXPAND_DIMS: set the node's axis).
   int row_op(AnchorOp op, std::vector<int> inputs, Shape out_shape, std::vector<int64_t> dims = {},
-             bool adj_x = false, bool adj_y = false, float beta = 1.f, bool keep_dims = true) {
+             bool adj_x = false, bool adj_y = false, float beta = 1.f, bool keep_dims = true,
+             Reduce reduce = Reduce::kMean) {
     Node node;
     node.name = anchor_info(op).name;
     node.kind = OpKind::kAnchor;
     node.anchor = op;
     node.inputs = std::move(inputs);
-    node.dims = std::move(dims);
-    node.adj_x = adj_x;
-    node.adj_y = adj_y;
-    node.param = beta;
-    node.keep_num_dims = keep_dims;
-    node.axis = -1;  // a row reduction's: the last
+    if (op == AnchorOp::kBatchMatMul) node.params = batch_matmul_params(adj_x, adj_y);
+    if (op == AnchorOp::kSoftmax) node.params = softmax_params(beta);
+    if (op == AnchorOp::kRowReduce) node.params = row_reduce_params(reduce, -1, keep_dims);  // the last axis
+    if (op == AnchorOp::kTranspose) node.params = transpose_params(dims);
+    if (op == AnchorOp::kReshape) node.params = reshape_params(dims);
+    if (op == AnchorOp::kSqueeze) node.params = squeeze_params(dims);
+    if (op == AnchorOp::kExpandDims) node.params = expand_dims_params(-1);  // appended
     return add(std::move(node), std::move(out_shape));
   }
   // CONCATENATION of `parts` along `axis`.
@@ -188,7 +198,7 @@ class GraphBuilder {
     node.name = "CONCATENATION";
     node.kind = OpKind::kAnchor;
     node.anchor = AnchorOp::kConcatenation;
-    node.axis = axis;
+    node.params = concatenation_params(axis, false);
     node.inputs = std::move(parts);
     return add(std::move(node), std::move(out_shape));
   }

@@ -9,6 +9,7 @@
 
 #include "graph_builder.h"
 #include "ir/shape.h"
+#include "ops/concatenation.h"
 #include "ops/shape_rules.h"
 #include "plan/planner.h"
 
@@ -335,10 +336,16 @@ TEST(ShapeRules, ViewsDeriveTheirShapeFromTheInputOfTheRun) {
 
 TEST(ShapeRules, ConcatenationTakesItsAxisFromTheEnd) {
   using fd::Shape;
-  EXPECT_EQ(fd::concatenation_shape({{2, 3}, {2, 4}}, -1), Shape({2, 7}));
-  EXPECT_EQ(fd::concatenation_shape({{2, 3, 1}, {2, 3, 1}}, -3), Shape({4, 3, 1}));
-  EXPECT_FALSE(fd::concatenation_shape({{2, 3}, {2, 4}}, -3));
-  const fd::ConcatSlice s = fd::concatenation_slice({{2, 3}, {2, 4}}, -1, 1);
+  auto output = [](std::vector<Shape> parts, int axis, bool pack = false) -> std::optional<Shape> {
+    const auto layout = fd::concatenation_layout(std::move(parts), *fd::concatenation_params(axis, pack));
+    return layout ? std::optional<Shape>(layout->output) : std::nullopt;
+  };
+  EXPECT_EQ(output({{2, 3}, {2, 4}}, -1), Shape({2, 7}));
+  EXPECT_EQ(output({{2, 3, 1}, {2, 3, 1}}, -3), Shape({4, 3, 1}));
+  EXPECT_FALSE(output({{2, 3}, {2, 4}}, -3));
+  EXPECT_EQ(output({{2, 3}, {2, 3}, {2, 3}}, -2, /*pack=*/true), Shape({2, 3, 3}));  // PACK: a new axis each
+  EXPECT_EQ(output({{2, 0}, {2, 4}}, 1), Shape({2, 4}));
+  const fd::ConcatSlice s = fd::concatenation_layout({{2, 3}, {2, 4}}, *fd::concatenation_params(-1, false))->slices[1];
   EXPECT_EQ(s.rows, 2);
   EXPECT_EQ(s.len, 4);
   EXPECT_EQ(s.stride, 7);

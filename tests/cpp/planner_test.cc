@@ -343,7 +343,7 @@ TEST(Planner, TransposeConvNeedsAConstantOutputShapeThatItsInputGives) {
     const int padded = b.pad(b.tensor({1, 4, 5, 8}), {0, 0, 1, 0, 0, 1, 0, 0}, {1, 5, 6, 8});
     b.g.tensors[padded].signature = std::move(signature);
     const int y = b.transpose_conv(padded, w, {6, 3, 3, 8}, nullptr, s2, out, Activation::kRelu);
-    b.g.nodes[1].dims = std::move(dims);
+    b.g.nodes[1].params = transpose_conv_params(std::move(dims));
     b.ew(EwOp::Tanh, {y}, out);
     return plan_fusion(b.g, {});
   };
@@ -393,7 +393,7 @@ TEST(Planner, AFullyConnectedWithInt8WeightsIsClaimedWhereItRunsAsTheHybridKerne
   for (int variant : {0, 1, 2}) {
     GraphBuilder b;
     const int y = b.fc(b.tensor({4, 8}), w, nullptr, 8, 8, {4, 8});
-    b.g.nodes[0].asymmetric_quantize_inputs = variant != 1;
+    b.g.nodes[0].params = fully_connected_params(false, variant != 1);
     b.int8_weights(b.g.nodes[0].inputs[1], q, {std::vector<float>(8, 0.1f), std::vector<int64_t>(8, variant == 2), 0});
     b.ew(EwOp::Tanh, {b.ew(EwOp::Abs, {b.ew(EwOp::Exp, {y}, {4, 8})}, {4, 8})}, {4, 8});
     const FusionPlan p = plan_fusion(b.g, {});

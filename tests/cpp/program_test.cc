@@ -50,13 +50,14 @@ double ref_op(EwOp op, double a, double b) {
 float to_float_range(double acc) { return static_cast<float>(std::clamp<double>(acc, -FLT_MAX, FLT_MAX)); }
 
 // PAD of an NHWC tensor: index maps written out per mode.
-std::vector<float> naive_pad(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
+std::vector<float> naive_pad(const Node& node, const Shape& s, const std::vector<float>& x, const Shape& out) {
+  const auto& n = params_as<PadParams>(node.params);
   auto src = [&](int64_t v, int64_t before, int64_t size, bool* constant) {
     int64_t i = v - before;
     if (i >= 0 && i < size) return i;
-    if (n.pad_mode == PadMode::kConstant) *constant = true;
-    if (n.pad_mode == PadMode::kReflect) i = i < 0 ? -i : 2 * size - 2 - i;
-    if (n.pad_mode == PadMode::kSymmetric) i = i < 0 ? -1 - i : 2 * size - 1 - i;
+    if (n.mode == PadMode::kConstant) *constant = true;
+    if (n.mode == PadMode::kReflect) i = i < 0 ? -i : 2 * size - 2 - i;
+    if (n.mode == PadMode::kSymmetric) i = i < 0 ? -1 - i : 2 * size - 1 - i;
     return i;
   };
   std::vector<float> y(num_elements(out));
@@ -68,7 +69,7 @@ std::vector<float> naive_pad(const Node& n, const Shape& s, const std::vector<fl
           const int64_t sh = src(h, n.pads[2], s[1], &constant), sw = src(w, n.pads[4], s[2], &constant);
           const int64_t sc = src(c, n.pads[6], s[3], &constant);
           y[((b * out[1] + h) * out[2] + w) * out[3] + c] =
-              constant ? n.param : x[((b * s[1] + sh) * s[2] + sw) * s[3] + sc];
+              constant ? n.value : x[((b * s[1] + sh) * s[2] + sw) * s[3] + sc];
         }
   return y;
 }
@@ -249,7 +250,8 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
       const Shape& bs = g.tensors[n.inputs[1]].shape;
       const auto& bv = values.at(n.inputs[1]);
       const size_t r = s.size();
-      const int64_t m = out[r - 2], nn = out[r - 1], k = n.adj_x ? s[r - 2] : s[r - 1];
+      const auto& p = params_as<BatchMatMulParams>(n.params);
+      const int64_t m = out[r - 2], nn = out[r - 1], k = p.adj_x ? s[r - 2] : s[r - 1];
       const int64_t batches = num_elements(out) / (m * nn), b_batches = num_elements(bs) / (k * nn);
       for (int64_t q = 0; q < batches; ++q)
         for (int64_t i = 0; i < m; ++i)
@@ -257,20 +259,22 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
             double acc = 0;
             const float* a = x.data() + q * m * k;
             const float* b = bv.data() + (b_batches == 1 ? 0 : q) * k * nn;
-            for (int64_t p = 0; p < k; ++p)
-              acc += static_cast<double>(n.adj_x ? a[p * m + i] : a[i * k + p]) * (n.adj_y ? b[j * k + p] : b[p * nn + j]);
+            for (int64_t l = 0; l < k; ++l)
+              acc += static_cast<double>(p.adj_x ? a[l * m + i] : a[i * k + l]) * (p.adj_y ? b[j * k + l] : b[l * nn + j]);
             y[(q * m + i) * nn + j] = static_cast<float>(acc);
           }
       break;
     }
-    case AnchorOp::kSoftmax:
+    case AnchorOp::kSoftmax: {
+      const float beta = params_as<SoftmaxParams>(n.params).beta;
       for (int64_t i = 0; i < rows; ++i) {
         double mx = -INFINITY, sum = 0;
         for (int64_t j = 0; j < last; ++j) mx = std::max<double>(mx, x[i * last + j]);
-        for (int64_t j = 0; j < last; ++j) sum += std::exp(n.param * (x[i * last + j] - mx));
-        for (int64_t j = 0; j < last; ++j) y[i * last + j] = static_cast<float>(std::exp(n.param * (x[i * last + j] - mx)) / sum);
+        for (int64_t j = 0; j < last; ++j) sum += std::exp(beta * (x[i * last + j] - mx));
+        for (int64_t j = 0; j < last; ++j) y[i * last + j] = static_cast<float>(std::exp(beta * (x[i * last + j] - mx)) / sum);
       }
       break;
+    }
     case AnchorOp::kRowReduce:
       for (int64_t i = 0; i < rows; ++i) {
         double sum = 0, mx = -INFINITY, mn = INFINITY;
@@ -280,7 +284,7 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
           mn = std::min<double>(mn, x[i * last + j]);
         }
         const double v[] = {sum / last, sum, mx, mn};  // by Reduce
-        y[i] = static_cast<float>(v[static_cast<int>(n.reduce)]);
+        y[i] = static_cast<float>(v[static_cast<int>(params_as<RowReduceParams>(n.params).reduce)]);
       }
       break;
     case AnchorOp::kReshape:
@@ -291,7 +295,7 @@ std::vector<float> naive_row_op(const Graph& g, const Node& n, const std::map<in
       for (int64_t i = 0; i < num_elements(out); ++i) {
         int64_t rem = i, off = 0;
         for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
-          off += rem % out[d] * in_strides[n.dims[d]];
+          off += rem % out[d] * in_strides[params_as<TransposeParams>(n.params).perm[d]];
           rem /= out[d];
         }
         y[i] = x[off];
@@ -642,7 +646,7 @@ TEST(Program, AFullyConnectedOfInt8WeightsRunsAsTheHybridKernel) {
         const Shape out = {rows, n};
         const int y = c.b.fc(c.input({rows, k}), random_weights(n * k, 13), map ? nullptr : random_weights(n, 14), n,
                              k, out, map ? Activation::kNone : Activation::kRelu);
-        c.b.g.nodes[0].asymmetric_quantize_inputs = true;
+        c.b.g.nodes[0].params = fully_connected_params(false, true);
         Quantization q{per_channel ? std::vector<float>(n) : std::vector<float>{0.004f}, {}, per_channel ? 0 : -1};
         for (size_t j = 0; j < q.scales.size(); ++j) q.scales[j] = 0.001f * (j % 7 + 1);
         q.zero_points.assign(q.scales.size(), 0);
@@ -1231,8 +1235,7 @@ TEST(Program, SoftmaxAndRowReductionsOnEveryIsa) {
       for (bool keep : {true, false}) {
         Case c;
         const Shape out = keep ? Shape{3, 5, 1} : Shape{3, 5};
-        const int m = c.b.row_op(AnchorOp::kRowReduce, {c.input({3, 5, n})}, out, {}, false, false, 1.f, keep);
-        c.b.g.nodes.back().reduce = r;
+        const int m = c.b.row_op(AnchorOp::kRowReduce, {c.input({3, 5, n})}, out, {}, false, false, 1.f, keep, r);
         c.check({c.b.ew(EwOp::Add, {m, c.input({})}, out)}, nullptr, 1e-5);
       }
     }
@@ -1354,7 +1357,7 @@ TEST(Program, ViewsBindToTheShapesOfTheRun) {
   for (const View& v : views) {
     GraphBuilder b;
     b.row_op(v.op, {b.tensor(v.planned_in)}, v.planned_out, v.dims);
-    b.g.nodes.back().axis = v.axis;
+    if (v.op == AnchorOp::kExpandDims) b.g.nodes.back().params = expand_dims_params(v.axis);
     std::vector<bool> written(b.g.tensors.size(), true);
     const Program p = build_program(b.g, {0}, {}, written, *kernels_for("scalar"));
     std::string error;
@@ -1379,8 +1382,7 @@ TEST(Program, EmptyReductionsGiveTflitesValues) {
   for (const auto& isa : available_isas()) {
     for (const auto& [reduce, want] : reductions) {
       GraphBuilder b;
-      b.row_op(AnchorOp::kRowReduce, {b.tensor({2, 3, 4})}, {2, 3}, {}, false, false, 1.f, false);
-      b.g.nodes.back().reduce = reduce;
+      b.row_op(AnchorOp::kRowReduce, {b.tensor({2, 3, 4})}, {2, 3}, {}, false, false, 1.f, false, reduce);
       std::vector<bool> written(b.g.tensors.size(), true);
       const Program p = build_program(b.g, {0}, {}, written, *kernels_for(isa));
       std::string error;
@@ -1423,7 +1425,7 @@ TEST(Program, AViewFeedsASoftmaxInItsGroup) {
     const int x = c.input({1, 3, 3});
     const int v = c.b.row_op(view, {x}, {1, 1, 3, 3}, view == AnchorOp::kReshape ? std::vector<int64_t>{1, 1, 3, 3}
                                                                                   : std::vector<int64_t>{});
-    c.b.g.nodes.back().axis = 0;
+    if (view == AnchorOp::kExpandDims) c.b.g.nodes.back().params = expand_dims_params(0);
     const int s = c.b.row_op(AnchorOp::kSoftmax, {v}, {1, 1, 3, 3});
     c.check({c.b.ew(EwOp::Mul, {s, x}, {1, 1, 3, 3})});
   }

@@ -16,6 +16,16 @@
 #include "ir/shape.h"
 #include "ops/op_registry.h"
 #include "ops/resize.h"
+#include "ops/batch_matmul.h"
+#include "ops/concatenation.h"
+#include "ops/fully_connected.h"
+#include "ops/pool.h"
+#include "ops/pad.h"
+#include "ops/reshape.h"
+#include "ops/row_reduce.h"
+#include "ops/softmax.h"
+#include "ops/transpose.h"
+#include "ops/transpose_conv.h"
 #include "kernels/cpu.h"
 #include "plan/planner.h"
 #include "runtime/executor.h"
@@ -75,8 +85,7 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
-  const auto& [id, name, kind, ew, anchor, act, param, keep_num_dims, asymmetric_quantize_inputs, conv, pad_mode, pads, dims, adj_x, adj_y,
-               shape_input, axis, reduce, params, inputs, outputs] = a;
+  const auto& [id, name, kind, ew, anchor, act, param, conv, shape_input, params, inputs, outputs] = a;
   ASSERT_EQ(params == nullptr, b.params == nullptr);  // an op's own parameters, read back by its reader
   if (params) EXPECT_EQ(params->describe(), b.params->describe());
   EXPECT_EQ(id, b.id);
@@ -86,17 +95,8 @@ void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   EXPECT_EQ(anchor, b.anchor);
   EXPECT_EQ(act, b.act);
   EXPECT_EQ(bits(param), bits(b.param));
-  EXPECT_EQ(keep_num_dims, b.keep_num_dims);
-  EXPECT_EQ(asymmetric_quantize_inputs, b.asymmetric_quantize_inputs);
   expect_same(conv, b.conv);
-  EXPECT_EQ(pad_mode, b.pad_mode);
-  EXPECT_EQ(pads, b.pads);
-  EXPECT_EQ(dims, b.dims);
-  EXPECT_EQ(adj_x, b.adj_x);
-  EXPECT_EQ(adj_y, b.adj_y);
   EXPECT_EQ(shape_input, b.shape_input < 0 ? -1 : tensor.at(b.shape_input));
-  EXPECT_EQ(axis, b.axis);
-  EXPECT_EQ(reduce, b.reduce);
   std::vector<int> in, out;
   for (int t : b.inputs) in.push_back(tensor.at(t));
   for (int t : b.outputs) out.push_back(tensor.at(t));
@@ -169,16 +169,8 @@ Graph every_field_graph() {
   n.anchor = AnchorOp::kDepthwiseConv2D;
   n.act = Activation::kReluN1To1;
   n.param = -1.75e-30f;
-  n.keep_num_dims = true;
-  n.asymmetric_quantize_inputs = true;
   n.conv = {2, 3, 4, 5, true, 6, 7};
-  n.pad_mode = PadMode::kSymmetric;
-  n.pads = {0, 1, -2, 3};
-  n.dims = {4, -1, INT64_MAX};
-  n.adj_x = n.adj_y = true;
   n.shape_input = 1;
-  n.axis = -3;
-  n.reduce = Reduce::kMin;
   n.inputs = {0, 1, 2};
   n.outputs = {3};
   Node m = n;
@@ -322,15 +314,40 @@ TEST(Serialize, InconsistentPartitionsAreRefused) {
             std::string::npos);
 }
 
-// Every value of every enum the format stores is read back; a byte past them is refused.
+// Parameters of each op that has its own (the front ends always give them).
+std::shared_ptr<const OpParams> sample_params(AnchorOp op) {
+  switch (op) {
+    case AnchorOp::kResizeBilinear: case AnchorOp::kResizeNearest: return resize_params(3, 4, false, true);
+    case AnchorOp::kSoftmax: return softmax_params(0.5f);
+    case AnchorOp::kBatchMatMul: return batch_matmul_params(true, false);
+    case AnchorOp::kRowReduce: return row_reduce_params(Reduce::kMax, -1, true);
+    case AnchorOp::kTranspose: return transpose_params({1, 0});
+    case AnchorOp::kReshape: return reshape_params({4, -1, INT64_MAX});
+    case AnchorOp::kExpandDims: return expand_dims_params(-3);
+    case AnchorOp::kSqueeze: return squeeze_params({});
+    case AnchorOp::kConcatenation: return concatenation_params(-2, true);
+    case AnchorOp::kTransposeConv: return transpose_conv_params({1, 2, 3, 4});
+    case AnchorOp::kFullyConnected: return fully_connected_params(true, true);
+    case AnchorOp::kMean: return mean_params(true);
+    case AnchorOp::kPad: return pad_params({0, 1, -2, 3}, PadMode::kSymmetric, -0.f);
+    default: return nullptr;
+  }
+}
+
+// Every value of every enum the format stores is read back, and each op's
+// parameters; a byte past them is refused.
 TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
   Graph g = every_field_graph();
-  for (int a = 0; a <= static_cast<int>(AnchorOp::kTransposeConv); ++a) {
+  for (int a = 0; a <= static_cast<int>(AnchorOp::kSqueeze); ++a) {
     g.nodes[0].anchor = static_cast<AnchorOp>(a);
+    const auto params = sample_params(g.nodes[0].anchor);
+    ASSERT_EQ(params != nullptr, anchor_info(g.nodes[0].anchor).read_params != nullptr) << a;
     g.tensors[0].dtype = static_cast<DType>(a % (static_cast<int>(DType::kOther) + 1));
     g.nodes[0].kind = static_cast<OpKind>(a % (static_cast<int>(OpKind::kOpaque) + 1));
     g.nodes[0].act = static_cast<Activation>(a % (static_cast<int>(Activation::kUnsupported) + 1));
-    g.nodes[0].pad_mode = static_cast<PadMode>(a % (static_cast<int>(PadMode::kSymmetric) + 1));
+    // An anchor's parameters travel, and a PAD's (every PadMode).
+    const auto pad = pad_params({0, 1}, static_cast<PadMode>(a % (static_cast<int>(PadMode::kSymmetric) + 1)), 2.f);
+    g.nodes[0].params = g.nodes[0].kind == OpKind::kAnchor ? params : g.nodes[0].kind == OpKind::kPad ? pad : nullptr;
     Fold f;
     f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kOutputAffine) + 1));
     f.anchor = 1;
@@ -348,8 +365,9 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
   g.tensors[1].dtype = static_cast<DType>(static_cast<int>(DType::kOther) + 1);
   EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: dtype"), std::string::npos);
   g = every_field_graph();
-  g.nodes[0].reduce = static_cast<Reduce>(static_cast<int>(Reduce::kMin) + 1);
-  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: reduction 4 out of range"),
+  g.nodes[2].anchor = AnchorOp::kRowReduce;  // an op's own parameters are checked by its reader
+  g.nodes[2].params = row_reduce_params(static_cast<Reduce>(static_cast<int>(Reduce::kMin) + 1), -1, false);
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1, 2}}, {})).find("corrupt: reduction 4 out of range"),
             std::string::npos);
 }
 

@@ -70,12 +70,12 @@ TEST(TfliteOps, ConcatenationTakesItsAxisAndActivation) {
   EXPECT_EQ(n.name, "CONCATENATION");
   EXPECT_EQ(n.kind, OpKind::kAnchor);
   EXPECT_EQ(n.anchor, AnchorOp::kConcatenation);
-  EXPECT_EQ(n.axis, -1);  // as given: resolved against each run's rank
+  EXPECT_EQ(n.params->describe(), "axis -1");  // as given: resolved against each run's rank
   EXPECT_EQ(n.act, Activation::kNone);
   p = {1, kTfLiteActRelu6};
   Node relu6 = node_of({a, b}, {out});
   translate_tflite_op(c.op(kTfLiteBuiltinConcatenation, &p), &relu6);
-  EXPECT_EQ(relu6.axis, 1);
+  EXPECT_EQ(relu6.params->describe(), "axis 1");
   EXPECT_EQ(relu6.act, Activation::kRelu6);
   p = {2, kTfLiteActNone};
   Node no_such_axis = node_of({a, b}, {out});
@@ -119,18 +119,18 @@ TEST(TfliteOps, ResizesAndViewsTranslate) {
   EXPECT_EQ(squeeze.name, "SQUEEZE");
   EXPECT_EQ(squeeze.kind, OpKind::kAnchor);
   EXPECT_EQ(squeeze.anchor, AnchorOp::kSqueeze);
-  EXPECT_EQ(squeeze.dims, (std::vector<int64_t>{1, -1}));
+  EXPECT_EQ(squeeze.params->describe(), "axes 1,-1");
   sq.num_squeeze_dims = 0;
   translate_tflite_op(c.op(kTfLiteBuiltinSqueeze, &sq), &squeeze_all);
   EXPECT_EQ(squeeze_all.kind, OpKind::kAnchor);
-  EXPECT_TRUE(squeeze_all.dims.empty());
+  EXPECT_EQ(squeeze_all.params->describe(), "every 1");
   translate_tflite_op(c.op(kTfLiteBuiltinSqueeze, nullptr), &squeeze_none);
   EXPECT_EQ(squeeze_none.kind, OpKind::kOpaque);
   Node expand = node_of({y, c.add({1}, {-1})}, {c.add({2, 1, 3, 1, 1})});
   translate_tflite_op(c.op(kTfLiteBuiltinExpandDims, nullptr), &expand);
   EXPECT_EQ(expand.kind, OpKind::kAnchor);
   EXPECT_EQ(expand.anchor, AnchorOp::kExpandDims);
-  EXPECT_EQ(expand.axis, -1);
+  EXPECT_EQ(expand.params->describe(), "axis -1");
   EXPECT_EQ(expand.inputs, (std::vector<int>{y}));
 }
 
@@ -164,7 +164,7 @@ TEST(TfliteOps, TransposeConvTakesItsActivationFromVersionFour) {
   EXPECT_TRUE(v4.conv.same_padding);
   EXPECT_EQ(v4.act, Activation::kRelu6);
   EXPECT_EQ(v4.inputs, (std::vector<int>{x, w}));  // an anchor's order
-  EXPECT_EQ(v4.dims, (std::vector<int64_t>{1, 6, 4, 2}));
+  EXPECT_EQ(v4.params->describe(), "to 1,6,4,2");
   translate_tflite_op(c.op(kTfLiteBuiltinTransposeConv, &p, 3), &v3);
   EXPECT_EQ(v3.kind, OpKind::kAnchor);
   EXPECT_EQ(v3.act, Activation::kNone);

@@ -5,6 +5,15 @@
 #include <cstring>
 
 #include "ir/shape.h"
+#include "ops/batch_matmul.h"
+#include "ops/concatenation.h"
+#include "ops/fully_connected.h"
+#include "ops/pool.h"
+#include "ops/pad.h"
+#include "ops/reshape.h"
+#include "ops/row_reduce.h"
+#include "ops/softmax.h"
+#include "ops/transpose.h"
 #include "tensorflow/core/framework/node_def.pb.h"
 
 namespace fd {
@@ -309,7 +318,7 @@ std::string translate_matmul(const NodeDef& d, const std::vector<int>& in, const
   Node n;
   n.kind = OpKind::kAnchor;
   n.anchor = AnchorOp::kFullyConnected;
-  n.keep_num_dims = true;
+  n.params = fully_connected_params(/*keep_num_dims=*/true, false);
   EwOp after = EwOp::kCount;
   float alpha = 0.f;
   std::string why;
@@ -361,8 +370,9 @@ std::string translate_mean(const NodeDef& d, const std::vector<int>& in, const s
   else if (axes == std::vector<int64_t>{rank - 1}) op = AnchorOp::kRowReduce;
   else return "axes other than H and W, or the last";
   Node& n = push_anchor(nodes, op, {in[0]}, out);
-  n.keep_num_dims = attr_b(d, "keep_dims", false);
-  n.axis = -1;  // kRowReduce: the last
+  const bool keep_dims = attr_b(d, "keep_dims", false);
+  if (op == AnchorOp::kMean) n.params = mean_params(keep_dims);
+  else n.params = row_reduce_params(Reduce::kMean, -1, keep_dims);  // the last axis
   return "";
 }
 
@@ -385,7 +395,9 @@ std::string translate_view(const NodeDef& d, const std::vector<int>& in, const s
   std::vector<int64_t> dims;
   if (!constant_ints(*g, in[1], &dims) && !computed_reshape(*g, op, out[0], &dims))
     return "shape or permutation is not constant";
-  push_anchor(nodes, op, {in[0]}, out).dims = std::move(dims);
+  Node& n = push_anchor(nodes, op, {in[0]}, out);
+  if (op == AnchorOp::kTranspose) n.params = transpose_params(std::move(dims));
+  else n.params = reshape_params(std::move(dims));
   return "";
 }
 
@@ -395,12 +407,12 @@ std::string translate_squeeze(const NodeDef& d, const std::vector<int>& in, cons
                               std::vector<Node>* nodes) {
   if (!is_float(d) || in.empty() || out.size() != 1) return "not a float32 " + d.op();
   if (d.op() == "Squeeze") {
-    push_anchor(nodes, AnchorOp::kSqueeze, {in[0]}, out).dims = attr_ints(d, "squeeze_dims");
+    push_anchor(nodes, AnchorOp::kSqueeze, {in[0]}, out).params = squeeze_params(attr_ints(d, "squeeze_dims"));
     return "";
   }
   std::vector<int64_t> axis;
   if (in.size() != 2 || !constant_ints(*g, in[1], &axis) || axis.size() != 1) return "dim is not a constant";
-  push_anchor(nodes, AnchorOp::kExpandDims, {in[0]}, out).axis = static_cast<int>(axis[0]);
+  push_anchor(nodes, AnchorOp::kExpandDims, {in[0]}, out).params = expand_dims_params(axis[0]);
   return "";
 }
 
@@ -409,18 +421,22 @@ std::string translate_pad(const NodeDef& d, const std::vector<int>& in, const st
   if (!is_float(d) || in.size() < 2 || in.size() > 3 || out.size() != 1) return "not a float32 pad";
   Node n;
   n.kind = OpKind::kPad;
-  if (!constant_ints(*g, in[1], &n.pads) || n.pads.size() != 2 * g->tensors[in[0]].shape.size())
+  std::vector<int64_t> pads;
+  if (!constant_ints(*g, in[1], &pads) || pads.size() != 2 * g->tensors[in[0]].shape.size())
     return "paddings are not constant [rank, 2]";
+  float value = 0.f;
   if (in.size() == 3) {
     const Tensor* v = constant_f32(*g, in[2]);
     if (!v || num_elements(v->shape) != 1) return "constant_values is not a constant scalar";
-    n.param = v->f32_data()[0];
+    value = v->f32_data()[0];
   }
+  PadMode pad_mode = PadMode::kConstant;
   if (d.op() == "MirrorPad") {
     const std::string mode = attr_s(d, "mode");
     if (mode != "REFLECT" && mode != "SYMMETRIC") return "mode " + mode;
-    n.pad_mode = mode == "REFLECT" ? PadMode::kReflect : PadMode::kSymmetric;
+    pad_mode = mode == "REFLECT" ? PadMode::kReflect : PadMode::kSymmetric;
   }
+  n.params = pad_params(std::move(pads), pad_mode, value);
   n.inputs = {in[0]};
   n.outputs = out;
   nodes->push_back(std::move(n));
@@ -435,8 +451,8 @@ std::string translate_concat(const NodeDef& d, const std::vector<int>& in, const
   const int64_t rank = static_cast<int64_t>(g->tensors[out[0]].shape.size());
   const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
   if (g->tensors[out[0]].has_dynamic_shape || a < 0 || a >= rank) return "axis outside the output's rank";
-  push_anchor(nodes, AnchorOp::kConcatenation, std::vector<int>(in.begin(), in.end() - 1), out).axis =
-      static_cast<int>(a);
+  push_anchor(nodes, AnchorOp::kConcatenation, std::vector<int>(in.begin(), in.end() - 1), out).params =
+      concatenation_params(static_cast<int>(a), false);
   return "";
 }
 
@@ -447,9 +463,8 @@ std::string translate_row_op(const NodeDef& d, const std::vector<int>& in, const
     return "not float32";
   if (in.size() != (softmax ? 1u : 2u) || out.size() != 1) return "unexpected inputs or outputs";
   Node& n = push_anchor(nodes, softmax ? AnchorOp::kSoftmax : AnchorOp::kBatchMatMul, in, out);
-  n.param = 1.f;
-  n.adj_x = attr_b(d, "adj_x", false);
-  n.adj_y = attr_b(d, "adj_y", false);
+  if (softmax) n.params = softmax_params(1.f);
+  else n.params = batch_matmul_params(attr_b(d, "adj_x", false), attr_b(d, "adj_y", false));
   return "";
 }
 

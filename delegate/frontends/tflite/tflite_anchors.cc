@@ -5,8 +5,11 @@
 
 #include "frontends/tflite/tflite_tensors.h"
 #include "frontends/tflite/tflite_translate.h"
-#include "ops/pack.h"
+#include "ops/concatenation.h"
+#include "ops/fully_connected.h"
+#include "ops/pad.h"
 #include "ops/resize.h"
+#include "ops/transpose_conv.h"
 #include "ops/shape_rules.h"
 
 namespace fd {
@@ -48,8 +51,7 @@ bool read_fully_connected(const TfLiteOp& op, Node* n) {
   if (p && p->weights_format != 0) return false;
   set_anchor(n, AnchorOp::kFullyConnected);
   n->act = tflite_activation(op.params);
-  n->keep_num_dims = p && p->keep_num_dims;
-  n->asymmetric_quantize_inputs = p && p->asymmetric_quantize_inputs;
+  n->params = fully_connected_params(p && p->keep_num_dims, p && p->asymmetric_quantize_inputs);
   drop_absent_bias(n, 2);
   return true;
 }
@@ -71,21 +73,25 @@ bool read_pool(const TfLiteOp& op, Node* n) {
 // PADV2's constant value; the node keeps its data input.
 bool read_pad(const TfLiteOp& op, Node* n) {
   n->kind = OpKind::kPad;
+  PadMode pad_mode = PadMode::kConstant;
   if (op.code == kTfLiteBuiltinMirrorPad) {
     const int mode = op.params ? static_cast<const TfLiteMirrorPaddingParams*>(op.params)->mode : 0;
     if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) return false;
-    n->pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
+    pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
   }
+  std::vector<int64_t> pads;
   if (n->inputs.size() < 2 || n->inputs.size() > 3 || !op.tensor(n->inputs[1])) return false;
   const Shape ps = shape_of(*op.tensor(n->inputs[1]));
-  if (ps.size() != 2 || ps[1] != 2 || !op.ints(n->inputs[1], &n->pads)) return false;
+  if (ps.size() != 2 || ps[1] != 2 || !op.ints(n->inputs[1], &pads)) return false;
+  float value = 0.f;
   if (n->inputs.size() == 3) {  // PADV2
     const TfLiteTensor* v = op.tensor(n->inputs[2]);
     if (!v || v->type != kTfLiteFloat32 || v->allocation_type != kTfLiteMmapRo || !v->data ||
         v->bytes != sizeof(float))
       return false;
-    n->param = *static_cast<const float*>(v->data);
+    value = *static_cast<const float*>(v->data);
   }
+  n->params = pad_params(std::move(pads), pad_mode, value);
   n->inputs.resize(1);
   return true;
 }
@@ -103,7 +109,7 @@ bool read_resize(const TfLiteOp& op, Node* n) {
 
 // TRANSPOSE_CONV {output_shape, weights, input, bias}: strides, padding, the
 // activation from version 4 on; the output shape (a constant int32 tensor; left
-// empty when computed at run time, which the planner declines) into dims, the
+// empty when computed at run time, which the planner declines), the
 // inputs in an anchor's order: input, weights, then the bias if any.
 bool read_transpose_conv(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteTransposeConvParams*>(op.params);
@@ -114,7 +120,9 @@ bool read_transpose_conv(const TfLiteOp& op, Node* n) {
   n->conv.same_padding = p->padding == kTfLitePaddingSame;
   n->act = op.version >= 4 ? tflite_activation(&p->activation) : Activation::kNone;
   const TfLiteTensor* shape = op.tensor(n->inputs[0]);
-  if (!shape || shape->type != kTfLiteInt32 || !op.ints(n->inputs[0], &n->dims)) n->dims.clear();
+  std::vector<int64_t> out;
+  if (!shape || shape->type != kTfLiteInt32 || !op.ints(n->inputs[0], &out)) out.clear();
+  n->params = transpose_conv_params(std::move(out));
   std::vector<int> inputs = {n->inputs[2], n->inputs[1]};
   if (n->inputs.size() == 4 && n->inputs[3] >= 0) inputs.push_back(n->inputs[3]);
   n->inputs = std::move(inputs);
@@ -126,15 +134,16 @@ bool read_transpose_conv(const TfLiteOp& op, Node* n) {
 bool read_concatenation(const TfLiteOp& op, Node* n) {
   if (!op.params || n->outputs.size() != 1) return false;
   set_anchor(n, AnchorOp::kConcatenation);
+  int axis = 0;
   if (op.code == kTfLiteBuiltinPack) {
-    n->axis = static_cast<const TfLitePackParams*>(op.params)->axis;
-    n->params = pack_params();
+    axis = static_cast<const TfLitePackParams*>(op.params)->axis;
   } else {
     const auto& p = *static_cast<const TfLiteConcatenationParams*>(op.params);
-    n->axis = p.axis;
+    axis = p.axis;
     n->act = tflite_activation(&p.activation);
   }
-  return resolve_axis(n->axis, static_cast<size_t>(std::max(0, op.rank(n->outputs[0])))) >= 0;
+  n->params = concatenation_params(axis, op.code == kTfLiteBuiltinPack);
+  return resolve_axis(axis, static_cast<size_t>(std::max(0, op.rank(n->outputs[0])))) >= 0;
 }
 
 constexpr TfLiteReaderRow kReaders[] = {

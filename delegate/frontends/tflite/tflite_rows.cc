@@ -4,7 +4,13 @@
 #include <algorithm>
 
 #include "frontends/tflite/tflite_translate.h"
+#include "ops/batch_matmul.h"
+#include "ops/pool.h"
+#include "ops/reshape.h"
+#include "ops/row_reduce.h"
 #include "ops/shape_rules.h"
+#include "ops/softmax.h"
+#include "ops/transpose.h"
 
 namespace fd {
 namespace {
@@ -40,15 +46,14 @@ bool read_batch_matmul(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteBatchMatMulParams*>(op.params);
   if (!p || n->inputs.size() != 2 || batch_axes_broadcast_later(op, *n)) return false;
   set_anchor(n, AnchorOp::kBatchMatMul);
-  n->adj_x = p->adj_x;
-  n->adj_y = p->adj_y;
+  n->params = batch_matmul_params(p->adj_x, p->adj_y);
   return true;
 }
 
 bool read_softmax(const TfLiteOp& op, Node* n) {
   if (!op.params) return false;
   set_anchor(n, AnchorOp::kSoftmax);
-  n->param = static_cast<const TfLiteSoftmaxParams*>(op.params)->beta;
+  n->params = softmax_params(static_cast<const TfLiteSoftmaxParams*>(op.params)->beta);
   return true;
 }
 
@@ -61,7 +66,7 @@ bool signature_dims(const TfLiteOp& op, Node* n) {
   if (!sig || sig->size < 1 || std::count(sig->data, sig->data + sig->size, -1) != 1 ||
       std::count_if(sig->data, sig->data + sig->size, [](int d) { return d == 0 || d < -1; }) > 0)
     return false;
-  n->dims.assign(sig->data, sig->data + sig->size);
+  n->params = reshape_params(std::vector<int64_t>(sig->data, sig->data + sig->size));
   n->shape_input = n->inputs[1];
   return true;
 }
@@ -73,12 +78,14 @@ bool read_reshape(const TfLiteOp& op, Node* n) {
   if (n->inputs.size() == 2 && n->inputs[1] < 0) return false;  // a shape input absent: as any absent input
   set_anchor(n, AnchorOp::kReshape);
   const TfLiteTensor* shape = n->inputs.size() == 2 ? op.tensor(n->inputs[1]) : nullptr;
+  std::vector<int64_t> dims;
   if (shape && shape->type == kTfLiteInt32 && shape->dims && shape->dims->size == 1) {
-    if (!op.ints(n->inputs[1], &n->dims) && !signature_dims(op, n)) return false;
+    if (op.ints(n->inputs[1], &dims)) n->params = reshape_params(std::move(dims));
+    else if (!signature_dims(op, n)) return false;
   } else if (const auto* p = static_cast<const TfLiteReshapeParams*>(op.params)) {
     if (p->num_dimensions < 0 || p->num_dimensions > 8) return false;
     const bool scalar = p->num_dimensions == 1 && p->shape[0] == 0;
-    n->dims.assign(p->shape, p->shape + (scalar ? 0 : p->num_dimensions));
+    n->params = reshape_params(std::vector<int64_t>(p->shape, p->shape + (scalar ? 0 : p->num_dimensions)));
   } else {
     return false;
   }
@@ -91,7 +98,7 @@ bool read_expand_dims(const TfLiteOp& op, Node* n) {
   std::vector<int64_t> axis;
   if (n->inputs.size() != 2 || !take_ints(op, n, 1, &axis) || axis.size() != 1) return false;
   set_anchor(n, AnchorOp::kExpandDims);
-  n->axis = static_cast<int>(axis[0]);
+  n->params = expand_dims_params(axis[0]);
   return true;
 }
 
@@ -100,13 +107,15 @@ bool read_squeeze(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteSqueezeParams*>(op.params);
   if (!p || p->num_squeeze_dims < 0 || p->num_squeeze_dims > 8 || n->inputs.size() != 1) return false;
   set_anchor(n, AnchorOp::kSqueeze);
-  n->dims.assign(p->squeeze_dims, p->squeeze_dims + p->num_squeeze_dims);
+  n->params = squeeze_params(std::vector<int64_t>(p->squeeze_dims, p->squeeze_dims + p->num_squeeze_dims));
   return true;
 }
 
 bool read_transpose(const TfLiteOp& op, Node* n) {
-  if (n->inputs.size() != 2 || !take_ints(op, n, 1, &n->dims)) return false;
+  std::vector<int64_t> perm;
+  if (n->inputs.size() != 2 || !take_ints(op, n, 1, &perm)) return false;
   set_anchor(n, AnchorOp::kTranspose);
+  n->params = transpose_params(std::move(perm));
   return true;
 }
 
@@ -117,15 +126,15 @@ bool read_reduce(const TfLiteOp& op, Node* n) {
   std::vector<int64_t> axes;
   const TfLiteTensor* a = n->inputs.size() == 2 ? op.tensor(n->inputs[1]) : nullptr;
   if (!a || a->type != kTfLiteInt32 || !take_ints(op, n, 1, &axes)) return false;
-  n->keep_num_dims = op.params && static_cast<const TfLiteReducerParams*>(op.params)->keep_dims;
-  n->reduce = op.code == kTfLiteBuiltinSum         ? Reduce::kSum
-              : op.code == kTfLiteBuiltinReduceMax ? Reduce::kMax
-              : op.code == kTfLiteBuiltinReduceMin ? Reduce::kMin
-                                                   : Reduce::kMean;
+  const bool keep_dims = op.params && static_cast<const TfLiteReducerParams*>(op.params)->keep_dims;
+  const Reduce reduce = op.code == kTfLiteBuiltinSum         ? Reduce::kSum
+                        : op.code == kTfLiteBuiltinReduceMax ? Reduce::kMax
+                        : op.code == kTfLiteBuiltinReduceMin ? Reduce::kMin
+                                                             : Reduce::kMean;
   const int rank = op.rank(n->inputs[0]);
   if (axes.size() == 1 && rank >= 1 && (axes[0] == rank - 1 || axes[0] == -1)) {
     set_anchor(n, AnchorOp::kRowReduce);
-    n->axis = static_cast<int>(axes[0]);
+    n->params = row_reduce_params(reduce, static_cast<int>(axes[0]), keep_dims);
     return true;
   }
   std::vector<int> spatial;
@@ -133,6 +142,7 @@ bool read_reduce(const TfLiteOp& op, Node* n) {
   std::sort(spatial.begin(), spatial.end());
   spatial.erase(std::unique(spatial.begin(), spatial.end()), spatial.end());
   set_anchor(n, AnchorOp::kMean);
+  n->params = mean_params(keep_dims);
   return op.code == kTfLiteBuiltinMean && rank == 4 && spatial == std::vector<int>{1, 2};
 }
 

@@ -7,6 +7,7 @@
 #include "ir/float_source.h"
 #include "ir/shape.h"
 #include "ops/dynamic_range.h"
+#include "ops/fully_connected.h"
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
 
@@ -29,7 +30,8 @@ int64_t depth(const AnchorStep& s) {
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
-  const auto out = fully_connected_shape(inputs[0], {b.step.n, depth(b.step)}, b.step.keep_num_dims);
+  const bool keep_num_dims = params_as<FullyConnectedParams>(b.step.params).keep_num_dims;
+  const auto out = fully_connected_shape(inputs[0], {b.step.n, depth(b.step)}, keep_num_dims);
   if (!out) {
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the fully connected weights";
     return false;

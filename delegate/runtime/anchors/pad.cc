@@ -5,24 +5,29 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ops/pad.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
 namespace {
 
+// Channels added before and after each pixel's.
+int64_t front(const AnchorStep& s) { return params_as<PadParams>(s.params).pads[6]; }
+int64_t back(const AnchorStep& s) { return params_as<PadParams>(s.params).pads[7]; }
+
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   if (!bind_window(b, inputs[0], 1, 1, ConvParams{}, error)) return false;
-  b.n = b.geo.channels + b.step.pad_front + b.step.pad_back;
+  b.n = b.geo.channels + front(b.step) + back(b.step);
   b.output = window_output(b);
   return true;
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  const int64_t c = a.geo.channels, front = a.step.pad_front, back = a.step.pad_back;
+  const int64_t c = a.geo.channels, before = front(a.step), after = back(a.step);
   for (int64_t i = 0; i < count; ++i, out += a.n) {
-    std::fill(out, out + front, a.step.pad.value);
-    std::memcpy(out + front, a.rows[first + i], c * sizeof(float));
-    std::fill(out + front + c, out + front + c + back, a.step.pad.value);
+    std::fill(out, out + before, a.step.pad.value);
+    std::memcpy(out + before, a.rows[first + i], c * sizeof(float));
+    std::fill(out + before + c, out + before + c + after, a.step.pad.value);
   }
 }
 
@@ -31,8 +36,7 @@ std::string describe(const AnchorStep& s) {  // the PAD itself, not a fold
   if (s.pad.any())
     t += "pad " + std::to_string(s.pad.top) + "," + std::to_string(s.pad.bottom) + "," + std::to_string(s.pad.left) +
          "," + std::to_string(s.pad.right) + ", ";
-  if (s.pad_front || s.pad_back)
-    t += "channels " + std::to_string(s.pad_front) + "," + std::to_string(s.pad_back) + ", ";
+  if (front(s) || back(s)) t += "channels " + std::to_string(front(s)) + "," + std::to_string(back(s)) + ", ";
   return t + "copy";
 }
 

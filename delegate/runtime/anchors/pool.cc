@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/pool.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
@@ -66,7 +67,7 @@ bool bind_mean(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* er
   } else {
     return false;
   }
-  if (!b.step.keep_num_dims) b.output = {b.geo.batch, b.n};
+  if (!params_as<MeanParams>(b.step.params).keep_dims) b.output = {b.geo.batch, b.n};
   return true;
 }
 

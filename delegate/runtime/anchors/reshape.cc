@@ -2,6 +2,7 @@
 // each derived from the input's shape of the run by its own rule: copies rows.
 #include <cstring>
 
+#include "ops/reshape.h"
 #include "ops/shape_rules.h"
 #include "runtime/anchors/anchor_op.h"
 
@@ -9,15 +10,15 @@ namespace fd {
 namespace {
 
 bool bind_reshape(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
-  return bind_row_output(b, reshape_shape(inputs[0], b.step.dims), inputs, error);
+  return bind_row_output(b, reshape_shape(inputs[0], params_as<ReshapeParams>(b.step.params).shape), inputs, error);
 }
 
 bool bind_expand_dims(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
-  return bind_row_output(b, expand_dims_shape(inputs[0], b.step.axis), inputs, error);
+  return bind_row_output(b, expand_dims_shape(inputs[0], params_as<ExpandDimsParams>(b.step.params).axis), inputs, error);
 }
 
 bool bind_squeeze(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
-  return bind_row_output(b, squeeze_shape(inputs[0], b.step.dims), inputs, error);
+  return bind_row_output(b, squeeze_shape(inputs[0], params_as<SqueezeParams>(b.step.params).axes), inputs, error);
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {

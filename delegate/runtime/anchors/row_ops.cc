@@ -7,7 +7,9 @@
 #include <cfloat>
 #include <cmath>
 
+#include "ops/row_reduce.h"
 #include "ops/shape_rules.h"
+#include "ops/softmax.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
@@ -28,9 +30,8 @@ void read_whole_input(const BoundAnchor& a, const float* const* inputs) { a.src 
 
 namespace {
 
-void make_rows(const Graph&, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
+void make_rows(const Graph&, const Node&, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   a.rows = anchor_kernels(kernels, folds).rows;
-  a.reduce = node.reduce;
 }
 
 // SOFTMAX: of each row, scaled by beta.
@@ -40,10 +41,11 @@ bool bind_softmax(BoundAnchor& b, const std::vector<Shape>& inputs, std::string*
 
 void softmax_tile(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out) {
   const RowKernel& k = *a.step.rows;
+  const float beta = params_as<SoftmaxParams>(a.step.params).beta;
   if (k.softmax_at)
-    return k.softmax_at(static_cast<int>(rows), static_cast<int>(a.n), in, out, a.step.beta, first_row,
+    return k.softmax_at(static_cast<int>(rows), static_cast<int>(a.n), in, out, beta, first_row,
                         num_elements(a.output) / std::max<int64_t>(a.n, 1));
-  k.softmax(static_cast<int>(rows), static_cast<int>(a.n), in, out, a.step.beta);
+  k.softmax(static_cast<int>(rows), static_cast<int>(a.n), in, out, beta);
 }
 
 void run_softmax(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
@@ -51,18 +53,20 @@ void run_softmax(const BoundAnchor& a, int64_t first, int64_t count, float* out)
 }
 
 std::string describe_softmax(const AnchorStep& s) {
-  return describe_folds(s) + (s.beta != 1.f ? "beta " + std::to_string(s.beta) + ", " : "") + s.rows->name;
+  const std::string beta = s.params->describe();
+  return describe_folds(s) + (beta.empty() ? "" : beta + ", ") + s.rows->name;
 }
 
 // A row reduction: rows of k values (the last axis) to one each. Its axis as
 // the model gives it must still name the last one at the rank of the run.
 bool bind_row_reduce(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
+  const auto& p = params_as<RowReduceParams>(b.step.params);
   const int rank = static_cast<int>(inputs[0].size());
-  if (resolve_axis(b.step.axis, rank) != rank - 1) {
-    *error = "the axis " + std::to_string(b.step.axis) + " reduced is not the last of " + fd::to_string(inputs[0]);
+  if (resolve_axis(p.axis, rank) != rank - 1) {
+    *error = "the axis " + std::to_string(p.axis) + " reduced is not the last of " + fd::to_string(inputs[0]);
     return false;
   }
-  if (!bind_row_output(b, row_reduce_shape(inputs[0], b.step.keep_num_dims), inputs, error)) return false;
+  if (!bind_row_output(b, row_reduce_shape(inputs[0], p.keep_dims), inputs, error)) return false;
   b.k = inputs[0].back();
   b.n = 1;  // one value per input row
   return true;
@@ -91,9 +95,10 @@ float empty_row_value(Reduce r) {
 }
 
 void row_reduce_tile(const BoundAnchor& a, const float* in, int64_t first_row, int64_t rows, float* out) {
-  if (a.k == 0) return std::fill(out, out + rows, empty_row_value(a.step.reduce));
+  const Reduce reduce = params_as<RowReduceParams>(a.step.params).reduce;
+  if (a.k == 0) return std::fill(out, out + rows, empty_row_value(reduce));
   const RowKernel& k = *a.step.rows;
-  const RowReduction r = row_reduction(a.step.reduce);
+  const RowReduction r = row_reduction(reduce);
   if (r == RowReduction::kMean && k.mean_at)
     return k.mean_at(static_cast<int>(rows), static_cast<int>(a.k), in, out, first_row);
   k.reduce[static_cast<int>(r)](static_cast<int>(rows), static_cast<int>(a.k), in, out);
@@ -107,7 +112,8 @@ int64_t row_reduce_depth(const BoundAnchor& a) { return a.k; }
 
 std::string describe_row_reduce(const AnchorStep& s) {
   static const char* const kNames[] = {"mean", "sum", "max", "min"};
-  return describe_folds(s) + kNames[static_cast<int>(s.reduce)] + ", " + s.rows->name;
+  return describe_folds(s) + kNames[static_cast<int>(params_as<RowReduceParams>(s.params).reduce)] + ", " +
+         s.rows->name;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "ir/shape.h"
 #include "ops/shape_rules.h"
+#include "ops/transpose.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
@@ -11,9 +12,10 @@ namespace {
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const Shape& in = inputs[0];
-  if (!bind_row_output(b, transpose_shape(in, b.step.dims), inputs, error)) return false;
+  const std::vector<int64_t>& perm = params_as<TransposeParams>(b.step.params).perm;
+  if (!bind_row_output(b, transpose_shape(in, perm), inputs, error)) return false;
   const Shape strides = broadcast_strides(in, in);
-  for (int64_t p : b.step.dims) b.out_strides.push_back(strides[p]);
+  for (int64_t p : perm) b.out_strides.push_back(strides[p]);
   return true;
 }
 

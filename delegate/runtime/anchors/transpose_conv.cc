@@ -1,5 +1,5 @@
-// TRANSPOSE_CONV: NHWC input, filter [n, kh, kw, c], output of dims (TFLite's
-// constant output_shape). Each output phase pair is a stride-1 convolution
+// TRANSPOSE_CONV: NHWC input, filter [n, kh, kw, c], output of TFLite's
+// constant output_shape (ops/transpose_conv.h). Each output phase pair is a stride-1 convolution
 // with its own subset of the taps (ops/transpose_conv_geometry.h), so no
 // multiply-add is wasted and nothing is scattered: its weights are packed for
 // the GEMM like a convolution's, and its pixels along one output row (stride_w
@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ir/shape.h"
+#include "ops/transpose_conv.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
@@ -54,15 +55,16 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const AnchorStep& s = b.step;
-  const auto geo = transpose_conv_geometry(inputs[0], s.kh, s.kw, s.conv, s.dims, error);
+  const Shape& out = params_as<TransposeConvParams>(s.params).output_shape;
+  const auto geo = transpose_conv_geometry(inputs[0], s.kh, s.kw, s.conv, out, error);
   if (!geo) return false;
-  if (geo->taps(0, 0) * geo->channels != s.phase_weights.front()->k || s.dims[3] != s.n) {
-    *error = "input " + fd::to_string(inputs[0]) + " and output " + fd::to_string(s.dims) +
+  if (geo->taps(0, 0) * geo->channels != s.phase_weights.front()->k || out[3] != s.n) {
+    *error = "input " + fd::to_string(inputs[0]) + " and output " + fd::to_string(out) +
              " do not fit the transposed convolution's filter";
     return false;
   }
   b.spread = *geo;
-  b.output = s.dims;
+  b.output = out;
   b.offsets = transpose_conv_offsets(b.spread, &b.row_phase_starts);
   b.zero_row.assign(geo->channels, 0.f);
   return true;
