@@ -8,8 +8,9 @@
 // This header is the interface program.cc and depth_first.cc use. Each op's
 // code is a file of runtime/anchors/ (fully_connected.cc, conv2d.cc, ...),
 // an AnchorOpDef (anchors/anchor_op.h) that the functions below reach through
-// one table in anchor.cc, indexed by AnchorOp. An op's own fields are marked
-// with its name below.
+// one table in anchor.cc, indexed by AnchorOp. An op's parameters are
+// AnchorStep::params (ops/<op>.h); the fields below marked with an op's name
+// are the convolutions' and pools', still to move into their StepState and BoundState.
 #pragma once
 
 #include <cmath>
@@ -20,7 +21,6 @@
 
 #include "ops/conv_geometry.h"
 #include "ops/shape_rules.h"
-#include "ops/transpose_conv_geometry.h"
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
 #include "runtime/qd8_conv.h"
@@ -60,10 +60,6 @@ struct AnchorStep {
   // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
   std::shared_ptr<const WinogradWeights> winograd;
   const WinogradKernel* winograd_kernel = nullptr;
-  // TRANSPOSE_CONV: the weights of each output phase pair, ry * stride_w + rx
-  // (ops/transpose_conv_geometry.h), each packed for the GEMM like a convolution's;
-  // the phases no filter tap reaches share one of zeros (their bias alone).
-  std::vector<std::shared_ptr<const PackedWeights>> phase_weights;
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
   int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
   ConvParams conv;
@@ -121,7 +117,6 @@ struct BoundAnchor {
   mutable std::vector<int32_t> offsets;
   mutable bool offsets_due = false;
   std::vector<float> zero_row, pad_row;
-  std::vector<float> count;  // average pools: per output pixel, the window's pixels inside the input
   // Indirection rows of every output pixel (taps each; filter_rows: kh each),
   // for the input at `rows_for`. FULLY_CONNECTED: the input's rows. In
   // huge-page blocks: a large table first written on the first run would
@@ -141,12 +136,9 @@ struct BoundAnchor {
   // window (geo) then reads.
   int64_t multiplier = 1;
   mutable std::vector<float, HugePageAllocator<float>> widened;
-  TransposeConvGeometry spread;                  // TRANSPOSE_CONV (offsets: transpose_conv_offsets)
-  std::vector<int64_t> row_phase_starts;         // TRANSPOSE_CONV: per output row and W phase, its first row
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
   // The row ops.
   mutable const float* src = nullptr;  // the input of this run
-  Shape out_strides;                   // TRANSPOSE: per output axis, its stride in the input
   std::shared_ptr<const BoundState> state;  // the op's own (see BoundState)
   // Multiply-adds (or window reads) per output value: how much work a row is.
   int64_t depth() const;

@@ -8,8 +8,9 @@
 // and CONV_2D). To add an anchor op: its AnchorOp value (ir/op_types.h), a
 // file here defining `const AnchorOpDef kXxxAnchor` (reshape.cc is the
 // smallest to copy), its declaration below, and its row in anchor.cc's table.
-// Fields only the new op needs go into AnchorStep (from the node) and
-// BoundAnchor (per input shape), marked with its name.
+// The op reads its parameters from AnchorStep::params (ops/<op>.h); what it
+// derives when made or bound is a StepState or BoundState of its own file
+// (batch_matmul.cc, concatenation.cc), not a field of the shared structs.
 #pragma once
 
 #include <cstdint>

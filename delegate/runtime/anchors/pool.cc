@@ -25,12 +25,19 @@ bool bind_window_of_channels(BoundAnchor& b, const Shape& input, int kh, int kw,
   return true;
 }
 
+// Bound (average pools, MEAN): per output pixel, its window's pixels inside the input.
+struct PixelCounts : BoundState {
+  std::vector<float> per_pixel;
+};
+
 // An average counts only the window's pixels inside the input.
 void count_pixels(BoundAnchor& b) {
   const int taps = b.geo.taps();
-  b.count.assign(b.geo.pixels(), static_cast<float>(taps));
+  auto counts = std::make_shared<PixelCounts>();
+  counts->per_pixel.assign(b.geo.pixels(), static_cast<float>(taps));
   const std::vector<int32_t>& offsets = window_offsets(b);
-  for (size_t i = 0; i < offsets.size(); ++i) b.count[i / taps] -= offsets[i] == kZeroRow;
+  for (size_t i = 0; i < offsets.size(); ++i) counts->per_pixel[i / taps] -= offsets[i] == kZeroRow;
+  b.state = std::move(counts);
 }
 
 bool bind_max(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
@@ -78,8 +85,9 @@ void before_mean(const BoundAnchor& a, const float* const* inputs) {
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   if (a.geo.taps() == 0) return std::fill(out, out + count * a.n, NAN);  // MEAN of no pixels
   const int taps = a.row_taps();
+  const auto* counts = static_cast<const PixelCounts*>(a.state.get());  // max pools: none
   a.step.dw->pool(static_cast<int>(count), static_cast<int>(a.n), taps, a.rows.data() + first * taps,
-                  a.count.empty() ? nullptr : a.count.data() + first, out, a.step.lo, a.step.hi);
+                  counts ? counts->per_pixel.data() + first : nullptr, out, a.step.lo, a.step.hi);
 }
 
 std::string describe_pool(const AnchorStep& s) { return describe_window(s) + describe_folds(s) + "pool"; }

@@ -10,10 +10,27 @@
 
 #include "ir/shape.h"
 #include "ops/transpose_conv.h"
+#include "ops/transpose_conv_geometry.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
 namespace {
+
+// Made: the weights of each output phase pair, ry * stride_w + rx, each packed
+// for the GEMM like a convolution's; the phases no filter tap reaches share one
+// of zeros (their bias alone).
+struct Phases : StepState {
+  std::vector<std::shared_ptr<const PackedWeights>> weights;
+};
+
+// Bound: where the input's pixels spread (BoundAnchor::offsets: transpose_conv_offsets).
+struct Spread : BoundState {
+  TransposeConvGeometry geo;
+  std::vector<int64_t> row_phase_starts;  // per output row and W phase, its first row
+};
+
+const Phases& phases(const AnchorStep& s) { return static_cast<const Phases&>(*s.state); }
+const Spread& spread(const BoundAnchor& a) { return static_cast<const Spread&>(*a.state); }
 
 // Weights [n, taps, c] of phase pair (ry, rx), tap jy * tx + jx being filter tap
 // (ry + jy * stride_h, rx + jx * stride_w), packed with the bias; a phase no tap
@@ -45,12 +62,14 @@ void make(const Graph& g, const Node& node, const Kernels& kernels, const Anchor
     return std::make_shared<const PackedWeights>(pack_phase(weights.floats(), bias, a, c, ry, rx));
   };
   std::shared_ptr<const PackedWeights> bias_only;  // shared by the phases no tap reaches
+  auto made = std::make_shared<Phases>();
   for (int ry = 0; ry < a.conv.stride_h; ++ry)
     for (int rx = 0; rx < a.conv.stride_w; ++rx) {
       const bool reached = phase_taps(a.kh, a.conv.stride_h, ry) * phase_taps(a.kw, a.conv.stride_w, rx) > 0;
       if (!reached && !bias_only) bias_only = pack(ry, rx);
-      a.phase_weights.push_back(reached ? pack(ry, rx) : bias_only);
+      made->weights.push_back(reached ? pack(ry, rx) : bias_only);
     }
+  a.state = std::move(made);
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
@@ -58,15 +77,17 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   const Shape& out = params_as<TransposeConvParams>(s.params).output_shape;
   const auto geo = transpose_conv_geometry(inputs[0], s.kh, s.kw, s.conv, out, error);
   if (!geo) return false;
-  if (geo->taps(0, 0) * geo->channels != s.phase_weights.front()->k || out[3] != s.n) {
+  if (geo->taps(0, 0) * geo->channels != phases(s).weights.front()->k || out[3] != s.n) {
     *error = "input " + fd::to_string(inputs[0]) + " and output " + fd::to_string(out) +
              " do not fit the transposed convolution's filter";
     return false;
   }
-  b.spread = *geo;
+  auto bound = std::make_shared<Spread>();
+  bound->geo = *geo;
   b.output = out;
-  b.offsets = transpose_conv_offsets(b.spread, &b.row_phase_starts);
+  b.offsets = transpose_conv_offsets(bound->geo, &bound->row_phase_starts);
   b.zero_row.assign(geo->channels, 0.f);
+  b.state = std::move(bound);
   return true;
 }
 
@@ -81,7 +102,7 @@ void point_rows(const BoundAnchor& a, const float* const* inputs) {
 // Pixels [x0, x1) of output row `row` (image * out_h + oy) into out: per phase
 // along W, its pixels there (stride_w apart) are the rows of one GEMM.
 void run_row(const BoundAnchor& a, int64_t row, int64_t x0, int64_t x1, float* out) {
-  const TransposeConvGeometry& g = a.spread;
+  const TransposeConvGeometry& g = spread(a).geo;
   const int sw = g.stride_w, ry = g.row_phase(row % g.out_h);
   for (int rx = 0; rx < sw; ++rx) {
     const int64_t first = first_column(g, rx);
@@ -89,14 +110,14 @@ void run_row(const BoundAnchor& a, int64_t row, int64_t x0, int64_t x1, float* o
     const int64_t ox = first + skipped * sw;
     if (ox >= x1) continue;
     const int taps = g.taps(ry, rx);
-    const float* const* rows = a.rows.data() + a.row_phase_starts[row * sw + rx] + skipped * taps;
-    gemm(*a.step.gemm, *a.step.phase_weights[ry * sw + rx], static_cast<int>((x1 - 1 - ox) / sw + 1), taps, rows,
+    const float* const* rows = a.rows.data() + spread(a).row_phase_starts[row * sw + rx] + skipped * taps;
+    gemm(*a.step.gemm, *phases(a.step).weights[ry * sw + rx], static_cast<int>((x1 - 1 - ox) / sw + 1), taps, rows,
          out + (ox - x0) * a.n, static_cast<size_t>(sw) * a.n, a.step.lo, a.step.hi);
   }
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
-  const int64_t width = a.spread.out_w;
+  const int64_t width = spread(a).geo.out_w;
   for (int64_t p = first, end = first + count; p < end;) {
     const int64_t x0 = p % width, x1 = std::min(width, x0 + end - p);
     run_row(a, p / width, x0, x1, out + (p - first) * a.n);
@@ -105,7 +126,7 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
 }
 
 int64_t depth(const BoundAnchor& a) {
-  const TransposeConvGeometry& g = a.spread;
+  const TransposeConvGeometry& g = spread(a).geo;
   return std::max<int64_t>(1, g.kh * g.kw * g.channels / g.phases());
 }
 
