@@ -41,8 +41,7 @@ std::shared_ptr<const OpParams> read(WireReader& r) {
 }  // namespace
 
 extern const AnchorInfo kBatchMatMulInfo = {
-    "BATCH_MATMUL", Pattern::kMatmul, kFamilyTransformer, 2, 2, /*constant_weights=*/false, /*row_op=*/true,
-    /*reads_tile_rows=*/false, /*stands_alone=*/false, rule, nullptr, read,
+    "BATCH_MATMUL", Pattern::kMatmul, kFamilyTransformer, 2, 2, kRowOp | kFoldsOperandTranspose, rule, nullptr, read,
 };
 
 }  // namespace fd

@@ -78,8 +78,8 @@ std::shared_ptr<const OpParams> read(WireReader& r) {
 }  // namespace
 
 extern const AnchorInfo kConcatenationInfo = {
-    "CONCATENATION", Pattern::kView, kFamilyConv | kFamilyTransformer, 1, -1, false, false, false,
-    /*stands_alone=*/true, rule, nullptr, read,
+    "CONCATENATION", Pattern::kView, kFamilyConv | kFamilyTransformer, 1, -1, kStandsAlone | kPartsInPlace, rule,
+    nullptr, read,
 };
 
 }  // namespace fd

@@ -28,13 +28,13 @@ std::string rule(const Graph& g, const Node& node) {
 }  // namespace
 
 extern const AnchorInfo kConv2DInfo = {
-    "CONV_2D", Pattern::kWindowed, kFamilyConv, 2, 3, /*constant_weights=*/true, /*row_op=*/false,
-    /*reads_tile_rows=*/false, /*stands_alone=*/false, rule<false>, nullptr, /*read_params=*/nullptr,
+    "CONV_2D", Pattern::kWindowed, kFamilyConv, 2, 3, kConstantWeights | kFoldsInputAffine | kFoldsChannelScale,
+    rule<false>, nullptr, /*read_params=*/nullptr,
 };
 
 extern const AnchorInfo kDepthwiseConv2DInfo = {
-    "DEPTHWISE_CONV_2D", Pattern::kWindowed, kFamilyConv, 2, 3, /*constant_weights=*/true, /*row_op=*/false,
-    /*reads_tile_rows=*/false, /*stands_alone=*/false, rule<true>, nullptr, /*read_params=*/nullptr,
+    "DEPTHWISE_CONV_2D", Pattern::kWindowed, kFamilyConv, 2, 3, kConstantWeights, rule<true>, nullptr,
+    /*read_params=*/nullptr,
 };
 
 }  // namespace fd

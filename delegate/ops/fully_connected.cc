@@ -50,8 +50,8 @@ std::shared_ptr<const OpParams> read(WireReader& r) {
 }  // namespace
 
 extern const AnchorInfo kFullyConnectedInfo = {
-    "FULLY_CONNECTED", Pattern::kMatmul, kFamilyFullyConnected, 2, 3, /*constant_weights=*/true,
-    /*row_op=*/false, /*reads_tile_rows=*/false, /*stands_alone=*/false, rule, always, read,
+    "FULLY_CONNECTED", Pattern::kMatmul, kFamilyFullyConnected, 2, 3, kConstantWeights | kFoldsChannelScale, rule,
+    always, read,
 };
 
 }  // namespace fd

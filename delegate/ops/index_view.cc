@@ -42,8 +42,8 @@ std::string rule(const Graph& g, const Node& node) {
 }  // namespace
 
 extern const AnchorInfo kIndexViewInfo = {
-    "INDEX_VIEW", Pattern::kView, kFamilyConv | kFamilyTransformer, 1, 1, false, /*row_op=*/true, false, false, rule,
-    nullptr, /*read_params=*/nullptr,  // the TF front end makes no index view: its parameters do not travel
+    "INDEX_VIEW", Pattern::kView, kFamilyConv | kFamilyTransformer, 1, 1, kRowOp, rule, nullptr,
+    /*read_params=*/nullptr,  // the TF front end makes no index view: its parameters do not travel
 };
 
 }  // namespace fd

@@ -39,15 +39,29 @@ enum class Pattern : uint8_t {
   kSpread,     // each input pixel spread over a window of a larger output: TRANSPOSE_CONV (no PAD folds in)
 };
 
+// What the planner and the runtime may do with an op: AnchorInfo::traits.
+enum Trait : uint32_t {
+  kConstantWeights = 1u << 0,  // its second (and third: bias) input is a constant
+  kRowOp = 1u << 1,            // no weights, works on rows of the last axis (family transformer)
+  kReadsTileRows = 1u << 2,    // may read whole rows of its own group's tile (a prologue)
+  kStandsAlone = 1u << 3,      // alone in its group: no epilogue joins it
+  kOneValuePerRow = 1u << 4,   // its output is one value per input row (a row reduction)
+  kPartsInPlace = 1u << 5,     // its producers may write its parts in place in its output (CONCATENATION)
+  // Folds (plan/folds.cc) it takes: an input map x * scale + shift per channel
+  // (the values its padding taps read follow), a per-channel input scale, a
+  // TRANSPOSE before either operand (read through permuted strides).
+  kFoldsInputAffine = 1u << 6,
+  kFoldsChannelScale = 1u << 7,
+  kFoldsOperandTranspose = 1u << 8,
+};
+
 struct AnchorInfo {
   const char* name;  // for plans and messages
   Pattern pattern;
   uint32_t families;            // claimed when any of these is on
   int min_inputs, max_inputs;   // max_inputs -1: variadic
-  bool constant_weights;        // its second (and third: bias) input is a constant
-  bool row_op;                  // no weights, works on rows of the last axis (family transformer)
-  bool reads_tile_rows;         // may read whole rows of its own group's tile (a prologue)
-  bool stands_alone;            // alone in its group: no epilogue joins it
+  uint32_t traits;              // Trait bits
+  bool has(Trait t) const { return (traits & t) != 0; }
   // The op's own legality, after the checks every anchor shares (family,
   // arity, activation, dtypes): its parameters, weights and the output it
   // gives at the node's input shapes; "" if it fits, else why not.

@@ -65,7 +65,7 @@ std::shared_ptr<const OpParams> read(WireReader& r) {
 }  // namespace
 
 extern const AnchorInfo kPadInfo = {
-    "PAD", Pattern::kView, kFamilyConv, 1, 1, false, false, false, false, rule, nullptr, read,
+    "PAD", Pattern::kView, kFamilyConv, 1, 1, 0, rule, nullptr, read,
 };
 
 }  // namespace fd

@@ -40,15 +40,15 @@ std::shared_ptr<const OpParams> read_mean(WireReader& r) { return mean_params(r.
 }  // namespace
 
 extern const AnchorInfo kMaxPool2DInfo = {
-    "MAX_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, false, false, false, false, rule<false>, nullptr, nullptr,
+    "MAX_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, 0, rule<false>, nullptr, nullptr,
 };
 
 extern const AnchorInfo kAveragePool2DInfo = {
-    "AVERAGE_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, false, false, false, false, rule<false>, nullptr, nullptr,
+    "AVERAGE_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, 0, rule<false>, nullptr, nullptr,
 };
 
 extern const AnchorInfo kMeanInfo = {
-    "MEAN", Pattern::kReduction, kFamilyConv, 1, 1, false, false, false, false, rule<true>, nullptr, read_mean,
+    "MEAN", Pattern::kReduction, kFamilyConv, 1, 1, 0, rule<true>, nullptr, read_mean,
 };
 
 }  // namespace fd

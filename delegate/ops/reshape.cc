@@ -79,16 +79,15 @@ constexpr uint32_t kRows = kFamilyTransformer;
 }  // namespace
 
 extern const AnchorInfo kReshapeInfo = {
-    "RESHAPE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false,
-    rule<reshaped>, reshape_takes_run_time_shapes, read_reshape,
+    "RESHAPE", Pattern::kRelabel, kRows, 1, 1, kRowOp, rule<reshaped>, reshape_takes_run_time_shapes, read_reshape,
 };
 
 extern const AnchorInfo kExpandDimsInfo = {
-    "EXPAND_DIMS", Pattern::kRelabel, kRows, 1, 1, false, true, false, false, rule<expanded>, always, read_expand_dims,
+    "EXPAND_DIMS", Pattern::kRelabel, kRows, 1, 1, kRowOp, rule<expanded>, always, read_expand_dims,
 };
 
 extern const AnchorInfo kSqueezeInfo = {
-    "SQUEEZE", Pattern::kRelabel, kRows, 1, 1, false, true, false, false, rule<squeezed>, always, read_squeeze,
+    "SQUEEZE", Pattern::kRelabel, kRows, 1, 1, kRowOp, rule<squeezed>, always, read_squeeze,
 };
 
 }  // namespace fd

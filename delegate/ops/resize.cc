@@ -54,11 +54,11 @@ std::shared_ptr<const OpParams> read(WireReader& r) {
 }  // namespace
 
 extern const AnchorInfo kResizeBilinearInfo = {
-    "RESIZE_BILINEAR", Pattern::kView, kFamilyConv, 1, 1, false, false, false, false, rule, nullptr, read,
+    "RESIZE_BILINEAR", Pattern::kView, kFamilyConv, 1, 1, 0, rule, nullptr, read,
 };
 
 extern const AnchorInfo kResizeNearestInfo = {
-    "RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kFamilyConv, 1, 1, false, false, false, false, rule, nullptr, read,
+    "RESIZE_NEAREST_NEIGHBOR", Pattern::kView, kFamilyConv, 1, 1, 0, rule, nullptr, read,
 };
 
 }  // namespace fd

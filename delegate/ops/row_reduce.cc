@@ -47,8 +47,8 @@ std::shared_ptr<const OpParams> read(WireReader& r) {
 }  // namespace
 
 extern const AnchorInfo kRowReduceInfo = {
-    "MEAN", Pattern::kReduction, kFamilyTransformer, 1, 1, /*constant_weights=*/false, /*row_op=*/true,
-    /*reads_tile_rows=*/true, /*stands_alone=*/false, rule, nullptr, read,
+    "MEAN", Pattern::kReduction, kFamilyTransformer, 1, 1, kRowOp | kReadsTileRows | kOneValuePerRow, rule, nullptr,
+    read,
 };
 
 }  // namespace fd

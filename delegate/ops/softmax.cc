@@ -31,8 +31,7 @@ std::shared_ptr<const OpParams> read(WireReader& r) { return softmax_params(r.f3
 }  // namespace
 
 extern const AnchorInfo kSoftmaxInfo = {
-    "SOFTMAX", Pattern::kRowWise, kFamilyTransformer, 1, 1, /*constant_weights=*/false, /*row_op=*/true,
-    /*reads_tile_rows=*/true, /*stands_alone=*/false, rule, nullptr, read,
+    "SOFTMAX", Pattern::kRowWise, kFamilyTransformer, 1, 1, kRowOp | kReadsTileRows, rule, nullptr, read,
 };
 
 }  // namespace fd

@@ -34,7 +34,7 @@ std::shared_ptr<const OpParams> read(WireReader& r) { return transpose_params(r.
 }  // namespace
 
 extern const AnchorInfo kTransposeInfo = {
-    "TRANSPOSE", Pattern::kView, kFamilyTransformer, 1, 1, false, /*row_op=*/true, false, false, rule, nullptr, read,
+    "TRANSPOSE", Pattern::kView, kFamilyTransformer, 1, 1, kRowOp, rule, nullptr, read,
 };
 
 }  // namespace fd

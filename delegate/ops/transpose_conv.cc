@@ -50,8 +50,7 @@ std::shared_ptr<const OpParams> read(WireReader& r) { return transpose_conv_para
 }  // namespace
 
 extern const AnchorInfo kTransposeConvInfo = {
-    "TRANSPOSE_CONV", Pattern::kSpread, kFamilyConv, 2, 3, /*constant_weights=*/true, false, false, false, rule,
-    nullptr, read,
+    "TRANSPOSE_CONV", Pattern::kSpread, kFamilyConv, 2, 3, kConstantWeights, rule, nullptr, read,
 };
 
 }  // namespace fd

@@ -15,7 +15,8 @@
 namespace fd {
 namespace {
 
-bool is_anchor(const Node& n, AnchorOp op) { return n.kind == OpKind::kAnchor && n.anchor == op; }
+// An anchor whose registry row takes fold `t`.
+bool takes(const Node& n, Trait t) { return n.kind == OpKind::kAnchor && anchor_info(n.anchor).has(t); }
 
 // A MUL, ADD or SUB of x by a constant k (scalar or per channel) whose values
 // are known now: x * a + b per channel, composed onto the map (scale, shift)
@@ -38,7 +39,7 @@ bool compose_affine_step(const Graph& g, const Node& n, const Shape& in, std::ve
 std::optional<Fold> input_affine(const Graph& g, const GraphIndex& index, int conv) {
   const Node& c = g.nodes[conv];
   // An int8 conv quantizes its input as it is (ops/dynamic_range.h): no map folds into it.
-  if (!is_anchor(c, AnchorOp::kConv2D) || c.inputs.empty() || is_dynamic_range_conv(g, c)) return std::nullopt;
+  if (!takes(c, kFoldsInputAffine) || c.inputs.empty() || is_dynamic_range_conv(g, c)) return std::nullopt;
   const Shape& in = g.tensors[c.inputs[0]].shape;
   if (in.size() != 4 || in.back() <= 0) return std::nullopt;
   const int64_t channels = in.back();
@@ -66,14 +67,15 @@ std::optional<Fold> input_affine(const Graph& g, int conv) { return input_affine
 
 int folded_transpose(const Graph& g, const GraphIndex& index, int bmm, int i) {
   const Node& b = g.nodes[bmm];
-  if (!is_anchor(b, AnchorOp::kBatchMatMul) || b.inputs.size() != 2) return -1;
+  if (!takes(b, kFoldsOperandTranspose) || b.inputs.size() != 2) return -1;
   const int t = b.inputs[i];
   if (b.inputs[1 - i] == t) return -1;
   const int producer = index.producer[t];
   if (producer < 0 || index.readers[t] != 1) return -1;
   const Node& p = g.nodes[producer];
-  if (!is_anchor(p, AnchorOp::kTranspose) || p.inputs.empty() || !p.params || !b.params) return -1;
-  const std::vector<int64_t>& perm = params_as<TransposeParams>(p.params).perm;
+  const auto* transpose = dynamic_cast<const TransposeParams*>(p.params.get());  // a permutation of the axes
+  if (!transpose || p.kind != OpKind::kAnchor || p.inputs.empty() || !b.params) return -1;
+  const std::vector<int64_t>& perm = transpose->perm;
   const size_t rank = perm.size();
   if (rank < 2 || rank != g.tensors[p.inputs[0]].shape.size()) return -1;
   if (i == 0 && (params_as<BatchMatMulParams>(b.params).adj_x || perm.back() != static_cast<int64_t>(rank) - 1))
@@ -197,7 +199,7 @@ void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vec
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& r = g.nodes[i];
     if (!legal[i] || rounded[i] || !only_output_maps(i) ||
-        !(is_anchor(r, AnchorOp::kConv2D) || is_anchor(r, AnchorOp::kFullyConnected)) || is_dynamic_range_fc(g, r) ||
+        !takes(r, kFoldsChannelScale) || is_dynamic_range_fc(g, r) ||
         is_dynamic_range_conv(g, r))
       continue;
     const int t = r.inputs[0], p = index.producer[t];
@@ -205,7 +207,7 @@ void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vec
     const int side = channel_scale_side(g, g.nodes[p]);
     if (side < 0) continue;
     const Shape& w = g.tensors[r.inputs[1]].shape;
-    if (r.anchor == AnchorOp::kFullyConnected && g.tensors[t].shape.back() != w.back()) continue;
+    if (g.tensors[t].shape.back() != w.back()) continue;  // one scale per input channel (a row of k)
     if (num_elements(w) > num_elements(g.tensors[t].shape)) continue;
     Fold f;
     f.kind = FoldKind::kChannelScale;
@@ -230,7 +232,7 @@ void fold_output_affine(const Graph& g, const GraphIndex& index, const std::vect
                         const std::vector<bool>& rounded, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& a = g.nodes[i];
-    if (!legal[i] || rounded[i] || a.kind != OpKind::kAnchor || !anchor_info(a.anchor).constant_weights ||
+    if (!legal[i] || rounded[i] || a.kind != OpKind::kAnchor || !anchor_info(a.anchor).has(kConstantWeights) ||
         a.act != Activation::kNone)
       continue;
     Fold f;
@@ -269,7 +271,7 @@ FoldSet find_folds(const Graph& g, const GraphIndex& index, const std::vector<bo
   }
   fold_channel_scales(g, index, legal, rounded, s);
   for (int i = 0; i < n; ++i) {  // TRANSPOSEs read only by a BATCH_MATMUL: no copy
-    if (!legal[i] || !is_anchor(g.nodes[i], AnchorOp::kBatchMatMul)) continue;
+    if (!legal[i] || !takes(g.nodes[i], kFoldsOperandTranspose)) continue;
     for (int operand = 0; operand < 2; ++operand) {
       const int p = folded_transpose(g, index, i, operand);
       if (p < 0 || !legal[p]) continue;

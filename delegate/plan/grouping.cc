@@ -124,7 +124,7 @@ bool Grouper::fits_rows(const std::vector<int>& members, const Shape& dom) const
     const bool row = is_row_of(g_.tensors[node.outputs[0]].shape, dom);
     if (node.kind == OpKind::kAnchor) {
       const bool reads_tile = reads_tile_rows(node.anchor) && inside(members, node.inputs[0]);
-      if (row && node.anchor != AnchorOp::kRowReduce) return false;
+      if (row && !anchor_info(node.anchor).has(kOneValuePerRow)) return false;
       if ((row || reads_tile) && !same_layout(g_.tensors[node.inputs[0]].shape, dom)) return false;
     } else if (row) {
       if (node.kind != OpKind::kElementwise) return false;

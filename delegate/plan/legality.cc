@@ -36,7 +36,7 @@ bool takes_run_time_shapes(const Node& node) {
 // Every run-time input (constant weights have their own rules) and the output
 // float32 of static shape, or of a shape known at run time where the input's is.
 std::string dtype_legality(const Graph& g, const Node& node) {
-  const size_t data_inputs = anchor_info(node.anchor).constant_weights ? 1 : node.inputs.size();
+  const size_t data_inputs = anchor_info(node.anchor).has(kConstantWeights) ? 1 : node.inputs.size();
   bool run_time_input = false;
   for (size_t i = 0; i < data_inputs; ++i) {
     const int t = node.inputs[i];
@@ -58,7 +58,7 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   const int n = static_cast<int>(node.inputs.size());
   if (node.outputs.size() != 1 || n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs))
     return node.name + " has an unexpected number of inputs or outputs";
-  const bool fuses_activation = info.constant_weights || is_pool(node.anchor);
+  const bool fuses_activation = info.has(kConstantWeights) || is_pool(node.anchor);
   if (node.act == Activation::kUnsupported || (!fuses_activation && node.act != Activation::kNone))
     return "fused activation of " + node.name + " is not supported";
   if (info.read_params && !node.params) return node.name + " without its parameters";

@@ -30,7 +30,7 @@ bool touches_anchored(const Graph& g, const GraphIndex& index, const std::vector
 bool lone_cheap_anchor(const Graph& g, const std::vector<int>& group) {
   if (group.size() != 1 || g.nodes[group[0]].kind != OpKind::kAnchor) return false;
   const AnchorInfo& info = anchor_info(g.nodes[group[0]].anchor);
-  return !info.constant_weights && info.pattern != Pattern::kMatmul;
+  return !info.has(kConstantWeights) && info.pattern != Pattern::kMatmul;
 }
 
 }  // namespace

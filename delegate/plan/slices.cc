@@ -26,7 +26,7 @@ std::vector<SliceWrite> find_slice_writes(const Graph& g, const GraphIndex& inde
   std::vector<SliceWrite> writes;
   for (size_t c = 0; c < g.nodes.size(); ++c) {
     const Node& node = g.nodes[c];
-    if (plan.group_of[c] < 0 || node.kind != OpKind::kAnchor || node.anchor != AnchorOp::kConcatenation) continue;
+    if (plan.group_of[c] < 0 || node.kind != OpKind::kAnchor || !anchor_info(node.anchor).has(kPartsInPlace)) continue;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const int t = node.inputs[i];
       const int p = index.producer[t];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "ops/op_classes.h"
 #include "runtime/thread_pool.h"
 
 namespace fd {
@@ -11,14 +12,7 @@ namespace {
 // The anchor a chained program reads its ring through, or null.
 const BoundAnchor* window_anchor(BoundProgram& p) {
   const BoundAnchor* a = p.anchor();
-  if (!a) return nullptr;
-  switch (a->step.op) {
-    case AnchorOp::kConv2D:
-    case AnchorOp::kDepthwiseConv2D:
-    case AnchorOp::kMaxPool2D:
-    case AnchorOp::kAveragePool2D: break;
-    default: return nullptr;
-  }
+  if (!a || !reads_windows(a->step.op)) return nullptr;  // convolutions, pools
   const bool rows_only = !a->step.pad.any() || a->step.pad.mode == PadMode::kConstant;  // no mirrored rows
   // A Winograd tile reads input rows past those its output rows need: not from a ring.
   return a->geo.batch == 1 && rows_only && a->geo.ring_rows == 0 && !a->step.winograd ? a : nullptr;

@@ -127,7 +127,7 @@ std::vector<int> ProgramBuilder::reads(int pos, EwOp op) const {
   if (node.kind == OpKind::kElementwise) return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
   if (auto it = folds_.scaled.find(pos); it != folds_.scaled.end()) return it->second;
   if (auto it = folds_.pad.find(pos); it != folds_.pad.end()) return {it->second->inputs[0]};
-  if (node.kind != OpKind::kAnchor || anchor_info(node.anchor).constant_weights) return {node.inputs[0]};
+  if (node.kind != OpKind::kAnchor || anchor_info(node.anchor).has(kConstantWeights)) return {node.inputs[0]};
   std::vector<int> in = node.inputs;  // every input a run-time value; a folded TRANSPOSE's read through it
   if (auto it = folds_.transpose.find(pos); it != folds_.transpose.end())
     for (int i = 0; i < 2; ++i)

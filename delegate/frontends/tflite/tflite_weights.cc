@@ -80,7 +80,7 @@ Quantization quantization_of(const TfLiteTensor& t, const Shape& shape) {
 }
 
 bool dequantize_int8_weights(const Node& n, Graph* g) {
-  if (n.kind != OpKind::kAnchor || !anchor_info(n.anchor).constant_weights || n.inputs.size() < 2) return false;
+  if (n.kind != OpKind::kAnchor || !anchor_info(n.anchor).has(kConstantWeights) || n.inputs.size() < 2) return false;
   if (!g->tensors[n.inputs[0]].is_f32()) return false;  // a quantized model: its layers stay int8
   Tensor& w = g->tensors[n.inputs[1]];
   if (w.dtype != DType::kI8 || !w.is_constant || w.data.size() != static_cast<size_t>(num_elements(w.shape)))
