@@ -38,13 +38,6 @@ struct Tensor {
   const float* f32_data() const { return is_f32() ? static_cast<const float*>(data.bytes()) : nullptr; }
 };
 
-// CONV_2D / DEPTHWISE_CONV_2D attributes.
-struct ConvParams {
-  int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  bool same_padding = false;  // TFLite SAME (else VALID)
-  int window_h = 0, window_w = 0;  // pools: the window (convolutions take it from the filter)
-};
-
 struct Node {
   int id = -1;  // the front end's node index
   std::string name;  // op name, for plans and messages
@@ -52,13 +45,12 @@ struct Node {
   EwOp ew = EwOp::kCount;  // for kElementwise
   AnchorOp anchor = AnchorOp::kFullyConnected;  // for kAnchor
   Activation act = Activation::kNone;
-  float param = 0.f;  // LeakyRelu alpha
-  ConvParams conv;
+  float param = 0.f;  // kElementwise: the op's scalar (LEAKY_RELU's alpha)
   // kReshape to a shape computed at run time (its params hold the output's
   // signature): that int32 tensor, which must agree with it at every run. Else -1.
   int shape_input = -1;
   // The op's own parameters (ir/op_params.h), a struct of its file in ops/
-  // (ops/resize.h, ops/reshape.h, ...); the window ops' are still the fields above.
+  // (ops/resize.h, ops/window.h, ...).
   std::shared_ptr<const OpParams> params;
   // Tensor indices. kAnchor: input, then weights and optional bias (none for
   // pools and MEAN; kBatchMatMul: the second operand, no bias; row ops: the

@@ -129,22 +129,6 @@ void read_tensor(WireReader& r, Tensor& t) {
   if (const char* p = r.raw(size)) data = ConstantData::copy_of(p, size);
 }
 
-void write_conv(WireWriter& w, const ConvParams& c) {
-  const auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = c;
-  for (int v : {stride_h, stride_w, dilation_h, dilation_w}) w.i32(v);
-  w.flag(same_padding);
-  w.i32(window_h);
-  w.i32(window_w);
-}
-
-void read_conv(WireReader& r, ConvParams& c) {
-  auto& [stride_h, stride_w, dilation_h, dilation_w, same_padding, window_h, window_w] = c;
-  for (int* v : {&stride_h, &stride_w, &dilation_h, &dilation_w}) *v = r.i32();
-  same_padding = r.flag();
-  window_h = r.i32();
-  window_w = r.i32();
-}
-
 // The op whose parameters a node holds (ops/op_registry.h: its reader): an
 // anchor's, or a PAD's (kind kPad).
 std::optional<AnchorOp> params_op(const Node& n) {
@@ -155,7 +139,7 @@ std::optional<AnchorOp> params_op(const Node& n) {
 
 // `tensor`: original tensor index -> new one.
 void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) {
-  const auto& [id, name, kind, ew, anchor, act, param, conv, shape_input, params, inputs, outputs] = n;
+  const auto& [id, name, kind, ew, anchor, act, param, shape_input, params, inputs, outputs] = n;
   w.i32(id);
   w.str(name);
   w.enumeration(kind);
@@ -163,7 +147,6 @@ void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) 
   w.enumeration(anchor);
   w.enumeration(act);
   w.f32(param);
-  write_conv(w, conv);
   w.i32(shape_input < 0 ? -1 : tensor.at(shape_input));
   // An anchor's or a PAD's own parameters (read back by its op's reader); any that do not travel fail to read.
   if (params_op(n) && params && !params->write(w)) w.u8(0xff);
@@ -175,7 +158,7 @@ void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) 
 }
 
 void read_node(WireReader& r, ParamsReader read_params, Node& n) {
-  auto& [id, name, kind, ew, anchor, act, param, conv, shape_input, params, inputs, outputs] = n;
+  auto& [id, name, kind, ew, anchor, act, param, shape_input, params, inputs, outputs] = n;
   params = nullptr;
   id = r.i32();
   name = r.str();
@@ -184,7 +167,6 @@ void read_node(WireReader& r, ParamsReader read_params, Node& n) {
   anchor = read_enum<AnchorOp>(r, "anchor op");
   act = read_enum<Activation>(r, "activation");
   param = r.f32();
-  read_conv(r, conv);
   shape_input = r.i32();
   if (const auto op = params_op(n); op && r.ok()) params = read_params(*op, r);  // the op's own (none: nothing read)
   inputs = r.ints();
@@ -267,9 +249,8 @@ const char* payload_of(const std::string& bytes, size_t* size, std::string* erro
 // The fewest bytes a tensor, node or fold takes (all lists empty): bounds
 // what a corrupt count may allocate.
 constexpr size_t kMinTensorBytes = 3 + 4 + 4 + (4 + 4 + 4) + 1;
-// A node: id, name, 4 enums, param, conv (16 + 1 + 8), shape_input, inputs, outputs (an anchor's own
-// parameters may add bytes).
-constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + (16 + 1 + 8) + 4 + 4 + 4;
+// A node: id, name, 4 enums, param, shape_input, inputs, outputs (its op's own parameters may add bytes).
+constexpr size_t kMinNodeBytes = 4 + 4 + 4 + 4 + 4 + 4 + 4;
 constexpr size_t kMinFoldBytes = 1 + 4 + 4 + 4 + 4 + 4 + 4;
 
 void read_payload(WireReader& r, ParamsReader read_params, PartitionGraph* p) {

@@ -5,6 +5,7 @@
 #include "ops/dynamic_range.h"
 #include "ops/op_registry.h"
 #include "ops/rule_helpers.h"
+#include "ops/window.h"
 
 namespace fd {
 namespace {
@@ -18,7 +19,7 @@ std::string rule(const Graph& g, const Node& node) {
   if (is_dynamic_range_conv(g, node))
     if (std::string why = dynamic_range_conv_legality(g, node); !why.empty()) return why;
   std::string error;
-  const auto geo = conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, FoldedPad{}, &error);
+  const auto geo = conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), window_of(node), FoldedPad{}, &error);
   if (!geo) return error;
   if (!(kDepthwise ? w[3] % geo->channels == 0 : w[3] == geo->channels))
     return "input " + to_string(in) + " does not fit filter " + to_string(w);
@@ -29,12 +30,12 @@ std::string rule(const Graph& g, const Node& node) {
 
 extern const AnchorInfo kConv2DInfo = {
     "CONV_2D", Pattern::kWindowed, kFamilyConv, 2, 3, kConstantWeights | kFoldsInputAffine | kFoldsChannelScale,
-    rule<false>, nullptr, /*read_params=*/nullptr,
+    rule<false>, nullptr, read_window_params,
 };
 
 extern const AnchorInfo kDepthwiseConv2DInfo = {
     "DEPTHWISE_CONV_2D", Pattern::kWindowed, kFamilyConv, 2, 3, kConstantWeights, rule<true>, nullptr,
-    /*read_params=*/nullptr,
+    read_window_params,
 };
 
 }  // namespace fd

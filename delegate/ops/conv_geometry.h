@@ -14,6 +14,13 @@
 
 namespace fd {
 
+// The window ops' strides, dilation and padding (ops/window.h: their parameters).
+struct ConvParams {
+  int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  bool same_padding = false;  // TFLite SAME (else VALID)
+  int window_h = 0, window_w = 0;  // pools: the window (convolutions take it from the filter)
+};
+
 // A PAD before the convolution, on H and W: before/after amounts, mode, constant.
 struct FoldedPad {
   int64_t top = 0, bottom = 0, left = 0, right = 0;

@@ -4,6 +4,7 @@
 
 #include "ir/float_source.h"
 #include "ops/fully_connected.h"
+#include "ops/window.h"
 
 namespace fd {
 
@@ -83,7 +84,7 @@ std::string dynamic_range_conv_legality(const Graph& g, const Node& node) {
   if (q.axis != 0 || static_cast<int64_t>(q.scales.size()) != w.shape[0])
     return "CONV_2D with int8 weights not quantized per output channel";
   if (any_zero_point(q)) return "CONV_2D with int8 weights of a nonzero zero point";
-  if (node.conv.dilation_h != 1 || node.conv.dilation_w != 1)
+  if (window_of(node).dilation_h != 1 || window_of(node).dilation_w != 1)
     return "dilated CONV_2D with int8 weights (not run as TFLite's hybrid kernel)";
   if (w.shape[1] * w.shape[2] * w.shape[3] > kDynamicRangeMaxDepth)
     return "CONV_2D with int8 weights deeper than " + std::to_string(kDynamicRangeMaxDepth);

@@ -5,6 +5,7 @@
 #include "ops/conv_geometry.h"
 #include "ops/op_registry.h"
 #include "ops/rule_helpers.h"
+#include "ops/window.h"
 
 namespace fd {
 
@@ -26,8 +27,9 @@ std::string rule(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
   if (in.size() != 4) return "input is not 4-D NHWC";
   std::string error;
-  const auto geo = conv_geometry(in, kMean ? static_cast<int>(in[1]) : node.conv.window_h,
-                                 kMean ? static_cast<int>(in[2]) : node.conv.window_w, kMean ? ConvParams{} : node.conv,
+  const ConvParams window = kMean ? ConvParams{} : window_of(node);
+  const auto geo = conv_geometry(in, kMean ? static_cast<int>(in[1]) : window.window_h,
+                                 kMean ? static_cast<int>(in[2]) : window.window_w, window,
                                  FoldedPad{}, &error);
   if (!geo) return error;
   const Shape expect = kMean && !params_as<MeanParams>(node.params).keep_dims ? Shape{geo->batch, geo->channels}
@@ -40,11 +42,11 @@ std::shared_ptr<const OpParams> read_mean(WireReader& r) { return mean_params(r.
 }  // namespace
 
 extern const AnchorInfo kMaxPool2DInfo = {
-    "MAX_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, 0, rule<false>, nullptr, nullptr,
+    "MAX_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, 0, rule<false>, nullptr, read_window_params,
 };
 
 extern const AnchorInfo kAveragePool2DInfo = {
-    "AVERAGE_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, 0, rule<false>, nullptr, nullptr,
+    "AVERAGE_POOL_2D", Pattern::kWindowed, kFamilyConv, 1, 1, 0, rule<false>, nullptr, read_window_params,
 };
 
 extern const AnchorInfo kMeanInfo = {

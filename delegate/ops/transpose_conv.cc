@@ -12,15 +12,17 @@
 
 namespace fd {
 
-std::string TransposeConvParams::describe() const { return "to " + join(output_shape); }
+std::string TransposeConvParams::describe() const { return WindowParams::describe() + ", to " + join(output_shape); }
 
 bool TransposeConvParams::write(WireWriter& w) const {
+  WindowParams::write(w);
   w.int64s(output_shape);
   return true;
 }
 
-std::shared_ptr<const TransposeConvParams> transpose_conv_params(Shape output_shape) {
+std::shared_ptr<const TransposeConvParams> transpose_conv_params(const ConvParams& conv, Shape output_shape) {
   auto p = std::make_shared<TransposeConvParams>();
+  p->conv = conv;
   p->output_shape = std::move(output_shape);
   return p;
 }
@@ -38,14 +40,17 @@ std::string rule(const Graph& g, const Node& node) {
   const Shape& in = g.tensors[node.inputs[0]].shape;
   const Shape& w = g.tensors[node.inputs[1]].shape;
   std::string error;
-  if (!transpose_conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), node.conv, out, &error))
+  if (!transpose_conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), window_of(node), out, &error))
     return error;
   if (in[3] != w[3] || out[3] != w[0])
     return "input " + to_string(in) + " and output_shape " + to_string(out) + " do not fit filter " + to_string(w);
   return output_legality(g, node, out);
 }
 
-std::shared_ptr<const OpParams> read(WireReader& r) { return transpose_conv_params(r.int64s()); }
+std::shared_ptr<const OpParams> read(WireReader& r) {
+  const ConvParams conv = read_conv_params(r);
+  return transpose_conv_params(conv, r.int64s());
+}
 
 }  // namespace
 

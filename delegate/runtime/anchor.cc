@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <iterator>
 
+#include "ops/window.h"
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
@@ -88,7 +89,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& fold
   a.op = node.kind == OpKind::kPad ? AnchorOp::kPad : node.anchor;
   const AnchorOpDef& d = anchor_op_def(a.op);
   a.pad = folds.pad;
-  a.conv = node.conv;
+  a.conv = window_of(node);  // the window ops'
   // As TFLite's kernels: without activation (or at RELU's top) convolutions, FULLY_CONNECTED
   // and pools clamp to the float range, an overflow gives FLT_MAX, not inf; MEAN and
   // BATCH_MATMUL do not clamp. The kernels clamp anyway: no extra cost.

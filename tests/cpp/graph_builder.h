@@ -19,6 +19,7 @@
 #include "ops/softmax.h"
 #include "ops/transpose.h"
 #include "ops/transpose_conv.h"
+#include "ops/window.h"
 #include "plan/planner.h"
 
 namespace fd::test {
@@ -127,7 +128,7 @@ class GraphBuilder {
     node.kind = OpKind::kAnchor;
     node.anchor = op;
     node.act = act;
-    node.conv = p;
+    node.params = window_op_params(p);
     const int64_t n = op == AnchorOp::kDepthwiseConv2D ? filter_shape[3] : filter_shape[0];
     node.inputs = {input, tensor(std::move(filter_shape), true, filter)};
     if (bias) node.inputs.push_back(tensor({n}, true, bias));
@@ -137,7 +138,7 @@ class GraphBuilder {
   int transpose_conv(int input, const float* filter, Shape filter_shape, const float* bias, ConvParams p,
                      Shape out_shape, Activation act = Activation::kNone) {
     const int out = conv(AnchorOp::kTransposeConv, input, filter, std::move(filter_shape), bias, p, out_shape, act);
-    g.nodes.back().params = transpose_conv_params(std::move(out_shape));
+    g.nodes.back().params = transpose_conv_params(p, std::move(out_shape));
     return out;
   }
   // MAX_POOL_2D / AVERAGE_POOL_2D (p carries window and strides) or MEAN over H, W.
@@ -146,8 +147,7 @@ class GraphBuilder {
     node.name = op == AnchorOp::kMean ? "MEAN" : op == AnchorOp::kMaxPool2D ? "MAX_POOL_2D" : "AVERAGE_POOL_2D";
     node.kind = OpKind::kAnchor;
     node.anchor = op;
-    node.conv = p;
-    if (op == AnchorOp::kMean) node.params = mean_params(keep_dims);
+    node.params = op == AnchorOp::kMean ? std::shared_ptr<const OpParams>(mean_params(keep_dims)) : window_op_params(p);
     node.inputs = {input};
     return add(std::move(node), std::move(out_shape));
   }

@@ -343,7 +343,7 @@ TEST(Planner, TransposeConvNeedsAConstantOutputShapeThatItsInputGives) {
     const int padded = b.pad(b.tensor({1, 4, 5, 8}), {0, 0, 1, 0, 0, 1, 0, 0}, {1, 5, 6, 8});
     b.g.tensors[padded].signature = std::move(signature);
     const int y = b.transpose_conv(padded, w, {6, 3, 3, 8}, nullptr, s2, out, Activation::kRelu);
-    b.g.nodes[1].params = transpose_conv_params(std::move(dims));
+    b.g.nodes[1].params = transpose_conv_params(s2, std::move(dims));
     b.ew(EwOp::Tanh, {y}, out);
     return plan_fusion(b.g, {});
   };

@@ -106,10 +106,10 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
   const bool dw = n.anchor == AnchorOp::kDepthwiseConv2D;
   const int64_t kh = f.shape[1], kw = f.shape[2], ic = s[3], oc = out[3], mult = dw ? oc / ic : 1;
   auto pad_before = [&](int64_t in, int64_t o, int64_t k, int stride, int dil) {
-    return n.conv.same_padding ? std::max<int64_t>(0, (o - 1) * stride + (k - 1) * dil + 1 - in) / 2 : 0;
+    return window_of(n).same_padding ? std::max<int64_t>(0, (o - 1) * stride + (k - 1) * dil + 1 - in) / 2 : 0;
   };
-  const int64_t pt = pad_before(s[1], out[1], kh, n.conv.stride_h, n.conv.dilation_h);
-  const int64_t pl = pad_before(s[2], out[2], kw, n.conv.stride_w, n.conv.dilation_w);
+  const int64_t pt = pad_before(s[1], out[1], kh, window_of(n).stride_h, window_of(n).dilation_h);
+  const int64_t pl = pad_before(s[2], out[2], kw, window_of(n).stride_w, window_of(n).dilation_w);
   std::vector<float> y(num_elements(out));
   for (int64_t b = 0; b < out[0]; ++b)
     for (int64_t oy = 0; oy < out[1]; ++oy)
@@ -118,8 +118,8 @@ std::vector<float> naive_conv(const Graph& g, const Node& n, const Shape& s, con
           double acc = 0.0;
           for (int64_t ky = 0; ky < kh; ++ky)
             for (int64_t kx = 0; kx < kw; ++kx) {
-              const int64_t iy = oy * n.conv.stride_h + ky * n.conv.dilation_h - pt;
-              const int64_t ix = ox * n.conv.stride_w + kx * n.conv.dilation_w - pl;
+              const int64_t iy = oy * window_of(n).stride_h + ky * window_of(n).dilation_h - pt;
+              const int64_t ix = ox * window_of(n).stride_w + kx * window_of(n).dilation_w - pl;
               if (iy < 0 || iy >= s[1] || ix < 0 || ix >= s[2]) continue;
               const double* px = &x[((b * s[1] + iy) * s[2] + ix) * ic];
               if (dw) acc += px[o / mult] * weight((ky * kw + kx) * oc + o);
@@ -143,17 +143,17 @@ std::vector<float> naive_transpose_conv(const Graph& g, const Node& n, const Sha
   const Tensor& f = g.tensors[n.inputs[1]];
   const int64_t kh = f.shape[1], kw = f.shape[2], ic = s[3], oc = out[3];
   auto pad = [&](int64_t o, int64_t k, int stride) {
-    const int64_t in = n.conv.same_padding ? (o + stride - 1) / stride : (o + stride - k) / stride;
+    const int64_t in = window_of(n).same_padding ? (o + stride - 1) / stride : (o + stride - k) / stride;
     return std::max<int64_t>(0, (in - 1) * stride + k - o) / 2;
   };
-  const int64_t pt = pad(out[1], kh, n.conv.stride_h), pl = pad(out[2], kw, n.conv.stride_w);
+  const int64_t pt = pad(out[1], kh, window_of(n).stride_h), pl = pad(out[2], kw, window_of(n).stride_w);
   std::vector<double> acc(num_elements(out), 0.0);
   for (int64_t b = 0; b < s[0]; ++b)
     for (int64_t iy = 0; iy < s[1]; ++iy)
       for (int64_t ix = 0; ix < s[2]; ++ix)
         for (int64_t ky = 0; ky < kh; ++ky)
           for (int64_t kx = 0; kx < kw; ++kx) {
-            const int64_t oy = iy * n.conv.stride_h - pt + ky, ox = ix * n.conv.stride_w - pl + kx;
+            const int64_t oy = iy * window_of(n).stride_h - pt + ky, ox = ix * window_of(n).stride_w - pl + kx;
             if (oy < 0 || oy >= out[1] || ox < 0 || ox >= out[2]) continue;
             for (int64_t o = 0; o < oc; ++o)
               for (int64_t c = 0; c < ic; ++c)
@@ -173,10 +173,10 @@ std::vector<float> naive_transpose_conv(const Graph& g, const Node& n, const Sha
 // Pools and MEAN: windows clipped to the input, as TFLite defines them.
 std::vector<float> naive_pool(const Node& n, const Shape& s, const std::vector<float>& x, const Shape& out) {
   const bool mean = n.anchor == AnchorOp::kMean;
-  const int64_t kh = mean ? s[1] : n.conv.window_h, kw = mean ? s[2] : n.conv.window_w;
+  const int64_t kh = mean ? s[1] : window_of(n).window_h, kw = mean ? s[2] : window_of(n).window_w;
   const int64_t oh = mean ? 1 : out[1], ow = mean ? 1 : out[2];
-  const int sh = mean ? 1 : n.conv.stride_h, sw = mean ? 1 : n.conv.stride_w;
-  const bool same = !mean && n.conv.same_padding;
+  const int sh = mean ? 1 : window_of(n).stride_h, sw = mean ? 1 : window_of(n).stride_w;
+  const bool same = !mean && window_of(n).same_padding;
   const int64_t pt = same ? std::max<int64_t>(0, (oh - 1) * sh + kh - s[1]) / 2 : 0;
   const int64_t pl = same ? std::max<int64_t>(0, (ow - 1) * sw + kw - s[2]) / 2 : 0;
   std::vector<float> y;

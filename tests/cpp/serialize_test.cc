@@ -26,6 +26,7 @@
 #include "ops/softmax.h"
 #include "ops/transpose.h"
 #include "ops/transpose_conv.h"
+#include "ops/window.h"
 #include "kernels/cpu.h"
 #include "plan/planner.h"
 #include "runtime/executor.h"
@@ -85,7 +86,7 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 
 // Inputs and outputs compared through `tensor`: new index -> original one.
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
-  const auto& [id, name, kind, ew, anchor, act, param, conv, shape_input, params, inputs, outputs] = a;
+  const auto& [id, name, kind, ew, anchor, act, param, shape_input, params, inputs, outputs] = a;
   ASSERT_EQ(params == nullptr, b.params == nullptr);  // an op's own parameters, read back by its reader
   if (params) EXPECT_EQ(params->describe(), b.params->describe());
   EXPECT_EQ(id, b.id);
@@ -95,7 +96,7 @@ void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   EXPECT_EQ(anchor, b.anchor);
   EXPECT_EQ(act, b.act);
   EXPECT_EQ(bits(param), bits(b.param));
-  expect_same(conv, b.conv);
+  if (dynamic_cast<const WindowParams*>(params.get())) expect_same(window_of(a), window_of(b));  // every field
   EXPECT_EQ(shape_input, b.shape_input < 0 ? -1 : tensor.at(b.shape_input));
   std::vector<int> in, out;
   for (int t : b.inputs) in.push_back(tensor.at(t));
@@ -169,7 +170,7 @@ Graph every_field_graph() {
   n.anchor = AnchorOp::kDepthwiseConv2D;
   n.act = Activation::kReluN1To1;
   n.param = -1.75e-30f;
-  n.conv = {2, 3, 4, 5, true, 6, 7};
+  n.params = window_op_params({2, 3, 4, 5, true, 6, 7});
   n.shape_input = 1;
   n.inputs = {0, 1, 2};
   n.outputs = {3};
@@ -177,6 +178,7 @@ Graph every_field_graph() {
   m.id = 43;
   m.name = "second";
   m.kind = OpKind::kElementwise;
+  m.params = nullptr;  // an elementwise op has none
   m.inputs = {3, 3};
   m.outputs = {0};
   Node r;  // an op of its own parameters (Node::params), which its reader reads back
@@ -326,8 +328,10 @@ std::shared_ptr<const OpParams> sample_params(AnchorOp op) {
     case AnchorOp::kExpandDims: return expand_dims_params(-3);
     case AnchorOp::kSqueeze: return squeeze_params({});
     case AnchorOp::kConcatenation: return concatenation_params(-2, true);
-    case AnchorOp::kTransposeConv: return transpose_conv_params({1, 2, 3, 4});
+    case AnchorOp::kTransposeConv: return transpose_conv_params({2, 3, 4, 5, true, 6, 7}, {1, 2, 3, 4});
     case AnchorOp::kFullyConnected: return fully_connected_params(true, true);
+    case AnchorOp::kConv2D: case AnchorOp::kDepthwiseConv2D: case AnchorOp::kMaxPool2D: case AnchorOp::kAveragePool2D:
+      return window_op_params({1, 2, 3, 4, true, 5, 6});
     case AnchorOp::kMean: return mean_params(true);
     case AnchorOp::kPad: return pad_params({0, 1, -2, 3}, PadMode::kSymmetric, -0.f);
     default: return nullptr;

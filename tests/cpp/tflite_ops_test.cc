@@ -6,6 +6,7 @@
 #include <string>
 
 #include "frontends/tflite/tflite_abi.h"
+#include "ops/window.h"
 
 namespace fd {
 namespace {
@@ -159,12 +160,12 @@ TEST(TfliteOps, TransposeConvTakesItsActivationFromVersionFour) {
   EXPECT_EQ(v4.name, "TRANSPOSE_CONV");
   EXPECT_EQ(v4.kind, OpKind::kAnchor);
   EXPECT_EQ(v4.anchor, AnchorOp::kTransposeConv);
-  EXPECT_EQ(v4.conv.stride_w, 2);
-  EXPECT_EQ(v4.conv.stride_h, 3);
-  EXPECT_TRUE(v4.conv.same_padding);
+  EXPECT_EQ(window_of(v4).stride_w, 2);
+  EXPECT_EQ(window_of(v4).stride_h, 3);
+  EXPECT_TRUE(window_of(v4).same_padding);
   EXPECT_EQ(v4.act, Activation::kRelu6);
   EXPECT_EQ(v4.inputs, (std::vector<int>{x, w}));  // an anchor's order
-  EXPECT_EQ(v4.params->describe(), "to 1,6,4,2");
+  EXPECT_EQ(v4.params->describe(), "stride 3x2, dilation 1x1, same, to 1,6,4,2");
   translate_tflite_op(c.op(kTfLiteBuiltinTransposeConv, &p, 3), &v3);
   EXPECT_EQ(v3.kind, OpKind::kAnchor);
   EXPECT_EQ(v3.act, Activation::kNone);

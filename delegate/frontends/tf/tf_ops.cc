@@ -14,6 +14,7 @@
 #include "ops/row_reduce.h"
 #include "ops/softmax.h"
 #include "ops/transpose.h"
+#include "ops/window.h"
 #include "tensorflow/core/framework/node_def.pb.h"
 
 namespace fd {
@@ -285,8 +286,10 @@ std::string translate_conv(const NodeDef& d, const std::vector<int>& in, const s
   Node n;
   n.kind = OpKind::kAnchor;
   n.anchor = depthwise ? AnchorOp::kDepthwiseConv2D : AnchorOp::kConv2D;
-  std::string why = is_float(d) ? window_params(d, nullptr, &n.conv) : "not float32";
+  ConvParams window;
+  std::string why = is_float(d) ? window_params(d, nullptr, &window) : "not float32";
   if (!why.empty()) return why;
+  n.params = window_op_params(window);
   if (in.size() != (!fused ? 2u : bn ? 6u : 3u) || out.size() != 1) return "unexpected inputs or outputs";
   EwOp after = EwOp::kCount;
   float alpha = 0.f;
@@ -350,7 +353,8 @@ std::string translate_pool(const NodeDef& d, const std::vector<int>& in, const s
   const std::string why = is_float(d) ? window_params(d, "ksize", &p) : "not float32";
   if (!why.empty()) return why;
   if (in.size() != 1 || out.size() != 1) return "unexpected inputs or outputs";
-  push_anchor(nodes, d.op() == "MaxPool" ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D, in, out).conv = p;
+  push_anchor(nodes, d.op() == "MaxPool" ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D, in, out).params =
+      window_op_params(p);
   return "";
 }
 

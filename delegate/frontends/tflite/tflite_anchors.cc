@@ -39,7 +39,7 @@ bool read_conv(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const P*>(op.params);
   if (!p || p->padding == kTfLitePaddingUnknown) return false;
   set_anchor(n, kOp);
-  n->conv = conv_params(*p);
+  n->params = window_op_params(conv_params(*p));
   n->act = tflite_activation(&p->activation);
   drop_absent_bias(n, 2);
   return true;
@@ -60,11 +60,13 @@ bool read_pool(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLitePoolParams*>(op.params);
   if (!p || p->padding == kTfLitePaddingUnknown) return false;
   set_anchor(n, op.code == kTfLiteBuiltinMaxPool2D ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D);
-  n->conv.stride_h = p->stride_height;
-  n->conv.stride_w = p->stride_width;
-  n->conv.window_h = p->filter_height;
-  n->conv.window_w = p->filter_width;
-  n->conv.same_padding = p->padding == kTfLitePaddingSame;
+  ConvParams window;
+  window.stride_h = p->stride_height;
+  window.stride_w = p->stride_width;
+  window.window_h = p->filter_height;
+  window.window_w = p->filter_width;
+  window.same_padding = p->padding == kTfLitePaddingSame;
+  n->params = window_op_params(window);
   n->act = tflite_activation(&p->activation);
   return true;
 }
@@ -115,14 +117,15 @@ bool read_transpose_conv(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteTransposeConvParams*>(op.params);
   if (!p || p->padding == kTfLitePaddingUnknown || n->inputs.size() < 3 || n->inputs.size() > 4) return false;
   set_anchor(n, AnchorOp::kTransposeConv);
-  n->conv.stride_h = p->stride_height;
-  n->conv.stride_w = p->stride_width;
-  n->conv.same_padding = p->padding == kTfLitePaddingSame;
+  ConvParams window;
+  window.stride_h = p->stride_height;
+  window.stride_w = p->stride_width;
+  window.same_padding = p->padding == kTfLitePaddingSame;
   n->act = op.version >= 4 ? tflite_activation(&p->activation) : Activation::kNone;
   const TfLiteTensor* shape = op.tensor(n->inputs[0]);
   std::vector<int64_t> out;
   if (!shape || shape->type != kTfLiteInt32 || !op.ints(n->inputs[0], &out)) out.clear();
-  n->params = transpose_conv_params(std::move(out));
+  n->params = transpose_conv_params(window, std::move(out));
   std::vector<int> inputs = {n->inputs[2], n->inputs[1]};
   if (n->inputs.size() == 4 && n->inputs[3] >= 0) inputs.push_back(n->inputs[3]);
   n->inputs = std::move(inputs);

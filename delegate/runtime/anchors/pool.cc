@@ -10,9 +10,9 @@
 namespace fd {
 namespace {
 
-void make(const Graph&, const Node& node, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) {
-  a.kh = node.conv.window_h;  // MEAN: 0, the input's size, known when bound
-  a.kw = node.conv.window_w;
+void make(const Graph&, const Node&, const Kernels& kernels, const AnchorFolds&, AnchorStep& a) {
+  a.kh = a.conv.window_h;  // MEAN: 0, the input's size, known when bound
+  a.kw = a.conv.window_w;
   a.dw = kernels.dw;
 }
 
