@@ -9,8 +9,10 @@
 
 namespace fd {
 
-// A node (or chain of nodes) that does not run on its own: an anchor of its
-// group reads through it.
+// A node (or chain of nodes) that does not run on its own: a node of its
+// group (an anchor, or an elementwise op rewritten as one kernel op) reads
+// through it. Where its value must be stored all the same (a partition's
+// output), it runs too, and a rewrite is not made.
 enum class FoldKind : uint8_t {
   kPad,           // a PAD before a convolution or pool: read through the anchor's window
   kChannelScale,  // a MUL by a per-channel vector (a squeeze-excite gate): scales the weights on each run
@@ -19,14 +21,17 @@ enum class FoldKind : uint8_t {
   kConstant,      // a node of kind kConstant making an anchor's weights or bias: packed from its values
   kOutputAffine,  // MUL/ADD/SUB by constants per output channel after a weighted anchor, then an optional
                   // RELU / RELU6 / RELU_N1_TO_1: taken into its weights, bias and clamp when it is packed
+  kSwish,         // a LOGISTIC(x) whose one reader is MUL(x, it): the MUL runs as SWISH(x), exact
+  kMultiplyAdd,   // a MUL whose one reader is an ADD or SUB: that runs as one FMA, FMS or FNMA (rounded once)
 };
 
 struct Fold {
   FoldKind kind = FoldKind::kPad;
-  int anchor = -1;         // the node (graph position) it folds into
+  int anchor = -1;         // the node (graph position) it folds into: an anchor, or kSwish's MUL, kMultiplyAdd's ADD
   std::vector<int> nodes;  // the folded nodes, in execution order
   // kChannelScale: which input of the MUL is the vector; kTranspose: which
-  // operand of the BATCH_MATMUL the TRANSPOSE is.
+  // operand of the BATCH_MATMUL the TRANSPOSE is; kSwish, kMultiplyAdd: which
+  // input of the node folded into the folded node makes.
   int operand = 0;
   int source = -1;                  // kInputAffine: the tensor the chain starts from
   std::vector<float> scale, shift;  // kInputAffine: per input channel, value = source * scale + shift

@@ -64,7 +64,7 @@ bool known(Activation v) {
 bool known(FoldKind v) {
   switch (v) {
     case FoldKind::kPad: case FoldKind::kChannelScale: case FoldKind::kInputAffine: case FoldKind::kTranspose:
-    case FoldKind::kConstant: case FoldKind::kOutputAffine:
+    case FoldKind::kConstant: case FoldKind::kOutputAffine: case FoldKind::kSwish: case FoldKind::kMultiplyAdd:
       return true;
   }
   return false;

@@ -34,7 +34,7 @@
 
 namespace fd {
 
-constexpr uint32_t kPartitionFormatVersion = 8;
+constexpr uint32_t kPartitionFormatVersion = 9;
 
 struct PartitionGraph {
   Graph graph;                           // renumbered (see above)

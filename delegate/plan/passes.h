@@ -46,6 +46,10 @@ void claim_siblings_together(const Graph& g, FusionPlan* plan);
 // claimed CONCATENATION (plan.slice_writes).
 std::vector<SliceWrite> find_slice_writes(const Graph& g, const GraphIndex& index, const FusionPlan& plan);
 
+// rewrites.cc: the elementwise pairs of a group that run as one kernel op
+// (FoldKind::kSwish, kMultiplyAdd), as folds appended to plan.folds.
+void find_rewrites(const Graph& g, const GraphIndex& index, FusionPlan* plan);
+
 // The index-reading forms of input_affine and folded_transpose.
 std::optional<Fold> input_affine(const Graph& g, const GraphIndex& index, int conv);
 int folded_transpose(const Graph& g, const GraphIndex& index, int bmm, int i);

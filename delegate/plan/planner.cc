@@ -22,6 +22,7 @@ FusionPlan plan_fusion(const Graph& g, const PlannerOptions& opts) {
   for (Fold& f : folds.folds)  // the folds of claimed anchors
     if (plan.group_of[f.anchor] >= 0) plan.folds.push_back(std::move(f));
   plan.slice_writes = find_slice_writes(g, index, plan);
+  find_rewrites(g, index, &plan);
   return plan;
 }
 

@@ -9,7 +9,6 @@
 #include "ir/shape.h"
 #include "ops/op_classes.h"
 #include "ops/pad.h"
-#include "runtime/program_rewrite.h"
 
 namespace fd {
 namespace {
@@ -31,6 +30,7 @@ struct GroupFolds {
   std::map<int, std::vector<int>> scaled;              // anchor -> {the MUL's tensor, its per-channel scale}
   std::map<int, const Node*> pad;                      // anchor -> the PAD before it
   std::map<int, const Fold*> output;                   // anchor -> its output map
+  std::map<int, const Fold*> rewrite;                  // elementwise node -> kSwish or kMultiplyAdd into it
   std::set<int> outputs;  // of folded nodes: they run only if their output must be stored
   std::set<int> mapped;   // of output maps' nodes: the anchor computes the last, the rest never exist
 
@@ -41,6 +41,9 @@ struct GroupFolds {
         add_output_map(g, f, written);
         continue;
       }
+      // A rewrite whose folded value must be stored is not made: both nodes run, as before it.
+      const bool rewrite_kind = f.kind == FoldKind::kSwish || f.kind == FoldKind::kMultiplyAdd;
+      if (rewrite_kind && written[first.outputs[0]]) continue;
       switch (f.kind) {
         case FoldKind::kPad: pad[f.anchor] = &first; break;
         case FoldKind::kTranspose: transpose[f.anchor][f.operand] = &first; break;
@@ -50,6 +53,8 @@ struct GroupFolds {
         case FoldKind::kInputAffine: affine[f.anchor] = &f; break;
         case FoldKind::kConstant: break;  // the anchor packs the values of its input
         case FoldKind::kOutputAffine: break;
+        case FoldKind::kSwish:
+        case FoldKind::kMultiplyAdd: rewrite[f.anchor] = &f; break;
       }
       // An input map runs whole if one of its values must be stored.
       bool stored = false;
@@ -87,6 +92,8 @@ class ProgramBuilder {
     return !folds_.outputs.count(node.outputs[0]) || written_[node.outputs[0]];
   }
   EwOp op_of(const Node& node) const;
+  EwKernelOp rewritten_op(const Fold& f) const;
+  std::vector<int> rewritten_reads(const Fold& f) const;
   AnchorStep anchor_of(int pos) const;
   void emit(int pos, EwOp op);
 
@@ -120,10 +127,26 @@ EwOp ProgramBuilder::op_of(const Node& node) const {
   return EwOp::Pow;
 }
 
+// A node the plan rewrites (kSwish, kMultiplyAdd) as one kernel op: the op.
+EwKernelOp ProgramBuilder::rewritten_op(const Fold& f) const {
+  if (f.kind == FoldKind::kSwish) return is_rounded(f.nodes[0]) ? EwKernelOp::SwishAsBuiltin : EwKernelOp::Swish;
+  if (g_.nodes[f.anchor].ew == EwOp::Add) return EwKernelOp::Fma;
+  return f.operand == 0 ? EwKernelOp::Fms : EwKernelOp::Fnma;  // MUL - c, c - MUL
+}
+
+// ... and what it reads: SWISH x; FMA the product's factors, then the other addend.
+std::vector<int> ProgramBuilder::rewritten_reads(const Fold& f) const {
+  const Node& node = g_.nodes[f.anchor];
+  if (f.kind == FoldKind::kSwish) return {node.inputs[1 - f.operand]};
+  const Node& mul = g_.nodes[f.nodes[0]];
+  return {mul.inputs[0], mul.inputs[1], node.inputs[1 - f.operand]};
+}
+
 // The tensors a node takes as values; an anchor reads through what folds into it.
 std::vector<int> ProgramBuilder::reads(int pos, EwOp op) const {
   const Node& node = g_.nodes[pos];
   if (auto it = folds_.affine.find(pos); it != folds_.affine.end()) return {it->second->source};
+  if (auto it = folds_.rewrite.find(pos); it != folds_.rewrite.end()) return rewritten_reads(*it->second);
   if (node.kind == OpKind::kElementwise) return std::vector<int>(node.inputs.begin(), node.inputs.begin() + ew_arity(op));
   if (auto it = folds_.scaled.find(pos); it != folds_.scaled.end()) return it->second;
   if (auto it = folds_.pad.find(pos); it != folds_.pad.end()) return {it->second->inputs[0]};
@@ -158,6 +181,7 @@ void ProgramBuilder::emit(int pos, EwOp op) {
   const Node& node = g_.nodes[pos];
   const int ni = static_cast<int>(p_.inputs.size());
   Instr in{is_rounded(pos) ? as_builtin(kernel_op(op)) : kernel_op(op), node.param, {}};
+  if (auto it = folds_.rewrite.find(pos); it != folds_.rewrite.end()) in.op = rewritten_op(*it->second);
   for (int t : reads(pos, op)) in.src.push_back(value_of_.at(t));
   if (node.kind != OpKind::kElementwise) {
     in.anchor = static_cast<int>(p_.anchors.size());
@@ -192,8 +216,6 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
   }
   for (int pos : group)
     if (runs(pos)) emit(pos, op_of(g_.nodes[pos]));
-  fuse_swish(p_);
-  if (std::none_of(group.begin(), group.end(), [&](int pos) { return is_rounded(pos); })) fuse_multiply_add(p_);
   return std::move(p_);
 }
 

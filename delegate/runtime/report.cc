@@ -47,6 +47,8 @@ const char* fold_kind_name(FoldKind k) {
     case FoldKind::kTranspose: return "transpose";
     case FoldKind::kConstant: return "constant";
     case FoldKind::kOutputAffine: return "output_affine";
+    case FoldKind::kSwish: return "swish";
+    case FoldKind::kMultiplyAdd: return "multiply_add";
   }
   return "?";
 }

@@ -563,7 +563,8 @@ TEST(Planner, AChannelScaleAndAnOutputMapFoldIntoOneConvolution) {
   const FusionPlan p = plan_fusion(b.g, all);
   std::vector<FoldKind> kinds;
   for (const Fold& f : p.folds) kinds.push_back(f.kind);
-  EXPECT_EQ(kinds, (std::vector<FoldKind>{FoldKind::kOutputAffine, FoldKind::kChannelScale}));
+  // The map's MUL and ADD run as one FMA where the map is not taken in (its values stored).
+  EXPECT_EQ(kinds, (std::vector<FoldKind>{FoldKind::kOutputAffine, FoldKind::kChannelScale, FoldKind::kMultiplyAdd}));
   EXPECT_EQ(p.group_of[1], p.group_of[2]);
   EXPECT_EQ(p.group_of[4], p.group_of[2]);
 }
@@ -731,11 +732,13 @@ TEST(Planner, AConstantOutputMapFoldsIntoTheAnchorBeforeIt) {
     PlannerOptions all;
     all.families = kFamilyAll;
     const FusionPlan plan = plan_fusion(b.g, all);
-    if (variant == 2) {
-      EXPECT_TRUE(plan.folds.empty());
+    if (variant == 2) {  // no map after an activation: its MUL and ADD run as one FMA
+      ASSERT_EQ(plan.folds.size(), 1u);
+      EXPECT_EQ(plan.folds[0].kind, FoldKind::kMultiplyAdd);
       continue;
     }
-    ASSERT_EQ(plan.folds.size(), 1u);
+    ASSERT_EQ(plan.folds.size(), 2u);  // and the map's MUL into its ADD (FMA) where the map is not taken in
+    EXPECT_EQ(plan.folds[1].kind, FoldKind::kMultiplyAdd);
     EXPECT_EQ(plan.folds[0].kind, FoldKind::kOutputAffine);
     EXPECT_EQ(plan.folds[0].anchor, 0);
     EXPECT_EQ(plan.folds[0].nodes, variant == 0 ? (std::vector<int>{1, 2, 3}) : (std::vector<int>{1, 2}));
@@ -875,5 +878,30 @@ TEST(Planner, AConcatenationOfPartsThatDoNotFitIsDeclined) {
   EXPECT_EQ(plan.reason[0], "inputs do not fit along axis 3");
 }
 
+
+// x * LOGISTIC(x) runs as SWISH(x), and a MUL read only by an ADD or SUB runs
+// inside it as one FMA: the plan records both as folds into their reader, so
+// that the runtime only follows. A MUL read twice, or with an activation, stays.
+TEST(Planner, SwishAndMultiplyAddAreFoldsOfThePlan) {
+  GraphBuilder b;
+  const Shape s = {2, 16};
+  const int x = b.tensor(s), y = b.tensor(s), z = b.tensor(s);
+  const int swish = b.ew(EwOp::Mul, {b.ew(EwOp::Logistic, {x}, s), x}, s);     // nodes 0, 1
+  const int fms = b.ew(EwOp::Sub, {b.ew(EwOp::Mul, {swish, y}, s), z}, s);     // 2, 3: product - z
+  const int fnma = b.ew(EwOp::Sub, {z, b.ew(EwOp::Mul, {fms, y}, s)}, s);      // 4, 5: z - product
+  const int twice = b.ew(EwOp::Mul, {fnma, y}, s);                              // 6, read twice
+  const int kept = b.ew(EwOp::Add, {twice, b.ew(EwOp::Exp, {twice}, s)}, s);   // 7, 8
+  b.ew(EwOp::Add, {b.ew(EwOp::Mul, {kept, y}, s, Activation::kRelu), z}, s);  // 9, 10: its activation stays
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  const FusionPlan plan = plan_fusion(b.g, all);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  std::vector<std::tuple<FoldKind, int, std::vector<int>, int>> folds;
+  for (const Fold& f : plan.folds) folds.emplace_back(f.kind, f.anchor, f.nodes, f.operand);
+  EXPECT_EQ(folds, (std::vector<std::tuple<FoldKind, int, std::vector<int>, int>>{
+                       {FoldKind::kSwish, 1, {0}, 0},
+                       {FoldKind::kMultiplyAdd, 3, {2}, 0},
+                       {FoldKind::kMultiplyAdd, 5, {4}, 1}}));
+}
 }  // namespace
 }  // namespace fd

@@ -958,8 +958,9 @@ TEST(Program, AnOutputMapFoldsIntoTheWeightedAnchor) {
         y = c.b.ew(EwOp::Add, {y, c.constant({}, -0.5f, 0.5f)}, out);
         y = c.b.ew(EwOp::Relu6, {y}, out);
         const std::vector<Fold> folds = test::planned_folds(c.b.g);
-        ASSERT_EQ(folds.size(), 1u);
+        ASSERT_EQ(folds.size(), 2u);  // the map, and its MUL into the SUB where the map is not taken in
         EXPECT_EQ(folds[0].kind, FoldKind::kOutputAffine);
+        EXPECT_EQ(folds[1].kind, FoldKind::kMultiplyAdd);
         std::vector<bool> written(c.b.g.tensors.size(), false);
         written[y] = true;
         written[m] = stored;
