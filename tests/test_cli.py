@@ -120,6 +120,24 @@ def test_plan_reports_policy_and_unsupported_ops(tmp_path, manifest, model_dir):
     assert any(r.startswith("unsupported op SIN") for r in reasons), reasons
 
 
+def test_plan_shows_its_rewrites(tmp_path, model_dir):
+    """The bundled default model's swish, x * LOGISTIC(x), is a fold of the plan: the LOGISTIC
+    into the MUL (which runs as one SWISH), and every fold names nodes of the plan."""
+    require_runtime("litert")
+    out = tmp_path / "p.json"
+    proc = cli("plan", model_dir / "default_block.tflite", "--runtime", "litert", "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(out.read_text())
+    op = {n["id"]: n["op"] for n in plan["nodes"]}
+    swish = [f for f in plan["folds"] if f["kind"] == "swish"]
+    assert swish and all(op[f["into"]] == "MUL" and [op[n] for n in f["nodes"]] == ["LOGISTIC"] for f in swish)
+    for f in plan["folds"]:
+        if f["kind"] == "multiply_add":
+            assert op[f["into"]] in ("ADD", "SUB") and [op[n] for n in f["nodes"]] == ["MUL"]
+    programs = " ".join(g["program"] for p in plan["partitions"] for g in p["groups"])
+    assert "Swish" in programs
+
+
 def test_plan_declines_malformed_sparse_weights(tmp_path, model_dir):
     """A DENSIFY of a sparse constant with an index out of range, and a FULLY_CONNECTED reading
     sparse weights a segment short: each left with what is wrong, the rest claimed."""

@@ -9,6 +9,13 @@
 #include "runtime/anchors/anchor_op.h"
 
 namespace fd {
+
+// Each op's step, defined in its file of runtime/anchors/ (pool.cc, row_ops.cc, reshape.cc, resize.cc: several).
+extern const AnchorOpDef kFullyConnectedAnchor, kConv2DAnchor, kDepthwiseConv2DAnchor, kMaxPool2DAnchor,
+    kAveragePool2DAnchor, kMeanAnchor, kPadAnchor, kBatchMatMulAnchor, kSoftmaxAnchor, kRowReduceAnchor,
+    kReshapeAnchor, kExpandDimsAnchor, kSqueezeAnchor, kTransposeAnchor, kConcatenationAnchor, kResizeBilinearAnchor,
+    kResizeNearestAnchor, kTransposeConvAnchor, kIndexViewAnchor;
+
 namespace {
 
 // The anchor ops, one row per AnchorOp in its order (checked below). A new op

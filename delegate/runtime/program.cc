@@ -41,9 +41,7 @@ struct GroupFolds {
         add_output_map(g, f, written);
         continue;
       }
-      // A rewrite whose folded value must be stored is not made: both nodes run, as before it.
-      const bool rewrite_kind = f.kind == FoldKind::kSwish || f.kind == FoldKind::kMultiplyAdd;
-      if (rewrite_kind && written[first.outputs[0]]) continue;
+      if (is_rewrite(f)) continue;  // below, once the maps are known
       switch (f.kind) {
         case FoldKind::kPad: pad[f.anchor] = &first; break;
         case FoldKind::kTranspose: transpose[f.anchor][f.operand] = &first; break;
@@ -54,7 +52,7 @@ struct GroupFolds {
         case FoldKind::kConstant: break;  // the anchor packs the values of its input
         case FoldKind::kOutputAffine: break;
         case FoldKind::kSwish:
-        case FoldKind::kMultiplyAdd: rewrite[f.anchor] = &f; break;
+        case FoldKind::kMultiplyAdd: break;
       }
       // An input map runs whole if one of its values must be stored.
       bool stored = false;
@@ -62,6 +60,20 @@ struct GroupFolds {
       if (f.kind != FoldKind::kInputAffine || !stored)
         for (int m : f.nodes) outputs.insert(g.nodes[m].outputs[0]);
     }
+    for (const Fold& f : folds)
+      if (is_rewrite(f)) add_rewrite(g, f, written);
+  }
+
+  static bool is_rewrite(const Fold& f) { return f.kind == FoldKind::kSwish || f.kind == FoldKind::kMultiplyAdd; }
+
+  // A rewrite is made unless its folded value must be stored, or an output map
+  // computes either node (its anchor then makes the value the rewrite would read
+  // through): then both nodes run as they are.
+  void add_rewrite(const Graph& g, const Fold& f, const std::vector<bool>& written) {
+    const int folded = f.nodes[0];
+    if (written[g.nodes[folded].outputs[0]] || mapped.count(folded) || mapped.count(f.anchor)) return;
+    rewrite[f.anchor] = &f;
+    outputs.insert(g.nodes[folded].outputs[0]);
   }
 
   // An output map folds unless a value before its last must be stored: then its nodes run.

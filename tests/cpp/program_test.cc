@@ -945,6 +945,24 @@ int weighted_anchor(Case& c, AnchorOp op, bool bias, const Shape& out) {
 // A batch norm after a weighted anchor (MUL, SUB, ADD by constants per output
 // channel or scalar, then RELU6) folds into its weights, bias and clamp: the
 // program is the anchor alone. Not when a value before the last is stored.
+// A MUL that is a convolution's output map and is read by an ADD of a run-time
+// value (a TF batch norm before a residual ADD): the map folds into the weights,
+// so the ADD reads the anchor's value and is no FMA of the convolution's output.
+TEST(Program, AMultiplyAddWhoseProductIsAnOutputMapReadsTheAnchor) {
+  for (bool stored : {false, true}) {
+    Case c;
+    const Shape out = {1, 5, 6, 8};
+    const int conv = c.b.conv(AnchorOp::kConv2D, c.input({1, 5, 6, 3}), random_weights(8 * 9 * 3, 5), {8, 3, 3, 3},
+                              nullptr, conv_params(1, 1, true), out);
+    const int scaled = c.b.ew(EwOp::Mul, {conv, c.constant({8}, 0.5f, 2.f)}, out);
+    const int y = c.b.ew(EwOp::Add, {scaled, c.input(out)}, out);
+    std::vector<FoldKind> kinds;
+    for (const Fold& f : test::planned_folds(c.b.g)) kinds.push_back(f.kind);
+    EXPECT_EQ(kinds, (std::vector<FoldKind>{FoldKind::kOutputAffine, FoldKind::kMultiplyAdd}));
+    c.check(stored ? std::vector<int>{scaled, y} : std::vector<int>{y});
+  }
+}
+
 TEST(Program, AnOutputMapFoldsIntoTheWeightedAnchor) {
   for (AnchorOp op : {AnchorOp::kConv2D, AnchorOp::kDepthwiseConv2D, AnchorOp::kFullyConnected,
                       AnchorOp::kTransposeConv})

@@ -312,6 +312,52 @@ TfLiteStatus kernel_invoke(TfLiteContext* ctx, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
+// Translates the context and plans it (d->graph, d->plan); the front end's
+// reasons stand for the nodes it could not read.
+void plan_context(Delegate* d, TfLiteContext* ctx, TfLiteIntArray* plan) {
+  d->position_of_node.clear();
+  std::map<int, std::string> declined;  // by graph position: what the front end could not read
+  d->graph = std::make_shared<const Graph>(graph_from_context(ctx, plan, &d->position_of_node, &declined));
+  PlannerOptions po;
+  po.families = d->opts.families;
+  po.min_nodes_per_group = d->opts.min_nodes_per_partition;
+  d->plan = plan_fusion(*d->graph, po);
+  for (const auto& [pos, why] : declined)
+    if (d->plan.group_of[pos] < 0) d->plan.reason[pos] = why;
+}
+
+// The claimed TFLite nodes, each once (SPLIT's outputs are several IR nodes); logs the rest.
+std::vector<int> claimed_nodes(const Delegate& d) {
+  const Graph& g = *d.graph;
+  std::vector<int> claimed;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (d.plan.group_of[i] >= 0 && (claimed.empty() || claimed.back() != g.nodes[i].id))
+      claimed.push_back(g.nodes[i].id);
+    else log(d, LogLevel::kVerbose, "node %d %s left: %s", g.nodes[i].id, g.nodes[i].name.c_str(),
+             d.plan.reason[i].c_str());
+  }
+  log(d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(), g.nodes.size(),
+      d.plan.groups.size(), d.kernels->ew->isa);
+  return claimed;
+}
+
+// Hands the claimed nodes to TFLite as partitions of our kernel.
+TfLiteStatus replace_claimed(TfLiteContext* ctx, TfLiteDelegate* base, const std::vector<int>& claimed) {
+  TfLiteRegistration reg{};
+  reg.init = kernel_init;
+  reg.free = kernel_free;
+  reg.prepare = kernel_prepare;
+  reg.invoke = kernel_invoke;
+  reg.builtin_code = kTfLiteBuiltinDelegate;
+  reg.custom_name = "FuseDelegate";
+  reg.version = 1;
+  if (claimed.empty()) return kTfLiteOk;
+  TfLiteIntArray* nodes = int_array(claimed);
+  const TfLiteStatus st = ctx->ReplaceNodeSubsetsWithDelegateKernels(ctx, reg, nodes, base);
+  std::free(nodes);
+  return st;
+}
+
 TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
   Delegate* d = state(base);
   TfLiteIntArray* plan = nullptr;
@@ -323,44 +369,12 @@ TfLiteStatus delegate_prepare(TfLiteContext* ctx, TfLiteDelegate* base) {
                  "claiming nothing\n", abi.c_str());
     return kTfLiteOk;
   }
-  d->position_of_node.clear();
-  std::map<int, std::string> declined;  // by graph position: what the front end could not read
-  d->graph = std::make_shared<const Graph>(graph_from_context(ctx, plan, &d->position_of_node, &declined));
-  const Graph& g = *d->graph;
-  PlannerOptions po;
-  po.families = d->opts.families;
-  po.min_nodes_per_group = d->opts.min_nodes_per_partition;
-  d->plan = plan_fusion(g, po);
-  for (const auto& [pos, why] : declined)
-    if (d->plan.group_of[pos] < 0) d->plan.reason[pos] = why;
-
-  std::vector<int> claimed;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (d->plan.group_of[i] >= 0 && (claimed.empty() || claimed.back() != g.nodes[i].id))
-      claimed.push_back(g.nodes[i].id);  // once per TFLite node (SPLIT's outputs are several)
-    else log(*d, LogLevel::kVerbose, "node %d %s left: %s", g.nodes[i].id, g.nodes[i].name.c_str(),
-             d->plan.reason[i].c_str());
-  }
-  log(*d, LogLevel::kInfo, "claimed %zu of %zu nodes in %zu fused groups (isa %s)", claimed.size(),
-      g.nodes.size(), d->plan.groups.size(), d->kernels->ew->isa);
-  TfLiteRegistration reg{};
-  reg.init = kernel_init;
-  reg.free = kernel_free;
-  reg.prepare = kernel_prepare;
-  reg.invoke = kernel_invoke;
-  reg.builtin_code = kTfLiteBuiltinDelegate;
-  reg.custom_name = "FuseDelegate";
-  reg.version = 1;
+  plan_context(d, ctx, plan);
   d->reports.clear();
-  TfLiteStatus st = kTfLiteOk;
-  if (!claimed.empty()) {
-    TfLiteIntArray* nodes = int_array(claimed);
-    st = ctx->ReplaceNodeSubsetsWithDelegateKernels(ctx, reg, nodes, base);
-    std::free(nodes);
-  }
-  if (!d->opts.plan_file.empty()) {
-    const std::string err = write_text_file(
-        d->opts.plan_file, plan_json(g, d->plan, d->reports, d->kernels->ew->isa, thread_count(d->opts, ctx)));
+  const TfLiteStatus st = replace_claimed(ctx, base, claimed_nodes(*d));
+  if (!d->opts.plan_file.empty()) {  // after the partitions' init: their reports are in
+    const std::string err = write_text_file(d->opts.plan_file, plan_json(*d->graph, d->plan, d->reports,
+                                                                         d->kernels->ew->isa, thread_count(d->opts, ctx)));
     if (!err.empty()) std::fprintf(stderr, "fusedelegate: plan_file: %s\n", err.c_str());
   }
   return st;

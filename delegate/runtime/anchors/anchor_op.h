@@ -6,8 +6,8 @@
 // sharing code: pool.cc, row_ops.cc, reshape.cc), plus the helpers a family shares
 // (window.cc: the convolutions, pools and PAD; gemm_anchor.cc: FULLY_CONNECTED
 // and CONV_2D). To add an anchor op: its AnchorOp value (ir/op_types.h), a
-// file here defining `const AnchorOpDef kXxxAnchor` (reshape.cc is the
-// smallest to copy), its declaration below, and its row in anchor.cc's table.
+// file here defining `extern const AnchorOpDef kXxxAnchor` (reshape.cc is the
+// smallest to copy), and its row in anchor.cc's table.
 // The op reads its parameters from AnchorStep::params (ops/<op>.h); what it
 // derives when made or bound is a StepState or BoundState of its own file
 // (batch_matmul.cc, concatenation.cc), not a field of the shared structs.
@@ -58,27 +58,6 @@ struct AnchorOpDef {
   // anchor_panels: the panels run_panels divides the columns into (with run_panels).
   int (*panels)(const BoundAnchor& a);
 };
-
-// The ops, one per file (pool.cc and row_ops.cc: several).
-extern const AnchorOpDef kFullyConnectedAnchor;   // fully_connected.cc
-extern const AnchorOpDef kConv2DAnchor;           // conv2d.cc
-extern const AnchorOpDef kDepthwiseConv2DAnchor;  // depthwise.cc
-extern const AnchorOpDef kMaxPool2DAnchor;        // pool.cc
-extern const AnchorOpDef kAveragePool2DAnchor;    // pool.cc
-extern const AnchorOpDef kMeanAnchor;             // pool.cc
-extern const AnchorOpDef kPadAnchor;              // pad.cc
-extern const AnchorOpDef kBatchMatMulAnchor;      // batch_matmul.cc
-extern const AnchorOpDef kSoftmaxAnchor;          // row_ops.cc
-extern const AnchorOpDef kRowReduceAnchor;          // row_ops.cc
-extern const AnchorOpDef kReshapeAnchor;          // reshape.cc
-extern const AnchorOpDef kExpandDimsAnchor;       // reshape.cc
-extern const AnchorOpDef kSqueezeAnchor;          // reshape.cc
-extern const AnchorOpDef kTransposeAnchor;        // transpose.cc
-extern const AnchorOpDef kConcatenationAnchor;    // concatenation.cc
-extern const AnchorOpDef kResizeBilinearAnchor;   // resize.cc
-extern const AnchorOpDef kResizeNearestAnchor;    // resize.cc
-extern const AnchorOpDef kTransposeConvAnchor;    // transpose_conv.cc
-extern const AnchorOpDef kIndexViewAnchor;        // index_view.cc
 
 // anchor.cc: the row of `op` in the table.
 const AnchorOpDef& anchor_op_def(AnchorOp op);

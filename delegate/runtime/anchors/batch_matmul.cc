@@ -143,7 +143,7 @@ std::string describe(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kBatchMatMulAnchor = {
+extern const AnchorOpDef kBatchMatMulAnchor = {
     "BatchMatMul", /*clamps=*/false, make, bind, before_run, run, /*run_tile=*/nullptr,
     depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

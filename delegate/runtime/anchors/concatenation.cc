@@ -65,7 +65,7 @@ std::string describe(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kConcatenationAnchor = {
+extern const AnchorOpDef kConcatenationAnchor = {
     "Concatenation", /*clamps=*/false, make, bind, before_run, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

@@ -165,7 +165,7 @@ std::string describe(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kConv2DAnchor = {
+extern const AnchorOpDef kConv2DAnchor = {
     "Conv2D", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
     depth, describe, run_panels, panels,
 };

@@ -150,7 +150,7 @@ std::string describe(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kDepthwiseConv2DAnchor = {
+extern const AnchorOpDef kDepthwiseConv2DAnchor = {
     "DepthwiseConv2D", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
     window_depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

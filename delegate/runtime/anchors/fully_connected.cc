@@ -80,7 +80,7 @@ std::string describe(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kFullyConnectedAnchor = {
+extern const AnchorOpDef kFullyConnectedAnchor = {
     "FullyConnected", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
     bound_depth, describe, run_panels, panels,
 };

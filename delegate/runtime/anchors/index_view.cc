@@ -93,7 +93,7 @@ std::string describe(const AnchorStep& s) { return describe_folds(s) + s.params-
 
 }  // namespace
 
-const AnchorOpDef kIndexViewAnchor = {
+extern const AnchorOpDef kIndexViewAnchor = {
     "IndexView", /*clamps=*/false, /*make=*/nullptr, bind, read_whole_input, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

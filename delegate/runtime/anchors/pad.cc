@@ -42,7 +42,7 @@ std::string describe(const AnchorStep& s) {  // the PAD itself, not a fold
 
 }  // namespace
 
-const AnchorOpDef kPadAnchor = {
+extern const AnchorOpDef kPadAnchor = {
     "Pad", /*clamps=*/false, /*make=*/nullptr, bind, point_window_rows, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

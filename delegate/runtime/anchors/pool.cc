@@ -95,17 +95,17 @@ std::string describe_mean(const AnchorStep& s) { return describe_folds(s) + "poo
 
 }  // namespace
 
-const AnchorOpDef kMaxPool2DAnchor = {
+extern const AnchorOpDef kMaxPool2DAnchor = {
     "MaxPool2D", /*clamps=*/true, make, bind_max, point_window_rows, run, /*run_tile=*/nullptr,
     window_depth, describe_pool, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kAveragePool2DAnchor = {
+extern const AnchorOpDef kAveragePool2DAnchor = {
     "AveragePool2D", /*clamps=*/true, make, bind_average, point_window_rows, run, /*run_tile=*/nullptr,
     window_depth, describe_pool, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kMeanAnchor = {
+extern const AnchorOpDef kMeanAnchor = {
     "Mean", /*clamps=*/false, make, bind_mean, before_mean, run, /*run_tile=*/nullptr,
     window_depth, describe_mean, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

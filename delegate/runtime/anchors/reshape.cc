@@ -29,17 +29,17 @@ std::string describe(const AnchorStep& s) { return describe_folds(s) + "copy"; }
 
 }  // namespace
 
-const AnchorOpDef kReshapeAnchor = {
+extern const AnchorOpDef kReshapeAnchor = {
     "Reshape", /*clamps=*/false, /*make=*/nullptr, bind_reshape, read_whole_input, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kExpandDimsAnchor = {
+extern const AnchorOpDef kExpandDimsAnchor = {
     "ExpandDims", /*clamps=*/false, /*make=*/nullptr, bind_expand_dims, read_whole_input, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kSqueezeAnchor = {
+extern const AnchorOpDef kSqueezeAnchor = {
     "Squeeze", /*clamps=*/false, /*make=*/nullptr, bind_squeeze, read_whole_input, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

@@ -113,12 +113,12 @@ std::string describe(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kResizeBilinearAnchor = {
+extern const AnchorOpDef kResizeBilinearAnchor = {
     "ResizeBilinear", /*clamps=*/false, make, bind<true>, point_rows, run, /*run_tile=*/nullptr,
     depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kResizeNearestAnchor = {
+extern const AnchorOpDef kResizeNearestAnchor = {
     "ResizeNearest", /*clamps=*/false, make, bind<false>, point_rows, run, /*run_tile=*/nullptr,
     depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

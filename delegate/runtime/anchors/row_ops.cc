@@ -118,12 +118,12 @@ std::string describe_row_reduce(const AnchorStep& s) {
 
 }  // namespace
 
-const AnchorOpDef kSoftmaxAnchor = {
+extern const AnchorOpDef kSoftmaxAnchor = {
     "Softmax", /*clamps=*/false, make_rows, bind_softmax, read_whole_input, run_softmax, softmax_tile,
     /*depth=*/nullptr, describe_softmax, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
 
-const AnchorOpDef kRowReduceAnchor = {
+extern const AnchorOpDef kRowReduceAnchor = {
     "RowReduce", /*clamps=*/false, make_rows, bind_row_reduce, read_whole_input, run_row_reduce, row_reduce_tile,
     row_reduce_depth, describe_row_reduce, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

@@ -50,7 +50,7 @@ std::string describe(const AnchorStep& s) { return describe_folds(s) + "copy"; }
 
 }  // namespace
 
-const AnchorOpDef kTransposeAnchor = {
+extern const AnchorOpDef kTransposeAnchor = {
     "Transpose", /*clamps=*/false, /*make=*/nullptr, bind, read_whole_input, run, /*run_tile=*/nullptr,
     /*depth=*/nullptr, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };

@@ -134,7 +134,7 @@ std::string describe(const AnchorStep& s) { return describe_window(s) + std::to_
 
 }  // namespace
 
-const AnchorOpDef kTransposeConvAnchor = {
+extern const AnchorOpDef kTransposeConvAnchor = {
     "TransposeConv", /*clamps=*/true, make, bind, point_rows, run, /*run_tile=*/nullptr,
     depth, describe, /*run_panels=*/nullptr, /*panels=*/nullptr,
 };
