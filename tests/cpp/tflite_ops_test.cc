@@ -110,8 +110,11 @@ TEST(TfliteOps, ResizesAndViewsTranslate) {
   translate_tflite_op(c.op(kTfLiteBuiltinResizeBilinear, nullptr), &missing);
   EXPECT_EQ(missing.kind, OpKind::kOpaque);
   run_time_size.inputs[1] = c.add({2});
-  translate_tflite_op(c.op(kTfLiteBuiltinResizeBilinear, &p), &run_time_size);
+  // A reader that leaves its op says why (the plan's reason for the node).
+  EXPECT_EQ(translate_tflite_op(c.op(kTfLiteBuiltinResizeBilinear, &p), &run_time_size),
+            "RESIZE_BILINEAR: size computed at run time");
   EXPECT_EQ(run_time_size.kind, OpKind::kOpaque);
+  EXPECT_EQ(translate_tflite_op(c.op(kTfLiteBuiltinResizeBilinear, nullptr), &missing), "");  // no reason given
   EXPECT_EQ(run_time_size.inputs.size(), 2u);
   const int y = c.add({2, 1, 3, 1}), sq_out = c.add({2, 3});
   TfLiteSqueezeParams sq{{1, -1}, 2};

@@ -37,7 +37,8 @@ ConvParams conv_params(const P& p) {
 template <class P, AnchorOp kOp>
 bool read_conv(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const P*>(op.params);
-  if (!p || p->padding == kTfLitePaddingUnknown) return false;
+  if (!p) return false;
+  if (p->padding == kTfLitePaddingUnknown) return op.leave("padding of an unknown kind");
   set_anchor(n, kOp);
   n->params = window_op_params(conv_params(*p));
   n->act = tflite_activation(&p->activation);
@@ -48,7 +49,7 @@ bool read_conv(const TfLiteOp& op, Node* n) {
 // FULLY_CONNECTED (shuffled weight formats are not ours).
 bool read_fully_connected(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteFullyConnectedParams*>(op.params);
-  if (p && p->weights_format != 0) return false;
+  if (p && p->weights_format != 0) return op.leave("weights in a shuffled format");
   set_anchor(n, AnchorOp::kFullyConnected);
   n->act = tflite_activation(op.params);
   n->params = fully_connected_params(p && p->keep_num_dims, p && p->asymmetric_quantize_inputs);
@@ -58,7 +59,8 @@ bool read_fully_connected(const TfLiteOp& op, Node* n) {
 
 bool read_pool(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLitePoolParams*>(op.params);
-  if (!p || p->padding == kTfLitePaddingUnknown) return false;
+  if (!p) return false;
+  if (p->padding == kTfLitePaddingUnknown) return op.leave("padding of an unknown kind");
   set_anchor(n, op.code == kTfLiteBuiltinMaxPool2D ? AnchorOp::kMaxPool2D : AnchorOp::kAveragePool2D);
   ConvParams window;
   window.stride_h = p->stride_height;
@@ -78,19 +80,20 @@ bool read_pad(const TfLiteOp& op, Node* n) {
   PadMode pad_mode = PadMode::kConstant;
   if (op.code == kTfLiteBuiltinMirrorPad) {
     const int mode = op.params ? static_cast<const TfLiteMirrorPaddingParams*>(op.params)->mode : 0;
-    if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric) return false;
+    if (mode != kTfLiteMirrorPaddingReflect && mode != kTfLiteMirrorPaddingSymmetric)
+      return op.leave("a mirror mode of an unknown kind");
     pad_mode = mode == kTfLiteMirrorPaddingReflect ? PadMode::kReflect : PadMode::kSymmetric;
   }
   std::vector<int64_t> pads;
   if (n->inputs.size() < 2 || n->inputs.size() > 3 || !op.tensor(n->inputs[1])) return false;
   const Shape ps = shape_of(*op.tensor(n->inputs[1]));
-  if (ps.size() != 2 || ps[1] != 2 || !op.ints(n->inputs[1], &pads)) return false;
+  if (ps.size() != 2 || ps[1] != 2 || !op.ints(n->inputs[1], &pads)) return op.leave("paddings computed at run time");
   float value = 0.f;
   if (n->inputs.size() == 3) {  // PADV2
     const TfLiteTensor* v = op.tensor(n->inputs[2]);
     if (!v || v->type != kTfLiteFloat32 || v->allocation_type != kTfLiteMmapRo || !v->data ||
         v->bytes != sizeof(float))
-      return false;
+      return op.leave("the value padded with is not a constant float32 scalar");
     value = *static_cast<const float*>(v->data);
   }
   n->params = pad_params(std::move(pads), pad_mode, value);
@@ -102,7 +105,8 @@ bool read_pad(const TfLiteOp& op, Node* n) {
 bool read_resize(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteResizeParams*>(op.params);
   std::vector<int64_t> size;
-  if (!p || n->inputs.size() != 2 || !take_ints(op, n, 1, &size)) return false;
+  if (!p || n->inputs.size() != 2) return false;
+  if (!take_ints(op, n, 1, &size)) return op.leave("size computed at run time");
   set_anchor(n, op.code == kTfLiteBuiltinResizeBilinear ? AnchorOp::kResizeBilinear : AnchorOp::kResizeNearest);
   const bool two = size.size() == 2;
   n->params = resize_params(two ? size[0] : 0, two ? size[1] : 0, p->align_corners, p->half_pixel_centers);

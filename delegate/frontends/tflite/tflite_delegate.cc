@@ -181,7 +181,7 @@ Graph graph_from_context(TfLiteContext* ctx, TfLiteIntArray* plan, std::map<int,
     n.inputs.assign(node->inputs->data, node->inputs->data + node->inputs->size);
     n.outputs.assign(node->outputs->data, node->outputs->data + node->outputs->size);
     const TfLiteOp op{ctx, reg->builtin_code, node->builtin_data, reg->version};
-    translate_tflite_op(op, &n);
+    if (std::string why = translate_tflite_op(op, &n); !why.empty()) (*declined)[static_cast<int>(g.nodes.size())] = why;
     read_weights(ctx, reg->builtin_code, static_cast<int>(g.nodes.size()), &n, &g, declined);
     mark_run_time_shapes(ctx, reg->builtin_code, n, &g);
     for (Node& part : translate_tflite_outputs(op, std::move(n))) {

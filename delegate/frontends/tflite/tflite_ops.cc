@@ -109,7 +109,9 @@ Activation tflite_activation(const void* data) {
   }
 }
 
-void translate_tflite_op(const TfLiteOp& op, Node* node) {
+std::string translate_tflite_op(TfLiteOp op, Node* node) {
+  std::string why;
+  op.why = &why;
   const char* name = tflite_op_name(op.code);
   node->name = name ? name : "BUILTIN_" + std::to_string(op.code);
   node->kind = OpKind::kOpaque;
@@ -124,11 +126,12 @@ void translate_tflite_op(const TfLiteOp& op, Node* node) {
   auto absent = [](int t) { return t < 0; };
   if (taken && std::none_of(node->inputs.begin(), node->inputs.end(), absent) &&
       std::none_of(node->outputs.begin(), node->outputs.end(), absent))
-    return;
+    return "";
   node->kind = OpKind::kOpaque;  // reading every tensor it was given
   node->inputs.clear();
   std::copy_if(given.begin(), given.end(), std::back_inserter(node->inputs), [](int t) { return t >= 0; });
   node->outputs.erase(std::remove_if(node->outputs.begin(), node->outputs.end(), absent), node->outputs.end());
+  return why.empty() ? "" : node->name + ": " + why;
 }
 
 }  // namespace fd

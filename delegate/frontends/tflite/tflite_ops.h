@@ -52,6 +52,13 @@ struct TfLiteOp {
   bool ints(int t, std::vector<int64_t>* values) const;
   // Tensor t's rank, or -1.
   int rank(int t) const;
+  // Where a reader that leaves the op says why (translate_tflite_op returns it).
+  std::string* why = nullptr;
+  // Records `reason` (the first given) and returns false: how a reader leaves an op with its reason.
+  bool leave(const char* reason) const {
+    if (why && why->empty()) *why = reason;
+    return false;
+  }
 };
 
 // One op's reader: checks the op's parameters and constant inputs and, if it
@@ -70,8 +77,9 @@ TfLiteReader view_reader(int builtin_code);
 // Translates one TFLite node: `node` holds its tensors (-1: an optional input
 // absent) and gets its name, kind and attributes from its op's reader; an op
 // without a reader, one its reader leaves, or an absent tensor the reader does
-// not take makes it opaque, reading every tensor it was given.
-void translate_tflite_op(const TfLiteOp& op, Node* node);
+// not take makes it opaque, reading every tensor it was given. Returns why its
+// reader left it ("" if taken, or if the reader gave no reason).
+std::string translate_tflite_op(TfLiteOp op, Node* node);
 
 // SPLIT, SPLIT_V and UNPACK (tflite_views.cc): one kIndexView node per output,
 // each of the data input alone and all with the op's id (the planner claims

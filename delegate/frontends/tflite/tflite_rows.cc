@@ -44,7 +44,8 @@ bool batch_axes_broadcast_later(const TfLiteOp& op, const Node& n) {
 
 bool read_batch_matmul(const TfLiteOp& op, Node* n) {
   const auto* p = static_cast<const TfLiteBatchMatMulParams*>(op.params);
-  if (!p || n->inputs.size() != 2 || batch_axes_broadcast_later(op, *n)) return false;
+  if (!p || n->inputs.size() != 2) return false;
+  if (batch_axes_broadcast_later(op, *n)) return op.leave("batch axes that broadcast only at run time");
   set_anchor(n, AnchorOp::kBatchMatMul);
   n->params = batch_matmul_params(p->adj_x, p->adj_y);
   return true;
@@ -81,7 +82,7 @@ bool read_reshape(const TfLiteOp& op, Node* n) {
   std::vector<int64_t> dims;
   if (shape && shape->type == kTfLiteInt32 && shape->dims && shape->dims->size == 1) {
     if (op.ints(n->inputs[1], &dims)) n->params = reshape_params(std::move(dims));
-    else if (!signature_dims(op, n)) return false;
+    else if (!signature_dims(op, n)) return op.leave("a shape computed at run time whose signature leaves not one axis open");
   } else if (const auto* p = static_cast<const TfLiteReshapeParams*>(op.params)) {
     if (p->num_dimensions < 0 || p->num_dimensions > 8) return false;
     const bool scalar = p->num_dimensions == 1 && p->shape[0] == 0;
@@ -96,7 +97,8 @@ bool read_reshape(const TfLiteOp& op, Node* n) {
 // EXPAND_DIMS: its axis, a constant int32 or int64 tensor of one value.
 bool read_expand_dims(const TfLiteOp& op, Node* n) {
   std::vector<int64_t> axis;
-  if (n->inputs.size() != 2 || !take_ints(op, n, 1, &axis) || axis.size() != 1) return false;
+  if (n->inputs.size() != 2 || !take_ints(op, n, 1, &axis) || axis.size() != 1)
+    return op.leave("an axis computed at run time");
   set_anchor(n, AnchorOp::kExpandDims);
   n->params = expand_dims_params(axis[0]);
   return true;
@@ -113,7 +115,7 @@ bool read_squeeze(const TfLiteOp& op, Node* n) {
 
 bool read_transpose(const TfLiteOp& op, Node* n) {
   std::vector<int64_t> perm;
-  if (n->inputs.size() != 2 || !take_ints(op, n, 1, &perm)) return false;
+  if (n->inputs.size() != 2 || !take_ints(op, n, 1, &perm)) return op.leave("a permutation computed at run time");
   set_anchor(n, AnchorOp::kTranspose);
   n->params = transpose_params(std::move(perm));
   return true;
@@ -125,7 +127,7 @@ bool read_transpose(const TfLiteOp& op, Node* n) {
 bool read_reduce(const TfLiteOp& op, Node* n) {
   std::vector<int64_t> axes;
   const TfLiteTensor* a = n->inputs.size() == 2 ? op.tensor(n->inputs[1]) : nullptr;
-  if (!a || a->type != kTfLiteInt32 || !take_ints(op, n, 1, &axes)) return false;
+  if (!a || a->type != kTfLiteInt32 || !take_ints(op, n, 1, &axes)) return op.leave("axes computed at run time");
   const bool keep_dims = op.params && static_cast<const TfLiteReducerParams*>(op.params)->keep_dims;
   const Reduce reduce = op.code == kTfLiteBuiltinSum         ? Reduce::kSum
                         : op.code == kTfLiteBuiltinReduceMax ? Reduce::kMax
@@ -143,7 +145,8 @@ bool read_reduce(const TfLiteOp& op, Node* n) {
   spatial.erase(std::unique(spatial.begin(), spatial.end()), spatial.end());
   set_anchor(n, AnchorOp::kMean);
   n->params = mean_params(keep_dims);
-  return op.code == kTfLiteBuiltinMean && rank == 4 && spatial == std::vector<int>{1, 2};
+  if (op.code == kTfLiteBuiltinMean && rank == 4 && spatial == std::vector<int>{1, 2}) return true;
+  return op.leave("axes other than the last, or H and W of a MEAN");
 }
 
 constexpr TfLiteReaderRow kReaders[] = {

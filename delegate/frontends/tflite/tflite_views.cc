@@ -25,18 +25,26 @@ using View = std::shared_ptr<const IndexView>;
 View read_slice(const TfLiteOp& op, const Node& n) {
   std::vector<int64_t> begin, size;
   if (n.inputs.size() != 3 || !op.ints(n.inputs[1], &begin) || !op.ints(n.inputs[2], &size) ||
-      begin.size() != size.size())
+      begin.size() != size.size()) {
+    op.leave("begin or size computed at run time");
     return nullptr;
+  }
   return slice_view(std::move(begin), std::move(size));
 }
 
 View read_strided_slice(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteStridedSliceParams*>(op.params);
   StridedSliceSpec s;
-  if (!p || p->ellipsis_mask || p->new_axis_mask || (op.version >= 8 && p->offset)) return nullptr;
-  if (n.inputs.size() != 4 || !op.ints(n.inputs[1], &s.begin) || !op.ints(n.inputs[2], &s.end) ||
-      !op.ints(n.inputs[3], &s.strides))
+  if (!p) return nullptr;
+  if (p->ellipsis_mask || p->new_axis_mask || (op.version >= 8 && p->offset)) {
+    op.leave("an ellipsis, a new axis or an offset");
     return nullptr;
+  }
+  if (n.inputs.size() != 4 || !op.ints(n.inputs[1], &s.begin) || !op.ints(n.inputs[2], &s.end) ||
+      !op.ints(n.inputs[3], &s.strides)) {
+    op.leave("begin, end or strides computed at run time");
+    return nullptr;
+  }
   const size_t rank = s.begin.size();
   if (s.end.size() != rank || s.strides.size() != rank || std::count(s.strides.begin(), s.strides.end(), 0))
     return nullptr;
@@ -49,13 +57,20 @@ View read_strided_slice(const TfLiteOp& op, const Node& n) {
 View read_gather(const TfLiteOp& op, const Node& n) {
   const auto* p = static_cast<const TfLiteGatherParams*>(op.params);
   std::vector<int64_t> indices;
-  if (!p || p->batch_dims != 0 || n.inputs.size() != 2 || !op.ints(n.inputs[1], &indices)) return nullptr;
+  if (!p || n.inputs.size() != 2) return nullptr;
+  if (p->batch_dims != 0 || !op.ints(n.inputs[1], &indices)) {
+    op.leave(p->batch_dims ? "batch_dims other than 0" : "indices computed at run time");
+    return nullptr;
+  }
   return gather_view(p->axis, shape_of(*op.tensor(n.inputs[1])), std::move(indices));
 }
 
 View read_tile(const TfLiteOp& op, const Node& n) {
   std::vector<int64_t> multiples;
-  if (n.inputs.size() != 2 || !op.ints(n.inputs[1], &multiples)) return nullptr;
+  if (n.inputs.size() != 2 || !op.ints(n.inputs[1], &multiples)) {
+    op.leave("multiples computed at run time");
+    return nullptr;
+  }
   if (std::any_of(multiples.begin(), multiples.end(), [](int64_t m) { return m < 0; })) return nullptr;
   return tile_view(std::move(multiples));
 }
