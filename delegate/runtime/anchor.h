@@ -46,10 +46,9 @@ struct AnchorStep {
   // FULLY_CONNECTED, CONV_2D of int8 weights (ops/dynamic_range.h): them packed
   // for the qd8 GEMM (gemm and weights then null).
   // DEPTHWISE_CONV_2D of int8 weights (runtime/qd8_conv.h): qd8 (its row
-  // quantization), the weights as floats (dw, weights, zero bias), qd8_dw.
+  // quantization), the weights as floats (dw, weights, zero bias), its scales its StepState.
   const Qd8GemmKernel* qd8 = nullptr;
   std::shared_ptr<const Qd8PackedWeights> qd8_weights;
-  std::shared_ptr<const Qd8DwScales> qd8_dw;
   // CONV_2D of kernels.rounded: summed as TFLite's builtin GEMM, its last
   // n % 4 columns too (redo_last_columns_as_builtin).
   bool builtin_order = false;
@@ -131,11 +130,9 @@ struct BoundAnchor {
   mutable std::vector<float> patches;            // ... copied here on every run
   mutable PackedWeights scaled;                  // scale_input: the weights times this run's scale
   mutable Qd8Images qd8_images;                  // the convolutions of int8 weights: this run's input, quantized
-  // DEPTHWISE_CONV_2D of depth multiplier m > 1: this run's input widened to
-  // the n output channels (channel j holds input channel j / m), which the
-  // window (geo) then reads.
-  int64_t multiplier = 1;
-  mutable std::vector<float, HugePageAllocator<float>> widened;
+  // before_run makes a copy of the whole input first (a depth multiplier's
+  // widening): a depth-first chain cannot feed it from a ring.
+  bool reads_whole_input = false;
   const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
   // The row ops.
   mutable const float* src = nullptr;  // the input of this run

@@ -41,7 +41,7 @@ int link_input(const std::vector<Program>& programs, const std::vector<std::uniq
   const int i = static_cast<int>(std::find(ins.begin(), ins.end(), t) - ins.begin());
   // Int8 weights quantize, a depth multiplier widens, the whole input image
   // before the run: not a ring.
-  if (bound[b]->anchor()->step.qd8 || bound[b]->anchor()->multiplier > 1) return -1;
+  if (bound[b]->anchor()->step.qd8 || bound[b]->anchor()->reads_whole_input) return -1;
   const ConvGeometry& g = bound[b]->anchor()->geo;
   const Shape& s = bound[a]->anchor()->output;
   // A filter row cut by padding is copied before the run, when a ring is not yet filled.

@@ -15,6 +15,20 @@
 namespace fd {
 namespace {
 
+// Made, for int8 weights: their scales and the bias, for qd8_dw_output.
+struct Qd8Scales : StepState {
+  std::shared_ptr<const Qd8DwScales> of_channels;
+};
+
+// Bound: a depth multiplier > 1 and this run's input widened to the n output
+// channels (channel j holds input channel j / m), which the window then reads.
+struct Widened : BoundState {
+  int64_t multiplier = 1;
+  mutable std::vector<float, HugePageAllocator<float>> input;
+};
+
+const Widened& widened(const BoundAnchor& a) { return static_cast<const Widened&>(*a.state); }
+
 // Int8 weights: as floats (exact) with a zero bias for the float kernels,
 // their scales and the bias kept for qd8_dw_output (runtime/qd8_conv.h).
 void make_qd8(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
@@ -25,7 +39,9 @@ void make_qd8(const Graph& g, const Node& node, const Kernels& kernels, const An
   auto scales = std::make_shared<Qd8DwScales>();
   qd8_scale_and_bias(g, node, folds, a, &scales->scale, &scales->bias);
   a.qd8 = kernels.qd8_gemm;
-  a.qd8_dw = std::move(scales);
+  auto made = std::make_shared<Qd8Scales>();
+  made->of_channels = std::move(scales);
+  a.state = std::move(made);
   a.dw = kernels.dw;
   auto packed = std::make_shared<PackedWeights>();
   pack_weights_into(WeightValues(floats.data()), 1, a.n, zeros.data(), a.n, static_cast<int>(size / a.n), a.dw->cb,
@@ -60,8 +76,11 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   Shape widened = input;
   widened[3] = s.n;
   if (!bind_window(b, widened, s.kh, s.kw, s.conv, error)) return false;
-  b.multiplier = s.n / input[3];
-  b.widened.resize(b.multiplier > 1 ? static_cast<size_t>(num_elements(widened)) : 0);
+  auto bound = std::make_shared<Widened>();
+  bound->multiplier = s.n / input[3];
+  bound->input.resize(bound->multiplier > 1 ? static_cast<size_t>(num_elements(widened)) : 0);
+  b.reads_whole_input = bound->multiplier > 1;
+  b.state = std::move(bound);
   b.output = window_output(b);
   return true;
 }
@@ -101,11 +120,11 @@ void run_by_rows(const BoundAnchor& a, DwRowKernel by_row, const float* const* r
 // A depth multiplier: the windows read the widened input. Int8 weights: the
 // centered images.
 void before_run(const BoundAnchor& a, const float* const* inputs) {
-  if (a.multiplier > 1) {
-    widen_channels(inputs[0], a.geo.batch * a.geo.in_h * a.geo.in_w, a.n / a.multiplier, a.multiplier,
-                   a.widened.data());
-    const float* widened = a.widened.data();
-    return point_window_rows(a, &widened);
+  if (const Widened& w = widened(a); w.multiplier > 1) {
+    widen_channels(inputs[0], a.geo.batch * a.geo.in_h * a.geo.in_w, a.n / w.multiplier, w.multiplier,
+                   w.input.data());
+    const float* input = w.input.data();
+    return point_window_rows(a, &input);
   }
   if (!a.step.qd8) return point_window_rows(a, inputs);
   const ConvGeometry& g = a.geo;
@@ -137,7 +156,7 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
   const int64_t per_image = a.geo.out_h * a.geo.out_w;
   for (int64_t p = first, end = first + count; p < end;) {
     const int64_t image = p / per_image, last = std::min(end, (image + 1) * per_image);
-    qd8_dw_output(*s.qd8_dw, a.qd8_images.params[image], last - p, static_cast<int>(a.n), s.lo, s.hi,
+    qd8_dw_output(*static_cast<const Qd8Scales&>(*s.state).of_channels, a.qd8_images.params[image], last - p, static_cast<int>(a.n), s.lo, s.hi,
                   out + (p - first) * a.n);
     p = last;
   }
