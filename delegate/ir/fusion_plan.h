@@ -12,7 +12,8 @@ namespace fd {
 // A node (or chain of nodes) that does not run on its own: a node of its
 // group (an anchor, or an elementwise op rewritten as one kernel op) reads
 // through it. Where its value must be stored all the same (a partition's
-// output), it runs too, and a rewrite is not made.
+// output), it runs too, and a rewrite is not made (nor where an output map
+// computes its node, or its MUL runs as a SWISH already: plan/rewrites.cc).
 enum class FoldKind : uint8_t {
   kPad,           // a PAD before a convolution or pool: read through the anchor's window
   kChannelScale,  // a MUL by a per-channel vector (a squeeze-excite gate): scales the weights on each run
@@ -22,7 +23,8 @@ enum class FoldKind : uint8_t {
   kOutputAffine,  // MUL/ADD/SUB by constants per output channel after a weighted anchor, then an optional
                   // RELU / RELU6 / RELU_N1_TO_1: taken into its weights, bias and clamp when it is packed
   kSwish,         // a LOGISTIC(x) whose one reader is MUL(x, it): the MUL runs as SWISH(x), exact
-  kMultiplyAdd,   // a MUL whose one reader is an ADD or SUB: that runs as one FMA, FMS or FNMA (rounded once)
+  kMultiplyAdd,   // a MUL whose one reader is an ADD or SUB: that runs as one FMA, FMS or FNMA (rounded once);
+                  // an ADD of two MULs has a fold per MUL, of which the runtime makes the first it can
 };
 
 struct Fold {

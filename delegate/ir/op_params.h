@@ -1,6 +1,6 @@
 // An op's own parameters: a struct defined in that op's file (ops/), which
 // Node::params holds and only that op's rules and runtime step read, so no op
-// carries another's fields. The ops not moved here yet keep fields of Node.
+// carries another's fields.
 #pragma once
 
 #include <memory>

@@ -81,7 +81,9 @@ E read_enum(WireReader& r, const char* what) {
 
 // Every field of each struct is named by a structured binding, in writing and
 // in reading: a field added to the IR stops this file compiling until it is
-// serialised too (and kPartitionFormatVersion raised).
+// serialised too (and kPartitionFormatVersion raised). An op's own parameters
+// are written and read by its OpParams::write and its registry row's reader
+// (ops/), each beside its struct; serialize_test round-trips every op's.
 
 void write_quantization(WireWriter& w, const Quantization& q) {
   const auto& [scales, zero_points, axis] = q;
@@ -148,8 +150,9 @@ void write_node(WireWriter& w, const Node& n, const std::map<int, int>& tensor) 
   w.enumeration(act);
   w.f32(param);
   w.i32(shape_input < 0 ? -1 : tensor.at(shape_input));
-  // An anchor's or a PAD's own parameters (read back by its op's reader); any that do not travel fail to read.
-  if (params_op(n) && params && !params->write(w)) w.u8(0xff);
+  // An anchor's or a PAD's own parameters, if it has them (read back by its op's reader).
+  if (params_op(n)) w.flag(params != nullptr);
+  if (params_op(n) && params && !params->write(w)) w.u8(0xff);  // parameters that do not travel: they fail to read
   for (const std::vector<int>* list : {&inputs, &outputs}) {
     std::vector<int> renumbered;
     for (int t : *list) renumbered.push_back(tensor.at(t));
@@ -168,7 +171,10 @@ void read_node(WireReader& r, ParamsReader read_params, Node& n) {
   act = read_enum<Activation>(r, "activation");
   param = r.f32();
   shape_input = r.i32();
-  if (const auto op = params_op(n); op && r.ok()) params = read_params(*op, r);  // the op's own (none: nothing read)
+  if (const auto op = params_op(n); op && r.flag()) {
+    params = read_params(*op, r);
+    if (!params) r.fail("corrupt: parameters for an op that has none");
+  }
   inputs = r.ints();
   outputs = r.ints();
 }
@@ -305,8 +311,22 @@ std::string node_error(const Node& n, size_t tensors) {
   return "";
 }
 
+// A rewrite (kSwish, kMultiplyAdd): the program reads both inputs of the node
+// it folds into and of its folded node, which are elementwise.
+std::string rewrite_error(const Fold& f, const Graph& g) {
+  if (f.kind != FoldKind::kSwish && f.kind != FoldKind::kMultiplyAdd) return "";
+  auto binary = [&](int pos) {
+    return pos >= 0 && static_cast<size_t>(pos) < g.nodes.size() && g.nodes[pos].kind == OpKind::kElementwise &&
+           g.nodes[pos].inputs.size() >= 2;
+  };
+  if (!binary(f.anchor) || f.nodes.empty() || (f.kind == FoldKind::kMultiplyAdd && !binary(f.nodes[0])))
+    return "a rewrite of nodes that are not elementwise ops of two inputs";
+  return "";
+}
+
 // What the program builder relies on when it reads a fold.
 std::string fold_error(const Fold& f, const Graph& g) {
+  if (std::string e = rewrite_error(f, g); !e.empty()) return e;
   auto in_range = [](int i, size_t n) { return i >= 0 && static_cast<size_t>(i) < n; };
   if (!in_range(f.anchor, g.nodes.size())) return "anchor out of range";
   if (f.nodes.empty()) return "no folded nodes";

@@ -13,7 +13,8 @@
 // Format (all integers little-endian):
 //   "FDPART\0\0"  u32 version  u64 payload bytes  u64 FNV-1a 64 of the payload
 //   payload: tensors, nodes, groups, folds, slice writes, tensor_origin, node_origin.
-// An anchor node's own parameters (OpParams::write) follow its fields, before its tensors.
+// An anchor's or a PAD's own parameters (a presence byte, then OpParams::write) follow its
+// fields, before its tensors.
 // Floats are stored as their bit patterns; vectors and strings as a u32
 // count then the elements; a constant's bytes as a u64 count then the bytes;
 // enums as one byte, their number (so new enum values go last, or the

@@ -1,5 +1,5 @@
 // MAX_POOL_2D, AVERAGE_POOL_2D and MEAN over H and W: windows of an NHWC
-// input reduced per channel (the pools' window in Node::conv; MEAN's the whole image).
+// input reduced per channel (the pools' window in their WindowParams; MEAN's the whole image).
 #include "ops/pool.h"
 
 #include "ops/conv_geometry.h"

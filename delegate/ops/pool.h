@@ -1,5 +1,5 @@
-// MEAN over H and W: its parameters (Node::params). The pools' window is the
-// window family's (Node::conv).
+// MEAN over H and W: its parameters (Node::params). The pools' windows are
+// WindowParams (ops/window.h).
 #pragma once
 
 #include <memory>

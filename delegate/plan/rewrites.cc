@@ -2,8 +2,10 @@
 // recorded as folds so that the plan shows them and the runtime only follows:
 // x * LOGISTIC(x) runs as SWISH(x) (the same arithmetic, one pass), and a MUL
 // read only by an ADD or SUB runs inside it as one FMA (rounded once, so never
-// in a group that rounds as TFLite's builtin kernels). Where the folded node's
-// value must be stored (a partition's output), the runtime makes no rewrite.
+// in a group that rounds as TFLite's builtin kernels). The runtime makes no
+// rewrite where the folded node's value must be stored (a partition's output)
+// or an output map computes it, nor an FMA of a MUL it runs as a SWISH: both
+// are recorded, as the plan cannot know the partition's outputs.
 #include <algorithm>
 
 #include "plan/passes.h"
@@ -23,42 +25,38 @@ int single_use_producer(const Graph& g, const GraphIndex& index, const FusionPla
 }
 
 // MUL(x, LOGISTIC(x)), either order.
-void find_swish(const Graph& g, const GraphIndex& index, int mul, std::vector<bool>& rewritten, FusionPlan* plan) {
+void find_swish(const Graph& g, const GraphIndex& index, int mul, FusionPlan* plan) {
   const Node& m = g.nodes[mul];
   if (!is_ew(m, EwOp::Mul)) return;
   for (int side = 0; side < 2; ++side) {
     const int sig = single_use_producer(g, index, *plan, mul, side, EwOp::Logistic);
     if (sig < 0 || g.nodes[sig].inputs[0] != m.inputs[1 - side]) continue;
     plan->folds.push_back(Fold{FoldKind::kSwish, mul, {sig}, side, -1, {}, {}});
-    rewritten[mul] = true;
     return;
   }
 }
 
-// ADD or SUB reading a MUL (the first input that is one).
-void find_multiply_add(const Graph& g, const GraphIndex& index, int add, const std::vector<bool>& rewritten,
-                       FusionPlan* plan) {
+// ADD or SUB reading a MUL: a fold per input that is one, in input order (the
+// runtime makes the first it can: a MUL it runs as SWISH is no product).
+void find_multiply_add(const Graph& g, const GraphIndex& index, int add, FusionPlan* plan) {
   if (!is_ew(g.nodes[add], EwOp::Add) && !is_ew(g.nodes[add], EwOp::Sub)) return;
   for (int side = 0; side < 2; ++side) {
     const int mul = single_use_producer(g, index, *plan, add, side, EwOp::Mul);
-    if (mul < 0 || rewritten[mul]) continue;  // a MUL run as SWISH is no product
-    plan->folds.push_back(Fold{FoldKind::kMultiplyAdd, add, {mul}, side, -1, {}, {}});
-    return;
+    if (mul >= 0) plan->folds.push_back(Fold{FoldKind::kMultiplyAdd, add, {mul}, side, -1, {}, {}});
   }
 }
 
 }  // namespace
 
 void find_rewrites(const Graph& g, const GraphIndex& index, FusionPlan* plan) {
-  std::vector<bool> rewritten(g.nodes.size(), false);
   auto rounded = [&](int pos) {
     return pos < static_cast<int>(plan->rounds_as_builtin.size()) && plan->rounds_as_builtin[pos];
   };
   for (const auto& group : plan->groups)
-    for (int pos : group) find_swish(g, index, pos, rewritten, plan);
+    for (int pos : group) find_swish(g, index, pos, plan);
   for (const auto& group : plan->groups)
     if (std::none_of(group.begin(), group.end(), rounded))
-      for (int pos : group) find_multiply_add(g, index, pos, rewritten, plan);
+      for (int pos : group) find_multiply_add(g, index, pos, plan);
 }
 
 }  // namespace fd

@@ -1,5 +1,5 @@
 // Building a group's program: its instructions, with what the plan folds into
-// each anchor, then the rewrites (program_rewrite.h); and its text form.
+// each anchor and the rewrites it records (SWISH, FMA); and its text form.
 #include "runtime/program.h"
 
 #include <algorithm>
@@ -52,7 +52,7 @@ struct GroupFolds {
         case FoldKind::kConstant: break;  // the anchor packs the values of its input
         case FoldKind::kOutputAffine: break;
         case FoldKind::kSwish:
-        case FoldKind::kMultiplyAdd: break;
+        case FoldKind::kMultiplyAdd: break;  // is_rewrite: below
       }
       // An input map runs whole if one of its values must be stored.
       bool stored = false;
@@ -60,18 +60,21 @@ struct GroupFolds {
       if (f.kind != FoldKind::kInputAffine || !stored)
         for (int m : f.nodes) outputs.insert(g.nodes[m].outputs[0]);
     }
-    for (const Fold& f : folds)
-      if (is_rewrite(f)) add_rewrite(g, f, written);
+    for (FoldKind kind : {FoldKind::kSwish, FoldKind::kMultiplyAdd})  // a MUL run as SWISH is no product
+      for (const Fold& f : folds)
+        if (f.kind == kind) add_rewrite(g, f, written);
   }
 
   static bool is_rewrite(const Fold& f) { return f.kind == FoldKind::kSwish || f.kind == FoldKind::kMultiplyAdd; }
 
-  // A rewrite is made unless its folded value must be stored, or an output map
+  // A rewrite is made unless its folded value must be stored, an output map
   // computes either node (its anchor then makes the value the rewrite would read
-  // through): then both nodes run as they are.
+  // through), or its MUL runs as a SWISH already: then both nodes run as they are.
+  // Of an ADD's candidates (one per input that is a MUL), the first it can make.
   void add_rewrite(const Graph& g, const Fold& f, const std::vector<bool>& written) {
     const int folded = f.nodes[0];
     if (written[g.nodes[folded].outputs[0]] || mapped.count(folded) || mapped.count(f.anchor)) return;
+    if (f.kind == FoldKind::kMultiplyAdd && (rewrite.count(folded) || rewrite.count(f.anchor))) return;  // one per node
     rewrite[f.anchor] = &f;
     outputs.insert(g.nodes[folded].outputs[0]);
   }

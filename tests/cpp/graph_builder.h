@@ -174,7 +174,7 @@ class GraphBuilder {
   }
   // Family transformer: BATCH_MATMUL (two inputs, adj flags), SOFTMAX (beta),
   // last-axis MEAN (keep_dims), RESHAPE (dims: new shape), TRANSPOSE (dims: perm),
-  // SQUEEZE (dims: the axes; EXPAND_DIMS: set the node's axis).
+  // SQUEEZE (dims: the axes); EXPAND_DIMS appends (expand_dims_params for another axis).
   int row_op(AnchorOp op, std::vector<int> inputs, Shape out_shape, std::vector<int64_t> dims = {},
              bool adj_x = false, bool adj_y = false, float beta = 1.f, bool keep_dims = true,
              Reduce reduce = Reduce::kMean) {

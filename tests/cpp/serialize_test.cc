@@ -353,9 +353,10 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
     const auto pad = pad_params({0, 1}, static_cast<PadMode>(a % (static_cast<int>(PadMode::kSymmetric) + 1)), 2.f);
     g.nodes[0].params = g.nodes[0].kind == OpKind::kAnchor ? params : g.nodes[0].kind == OpKind::kPad ? pad : nullptr;
     Fold f;
-    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kOutputAffine) + 1));
+    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kMultiplyAdd) + 1));
+    const bool rewrite = f.kind == FoldKind::kSwish || f.kind == FoldKind::kMultiplyAdd;
     f.anchor = 1;
-    f.nodes = {0};
+    f.nodes = {rewrite ? 1 : 0};  // a rewrite's nodes are elementwise ops of two inputs
     f.source = 0;
     const PartitionGraph p = round_trip(g, {{0, 1}}, {f});
     expect_same_partition(g, p);
@@ -364,6 +365,10 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
   }
   g.nodes[0].anchor = static_cast<AnchorOp>(200);
   EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: anchor op 200 out of range"),
+            std::string::npos);
+  g = every_field_graph();  // a rewrite into an anchor
+  EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {Fold{FoldKind::kMultiplyAdd, 0, {1}, 0, -1, {}, {}}}))
+                .find("a rewrite of nodes that are not elementwise ops of two inputs"),
             std::string::npos);
   g = every_field_graph();
   g.tensors[1].dtype = static_cast<DType>(static_cast<int>(DType::kOther) + 1);
