@@ -8,9 +8,13 @@
 
 namespace fd {
 
-std::string RowReduceParams::describe() const {
+const char* reduce_name(Reduce r) {
   static const char* const kNames[] = {"mean", "sum", "max", "min"};  // by Reduce
-  return std::string(kNames[static_cast<int>(reduce)]) + ", axis " + std::to_string(axis) +
+  return kNames[static_cast<int>(r)];
+}
+
+std::string RowReduceParams::describe() const {
+  return std::string(reduce_name(reduce)) + ", axis " + std::to_string(axis) +
          (keep_dims ? ", keep_dims" : "");
 }
 

@@ -19,4 +19,7 @@ struct RowReduceParams : OpParams {
 
 std::shared_ptr<const RowReduceParams> row_reduce_params(Reduce reduce, int axis, bool keep_dims);
 
+// "mean", "sum", "max", "min".
+const char* reduce_name(Reduce r);
+
 }  // namespace fd

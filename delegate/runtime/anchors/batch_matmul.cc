@@ -135,7 +135,8 @@ void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) {
 int64_t depth(const BoundAnchor& a) { return a.k; }
 
 std::string describe(const AnchorStep& s) {
-  std::string t = describe_folds(s) + (params(s).adj_x ? "adj_x, " : "") + (params(s).adj_y ? "adj_y, " : "");
+  const std::string adj = s.params->describe();  // "adj_x, adj_y", each where set
+  std::string t = describe_folds(s) + (adj.empty() ? "" : adj + ", ");
   for (int i = 0; i < 2; ++i)
     if (!perm(s, i).empty()) t += std::string(i ? "b" : "a") + " transposed in place, ";
   return t + s.gemm->name;

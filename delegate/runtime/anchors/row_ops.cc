@@ -111,9 +111,7 @@ void run_row_reduce(const BoundAnchor& a, int64_t first, int64_t count, float* o
 int64_t row_reduce_depth(const BoundAnchor& a) { return a.k; }
 
 std::string describe_row_reduce(const AnchorStep& s) {
-  static const char* const kNames[] = {"mean", "sum", "max", "min"};
-  return describe_folds(s) + kNames[static_cast<int>(params_as<RowReduceParams>(s.params).reduce)] + ", " +
-         s.rows->name;
+  return describe_folds(s) + reduce_name(params_as<RowReduceParams>(s.params).reduce) + ", " + s.rows->name;
 }
 
 }  // namespace
