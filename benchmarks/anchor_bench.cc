@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "kernels/cpu.h"
+#include "ops/fully_connected.h"
+#include "ops/window.h"
 #include "runtime/memory.h"
 #include "runtime/program.h"
 
@@ -55,8 +57,11 @@ fd::Graph graph_of(const Layer& l, const std::vector<float>& w, const std::vecto
   n.name = "anchor";
   n.kind = fd::OpKind::kAnchor;
   n.anchor = l.op;
-  n.conv.stride_h = n.conv.stride_w = l.stride;
-  n.conv.same_padding = true;
+  fd::ConvParams conv;
+  conv.stride_h = conv.stride_w = l.stride;
+  conv.same_padding = true;
+  if (l.op == fd::AnchorOp::kFullyConnected) n.params = fd::fully_connected_params(false, false);
+  else n.params = fd::window_op_params(conv);
   const fd::Shape filter = l.op == fd::AnchorOp::kFullyConnected   ? fd::Shape{l.oc, l.ic}
                            : l.op == fd::AnchorOp::kDepthwiseConv2D ? fd::Shape{1, l.k, l.k, l.oc}
                                                                     : fd::Shape{l.oc, l.k, l.k, l.ic};

@@ -25,11 +25,13 @@ enum class FoldKind : uint8_t {
   kSwish,         // a LOGISTIC(x) whose one reader is MUL(x, it): the MUL runs as SWISH(x), exact
   kMultiplyAdd,   // a MUL whose one reader is an ADD or SUB: that runs as one FMA, FMS or FNMA (rounded once);
                   // an ADD of two MULs has a fold per MUL, of which the runtime makes the first it can
+  kSquare,        // a POW by the constant scalar 2: runs as SQUARE(x), exact; it folds no node (nodes empty)
+  kSqrt,          // a POW by the constant scalar 0.5: runs as SQRT(x) (as std::pow at -0 and -inf too)
 };
 
 struct Fold {
   FoldKind kind = FoldKind::kPad;
-  int anchor = -1;         // the node (graph position) it folds into: an anchor, or kSwish's MUL, kMultiplyAdd's ADD
+  int anchor = -1;  // the node (graph position) it folds into: an anchor, kSwish's MUL, kMultiplyAdd's ADD, kSquare's POW
   std::vector<int> nodes;  // the folded nodes, in execution order
   // kChannelScale: which input of the MUL is the vector; kTranspose: which
   // operand of the BATCH_MATMUL the TRANSPOSE is; kSwish, kMultiplyAdd: which

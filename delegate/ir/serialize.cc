@@ -65,7 +65,7 @@ bool known(FoldKind v) {
   switch (v) {
     case FoldKind::kPad: case FoldKind::kChannelScale: case FoldKind::kInputAffine: case FoldKind::kTranspose:
     case FoldKind::kConstant: case FoldKind::kOutputAffine: case FoldKind::kSwish: case FoldKind::kMultiplyAdd:
-      return true;
+    case FoldKind::kSquare: case FoldKind::kSqrt: return true;
   }
   return false;
 }
@@ -311,14 +311,19 @@ std::string node_error(const Node& n, size_t tensors) {
   return "";
 }
 
+bool is_power(const Fold& f) { return f.kind == FoldKind::kSquare || f.kind == FoldKind::kSqrt; }
+
 // A rewrite (kSwish, kMultiplyAdd): the program reads both inputs of the node
-// it folds into and of its folded node, which are elementwise.
+// it folds into and of its folded node, which are elementwise. A power folds
+// no node into an elementwise node.
 std::string rewrite_error(const Fold& f, const Graph& g) {
-  if (f.kind != FoldKind::kSwish && f.kind != FoldKind::kMultiplyAdd) return "";
   auto binary = [&](int pos) {
     return pos >= 0 && static_cast<size_t>(pos) < g.nodes.size() && g.nodes[pos].kind == OpKind::kElementwise &&
            g.nodes[pos].inputs.size() >= 2;
   };
+  if (is_power(f))
+    return binary(f.anchor) && f.nodes.empty() ? "" : "a power of a node that is not an elementwise op of two inputs";
+  if (f.kind != FoldKind::kSwish && f.kind != FoldKind::kMultiplyAdd) return "";
   if (!binary(f.anchor) || f.nodes.empty() || (f.kind == FoldKind::kMultiplyAdd && !binary(f.nodes[0])))
     return "a rewrite of nodes that are not elementwise ops of two inputs";
   return "";
@@ -326,7 +331,7 @@ std::string rewrite_error(const Fold& f, const Graph& g) {
 
 // What the program builder relies on when it reads a fold.
 std::string fold_error(const Fold& f, const Graph& g) {
-  if (std::string e = rewrite_error(f, g); !e.empty()) return e;
+  if (std::string e = rewrite_error(f, g); !e.empty() || is_power(f)) return e;
   auto in_range = [](int i, size_t n) { return i >= 0 && static_cast<size_t>(i) < n; };
   if (!in_range(f.anchor, g.nodes.size())) return "anchor out of range";
   if (f.nodes.empty()) return "no folded nodes";

@@ -35,7 +35,7 @@
 
 namespace fd {
 
-constexpr uint32_t kPartitionFormatVersion = 9;
+constexpr uint32_t kPartitionFormatVersion = 10;
 
 struct PartitionGraph {
   Graph graph;                           // renumbered (see above)

@@ -284,6 +284,8 @@ FD_OP(GeluTanh, gelu_tanh_(a))
 FD_OP(Exp, exp_(a))
 FD_OP(Log, log_(a))
 FD_OP(Sqrt, sqrt(a))
+// POW(x, 0.5) as std::pow gives it: sqrt, but +0 at -0 and +inf at -inf.
+FD_OP(SqrtAsPow, select(V::splat(-FLT_MAX) > a, V::splat(INFINITY), sqrt(a) + V::splat(0.f)))
 FD_OP(Rsqrt, V::splat(1.f) / sqrt(a))
 FD_OP(Square, a * a)
 FD_OP(Neg, -a)

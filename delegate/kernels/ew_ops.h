@@ -2,8 +2,8 @@
 // its arity; its math lives in ew_math.h (struct <Name>Op), and each ISA
 // instantiates every entry from that single definition. The graph's own
 // elementwise ops (ir/op_types.h) lower onto the entries of the same name;
-// Fma, Fms, Fnma and Swish have no graph op: the program builder makes them
-// from MUL+ADD/SUB and x * LOGISTIC(x).
+// Fma, Fms, Fnma, Swish and SqrtAsPow have no graph op: the program builder
+// makes them from MUL+ADD/SUB, x * LOGISTIC(x) and POW(x, 0.5).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,8 @@ namespace fd {
   X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)           \
   X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \
   X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)     \
-  X(Swish, 1) X(Softplus, 1) X(LogisticAsBuiltin, 1) X(GeluAsBuiltin, 1) X(SwishAsBuiltin, 1)
+  X(Swish, 1) X(Softplus, 1) X(LogisticAsBuiltin, 1) X(GeluAsBuiltin, 1) X(SwishAsBuiltin, 1) \
+  X(SqrtAsPow, 1)
 
 enum class EwKernelOp : uint8_t {
 #define FD_ENUM(name, arity) name,

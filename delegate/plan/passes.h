@@ -47,7 +47,8 @@ void claim_siblings_together(const Graph& g, FusionPlan* plan);
 std::vector<SliceWrite> find_slice_writes(const Graph& g, const GraphIndex& index, const FusionPlan& plan);
 
 // rewrites.cc: the elementwise pairs of a group that run as one kernel op
-// (FoldKind::kSwish, kMultiplyAdd), as folds appended to plan.folds.
+// (FoldKind::kSwish, kMultiplyAdd) and the POWs that run as a cheaper exact op
+// (kSquare, kSqrt), as folds appended to plan.folds.
 void find_rewrites(const Graph& g, const GraphIndex& index, FusionPlan* plan);
 
 // The index-reading forms of input_affine and folded_transpose.

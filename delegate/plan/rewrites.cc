@@ -1,6 +1,7 @@
 // Rewrites: pairs of elementwise ops of one group that run as one kernel op,
 // recorded as folds so that the plan shows them and the runtime only follows:
-// x * LOGISTIC(x) runs as SWISH(x) (the same arithmetic, one pass), and a MUL
+// x * LOGISTIC(x) runs as SWISH(x) (the same arithmetic, one pass), POW(x, 2)
+// as SQUARE(x) and POW(x, 0.5) as SQRT(x) (both correctly rounded), and a MUL
 // read only by an ADD or SUB runs inside it as one FMA (rounded once, so never
 // in a group that rounds as TFLite's builtin kernels). The runtime makes no
 // rewrite where the folded node's value must be stored (a partition's output)
@@ -8,6 +9,7 @@
 // are recorded, as the plan cannot know the partition's outputs.
 #include <algorithm>
 
+#include "ir/shape.h"
 #include "plan/passes.h"
 
 namespace fd {
@@ -46,6 +48,19 @@ void find_multiply_add(const Graph& g, const GraphIndex& index, int add, FusionP
   }
 }
 
+// POW(x, c) of a constant scalar c of 2 or 0.5 that does not broadcast x.
+void find_exact_power(const Graph& g, int pow, FusionPlan* plan) {
+  const Node& n = g.nodes[pow];
+  if (!is_ew(n, EwOp::Pow)) return;
+  const Tensor& y = g.tensors[n.inputs[1]];
+  if (!y.is_constant || !y.f32_data() || num_elements(y.shape) != 1 ||
+      y.shape.size() > g.tensors[n.inputs[0]].shape.size())
+    return;
+  const float c = y.f32_data()[0];
+  if (c == 2.f || c == 0.5f)
+    plan->folds.push_back(Fold{c == 2.f ? FoldKind::kSquare : FoldKind::kSqrt, pow, {}, 1, -1, {}, {}});
+}
+
 }  // namespace
 
 void find_rewrites(const Graph& g, const GraphIndex& index, FusionPlan* plan) {
@@ -53,7 +68,10 @@ void find_rewrites(const Graph& g, const GraphIndex& index, FusionPlan* plan) {
     return pos < static_cast<int>(plan->rounds_as_builtin.size()) && plan->rounds_as_builtin[pos];
   };
   for (const auto& group : plan->groups)
-    for (int pos : group) find_swish(g, index, pos, plan);
+    for (int pos : group) {
+      find_exact_power(g, pos, plan);
+      find_swish(g, index, pos, plan);
+    }
   for (const auto& group : plan->groups)
     if (std::none_of(group.begin(), group.end(), rounded))
       for (int pos : group) find_multiply_add(g, index, pos, plan);

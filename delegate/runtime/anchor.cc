@@ -65,7 +65,6 @@ std::string describe_folds(const AnchorStep& s) {
          "," + std::to_string(s.pad.right) + " folded, ";
   if (s.scale_input) t += "input scaled per channel, ";
   if (s.output_map) t += "output map folded, ";
-  if (!s.outside.empty()) t += "input map folded, ";
   return t;
 }
 
@@ -106,6 +105,7 @@ AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& fold
   a.hi = act == Activation::kRelu6 ? 6.f : act == Activation::kReluN1To1 ? 1.f : range;
   a.params = node.params;
   if (d.make) d.make(g, node, kernels, folds, a);
+  if (a.weights && !a.weight_bytes) a.weight_bytes = a.weights->data.size() * sizeof(float);
   return a;
 }
 
@@ -114,6 +114,7 @@ std::optional<BoundAnchor> bind_anchor(const AnchorStep& step, const std::vector
   BoundAnchor b;
   b.step = step;
   b.n = step.n;
+  b.row_unit = step.gemm ? step.gemm->mr : step.qd8 ? step.qd8->mr : 1;
   if (step.scale_input && !bind_input_scale(b, inputs, error)) {
     if (fold_broken) *fold_broken = true;
     return std::nullopt;

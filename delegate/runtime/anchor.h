@@ -9,8 +9,8 @@
 // code is a file of runtime/anchors/ (fully_connected.cc, conv2d.cc, ...),
 // an AnchorOpDef (anchors/anchor_op.h) that the functions below reach through
 // one table in anchor.cc, indexed by AnchorOp. An op's parameters are
-// AnchorStep::params (ops/<op>.h); the fields below marked with an op's name
-// are the convolutions' and pools', still to move into their StepState and BoundState.
+// AnchorStep::params (ops/<op>.h), what it derives its StepState and BoundState;
+// the fields below serve every op or, so marked, a family (the window ops: window.cc).
 #pragma once
 
 #include <cmath>
@@ -24,8 +24,6 @@
 #include "kernels/cpu.h"
 #include "runtime/gemm_driver.h"
 #include "runtime/qd8_conv.h"
-#include "runtime/sparse_gemm.h"
-#include "runtime/winograd.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
 
@@ -39,38 +37,28 @@ struct StepState {
 
 struct AnchorStep {
   AnchorOp op = AnchorOp::kFullyConnected;
-  const GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D, BATCH_MATMUL
-  const DwKernel* dw = nullptr;      // DEPTHWISE_CONV_2D, pools, MEAN
-  const RowKernel* rows = nullptr;   // SOFTMAX, row reductions
-  std::shared_ptr<const PackedWeights> weights;  // FULLY_CONNECTED and the convolutions
-  // FULLY_CONNECTED, CONV_2D of int8 weights (ops/dynamic_range.h): them packed
-  // for the qd8 GEMM (gemm and weights then null).
-  // DEPTHWISE_CONV_2D of int8 weights (runtime/qd8_conv.h): qd8 (its row
-  // quantization), the weights as floats (dw, weights, zero bias), its scales its StepState.
-  const Qd8GemmKernel* qd8 = nullptr;
-  std::shared_ptr<const Qd8PackedWeights> qd8_weights;
-  // CONV_2D of kernels.rounded: summed as TFLite's builtin GEMM, its last
-  // n % 4 columns too (redo_last_columns_as_builtin).
-  bool builtin_order = false;
-  // FULLY_CONNECTED, CONV_2D of weights mostly zero (runtime/sparse_gemm.h):
-  // their nonzero groups, for the sparse GEMM (weights then null).
-  const SpmmKernel* spmm = nullptr;
-  std::shared_ptr<const SparseWeights> sparse;
-  // CONV_2D 3x3 at stride 1: the filter in Winograd form (weights then null).
-  std::shared_ptr<const WinogradWeights> winograd;
-  const WinogradKernel* winograd_kernel = nullptr;
+  // The kernel tables the step runs, picked for the CPU when it is made.
+  const GemmKernel* gemm = nullptr;     // FULLY_CONNECTED, CONV_2D, BATCH_MATMUL, TRANSPOSE_CONV
+  const DwKernel* dw = nullptr;         // DEPTHWISE_CONV_2D, pools, MEAN, resizes
+  const RowKernel* rows = nullptr;      // SOFTMAX, row reductions
+  const Qd8GemmKernel* qd8 = nullptr;   // weights of int8 (ops/dynamic_range.h): the input quantized per row
+  // Float weights packed for gemm or dw (null where the op packs them otherwise:
+  // its StepState, as CONV_2D's Winograd form and the GEMMs' sparse and int8 forms).
+  std::shared_ptr<const PackedWeights> weights;
+  // Bytes of weights a tile reads whatever its rows (a tile grows to more rows
+  // when they outgrow tiling().streamed_weights_bytes).
+  size_t weight_bytes = 0;
   int n = 0;  // output channels (the row length); pools and kPad: 0, taken from the input
-  int kh = 1, kw = 1;  // the convolutions' filter, the pools' window
+  // The window ops' (window.cc): the filter or pool window and its strides, dilations, padding.
+  int kh = 1, kw = 1;
   ConvParams conv;
-  FoldedPad pad;  // a PAD folded into the convolution; kPad: the PAD itself
+  FoldedPad pad;  // a PAD folded into the window; kPad: the PAD itself
   float lo = -INFINITY, hi = INFINITY;  // the fused activation as a clamp (make_anchor: TFLite's range)
-  // CONV_2D, FULLY_CONNECTED: the input arrives times a per-channel scale (a second
-  // input), folded into a copy of the weights on each run.
+  // The folds taken in (AnchorFolds): the input arrives times a per-channel scale
+  // (a second input), folded into a copy of the weights on each run (FULLY_CONNECTED, CONV_2D);
+  // the weights, bias and clamp hold a folded output map (kOutputAffine).
   bool scale_input = false;
-  bool output_map = false;  // the weights, bias and clamp hold a folded output map (kOutputAffine)
-  // CONV_2D with a folded input affine map: per input channel, the value its
-  // padding taps read (the source value that the map sends to 0). Else zeros.
-  std::vector<float> outside;
+  bool output_map = false;
   std::shared_ptr<const OpParams> params;  // the node's own parameters (ir/op_params.h), if its op has them
   std::shared_ptr<const StepState> state;  // what the op's make derived (see StepState)
   std::string to_string() const;
@@ -109,6 +97,8 @@ struct BoundAnchor {
   AnchorStep step;  // a copy: the weights are shared
   Shape output;
   int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
+  // A tile's output rows are a multiple of this: the GEMM's rows, a Winograd block's.
+  int64_t row_unit = 1;
   // The window anchors (convolutions, pools, MEAN, PAD; anchors/window.cc).
   ConvGeometry geo;
   // conv_offsets(geo), computed when first needed (window_offsets; the pools'
@@ -120,20 +110,18 @@ struct BoundAnchor {
   // for the input at `rows_for`. FULLY_CONNECTED: the input's rows. In
   // huge-page blocks: a large table first written on the first run would
   // otherwise fault a 4 KiB page at a time (a run's worth of init time).
-  bool filter_rows = false;  // CONV_2D of few channels: one row per filter row
-  bool builtin_gemv = false;  // one output row, rounding as the builtin (GemmKernel::fn_gemv)
-  int64_t row_unit = 0;      // CONV_2D in Winograd form: blocks of 2 d whole output rows, d its dilation
+  bool filter_rows = false;  // a window of few channels: one row per filter row
   int row_taps() const { return filter_rows ? geo.kh : geo.taps(); }  // rows per output pixel
   mutable std::vector<const float*, HugePageAllocator<const float*>> rows;
   mutable const float* rows_for = nullptr;
   mutable std::vector<const float*> patch_taps;  // filter_rows cut by padding: their taps, kw each
   mutable std::vector<float> patches;            // ... copied here on every run
-  mutable PackedWeights scaled;                  // scale_input: the weights times this run's scale
-  mutable Qd8Images qd8_images;                  // the convolutions of int8 weights: this run's input, quantized
-  // before_run makes a copy of the whole input first (a depth multiplier's
-  // widening): a depth-first chain cannot feed it from a ring.
+  mutable Qd8Images qd8_images;                  // a window of int8 weights: this run's input, quantized
+  // before_run reads the whole input first (a depth multiplier's widening, int8
+  // weights' quantizing), or a tile reads input rows past those its output rows
+  // need (a Winograd tile's): a depth-first chain cannot feed it from a ring.
   bool reads_whole_input = false;
-  const PackedWeights& weights() const { return step.scale_input ? scaled : *step.weights; }
+  bool reads_past_rows = false;
   // The row ops.
   mutable const float* src = nullptr;  // the input of this run
   std::shared_ptr<const BoundState> state;  // the op's own (see BoundState)

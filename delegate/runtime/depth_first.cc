@@ -15,7 +15,7 @@ const BoundAnchor* window_anchor(BoundProgram& p) {
   if (!a || !reads_windows(a->step.op)) return nullptr;  // convolutions, pools
   const bool rows_only = !a->step.pad.any() || a->step.pad.mode == PadMode::kConstant;  // no mirrored rows
   // A Winograd tile reads input rows past those its output rows need: not from a ring.
-  return a->geo.batch == 1 && rows_only && a->geo.ring_rows == 0 && !a->step.winograd ? a : nullptr;
+  return a->geo.batch == 1 && rows_only && a->geo.ring_rows == 0 && !a->reads_past_rows ? a : nullptr;
 }
 
 // A program whose domain is its anchor's NHWC output, computed row by row (an
@@ -41,7 +41,7 @@ int link_input(const std::vector<Program>& programs, const std::vector<std::uniq
   const int i = static_cast<int>(std::find(ins.begin(), ins.end(), t) - ins.begin());
   // Int8 weights quantize, a depth multiplier widens, the whole input image
   // before the run: not a ring.
-  if (bound[b]->anchor()->step.qd8 || bound[b]->anchor()->reads_whole_input) return -1;
+  if (bound[b]->anchor()->reads_whole_input) return -1;
   const ConvGeometry& g = bound[b]->anchor()->geo;
   const Shape& s = bound[a]->anchor()->output;
   // A filter row cut by padding is copied before the run, when a ring is not yet filled.

@@ -3,6 +3,7 @@
 #include "runtime/program.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -31,11 +32,16 @@ struct GroupFolds {
   std::map<int, const Node*> pad;                      // anchor -> the PAD before it
   std::map<int, const Fold*> output;                   // anchor -> its output map
   std::map<int, const Fold*> rewrite;                  // elementwise node -> kSwish or kMultiplyAdd into it
+  std::map<int, EwOp> power;                           // POW node -> the op it runs as (kSquare, kSqrt)
   std::set<int> outputs;  // of folded nodes: they run only if their output must be stored
   std::set<int> mapped;   // of output maps' nodes: the anchor computes the last, the rest never exist
 
   GroupFolds(const Graph& g, const std::vector<Fold>& folds, const std::vector<bool>& written) {
     for (const Fold& f : folds) {
+      if (f.kind == FoldKind::kSquare || f.kind == FoldKind::kSqrt) {  // folds no node
+        power[f.anchor] = f.kind == FoldKind::kSquare ? EwOp::Square : EwOp::Sqrt;
+        continue;
+      }
       const Node& first = g.nodes[f.nodes[0]];
       if (f.kind == FoldKind::kOutputAffine) {
         add_output_map(g, f, written);
@@ -53,6 +59,8 @@ struct GroupFolds {
         case FoldKind::kOutputAffine: break;
         case FoldKind::kSwish:
         case FoldKind::kMultiplyAdd: break;  // is_rewrite: below
+        case FoldKind::kSquare:
+        case FoldKind::kSqrt: break;  // above
       }
       // An input map runs whole if one of its values must be stored.
       bool stored = false;
@@ -106,7 +114,7 @@ class ProgramBuilder {
     if (folds_.mapped.count(pos)) return false;         // its anchor computes it
     return !folds_.outputs.count(node.outputs[0]) || written_[node.outputs[0]];
   }
-  EwOp op_of(const Node& node) const;
+  EwOp op_of(int pos) const;
   EwKernelOp rewritten_op(const Fold& f) const;
   std::vector<int> rewritten_reads(const Fold& f) const;
   AnchorStep anchor_of(int pos) const;
@@ -130,16 +138,12 @@ EwKernelOp as_builtin(EwKernelOp op) {
   return op == EwKernelOp::Gelu ? EwKernelOp::GeluAsBuiltin : op;
 }
 
-// POW with a constant scalar exponent becomes an exact cheaper op.
-EwOp ProgramBuilder::op_of(const Node& node) const {
+// The node's elementwise op, or the one the plan runs a POW as (kSquare, kSqrt).
+EwOp ProgramBuilder::op_of(int pos) const {
+  const Node& node = g_.nodes[pos];
   if (node.kind != OpKind::kElementwise) return EwOp::kCount;
-  if (node.ew != EwOp::Pow) return node.ew;
-  const Tensor& y = g_.tensors[node.inputs[1]];
-  const Shape& x = g_.tensors[node.inputs[0]].shape;
-  if (!y.is_constant || !y.f32_data() || num_elements(y.shape) != 1 || y.shape.size() > x.size()) return EwOp::Pow;
-  if (y.f32_data()[0] == 2.f) return EwOp::Square;
-  if (y.f32_data()[0] == 0.5f) return EwOp::Sqrt;
-  return EwOp::Pow;
+  auto it = folds_.power.find(pos);
+  return it == folds_.power.end() ? node.ew : it->second;
 }
 
 // A node the plan rewrites (kSwish, kMultiplyAdd) as one kernel op: the op.
@@ -197,6 +201,7 @@ void ProgramBuilder::emit(int pos, EwOp op) {
   const int ni = static_cast<int>(p_.inputs.size());
   Instr in{is_rounded(pos) ? as_builtin(kernel_op(op)) : kernel_op(op), node.param, {}};
   if (auto it = folds_.rewrite.find(pos); it != folds_.rewrite.end()) in.op = rewritten_op(*it->second);
+  if (folds_.power.count(pos) && in.op == EwKernelOp::Sqrt) in.op = EwKernelOp::SqrtAsPow;  // pow's -0, -inf
   for (int t : reads(pos, op)) in.src.push_back(value_of_.at(t));
   if (node.kind != OpKind::kElementwise) {
     in.anchor = static_cast<int>(p_.anchors.size());
@@ -223,14 +228,14 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
   }
   for (int pos : group) {  // the program's inputs: what running nodes read from outside
     if (!runs(pos)) continue;
-    for (int t : reads(pos, op_of(g_.nodes[pos]))) {
+    for (int t : reads(pos, op_of(pos))) {
       if (produced[t] || value_of_.count(t)) continue;
       value_of_[t] = static_cast<int>(p_.inputs.size());
       p_.inputs.push_back(t);
     }
   }
   for (int pos : group)
-    if (runs(pos)) emit(pos, op_of(g_.nodes[pos]));
+    if (runs(pos)) emit(pos, op_of(pos));
   return std::move(p_);
 }
 

@@ -316,18 +316,11 @@ int64_t BoundProgram::anchor_tile(int64_t tile) {
   for (const Step& s : steps_) {
     if (s.anchor < 0 || s.rows || s.tile_input) continue;
     const BoundAnchor& a = anchors_[s.anchor];
-    const int64_t mr = a.row_unit     ? a.row_unit
-                       : a.step.spmm ? kSpmmRows
-                       : a.step.gemm ? a.step.gemm->mr
-                       : a.step.qd8  ? a.step.qd8->mr
-                                     : 1;
+    const int64_t mr = a.row_unit;
     const int64_t n = std::max<int64_t>(1, a.n);
     const int64_t budget = row_len_ > 0 ? tiling().row_tile_floats : tiling().anchor_tile_floats;
     int64_t rows = std::max<int64_t>(mr, budget / n / mr * mr);
-    const size_t weight_bytes = a.step.weights       ? a.step.weights->data.size() * sizeof(float)
-                                : a.step.winograd    ? a.step.winograd->bytes()
-                                : a.step.qd8_weights ? a.step.qd8_weights->data.size()
-                                                     : 0;  // sparse: read once per 16 rows whatever the tile
+    const size_t weight_bytes = a.step.weight_bytes;  // sparse: read once per 16 rows whatever the tile
     if (weight_bytes > tiling().streamed_weights_bytes) {
       const int64_t all = total_ / n;  // 0 at batch 0: one (empty) block
       const int64_t blocks = std::max<int64_t>(1, (all + kGemmRowBlock - 1) / kGemmRowBlock);

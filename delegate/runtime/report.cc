@@ -49,6 +49,8 @@ const char* fold_kind_name(FoldKind k) {
     case FoldKind::kOutputAffine: return "output_affine";
     case FoldKind::kSwish: return "swish";
     case FoldKind::kMultiplyAdd: return "multiply_add";
+    case FoldKind::kSquare: return "square";
+    case FoldKind::kSqrt: return "sqrt";
   }
   return "?";
 }

@@ -190,6 +190,30 @@ TEST(Accuracy, PowSpecialCasesFollowStdPow) {
   }
 }
 
+// POW(x, 0.5) runs as SqrtAsPow: std::pow's value bit for bit on every ISA, at
+// -0 (+0), -inf (+inf), negatives and NaN (NaN) too.
+TEST(Accuracy, SqrtAsPowIsStdPowOfAHalfBitForBit) {
+  auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  };
+  std::vector<float> x = {-INFINITY, -0.f, 0.f, INFINITY, NAN, -1.f, -1e-30f, 4.f, 2.f, 1e-40f, FLT_MAX};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.f, 1e6f);
+  while (x.size() < 77) x.push_back(u(rng));
+  for (const auto& isa : available_isas()) {
+    std::vector<float> out(x.size());
+    kernels_for(isa)->ew->fn[static_cast<int>(EwKernelOp::SqrtAsPow)](x.data(), nullptr, nullptr, out.data(),
+                                                                        x.size(), 0.f);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = std::pow(x[i], 0.5f);
+      if (std::isnan(want)) EXPECT_TRUE(std::isnan(out[i])) << isa << " " << x[i];
+      else EXPECT_EQ(bits(out[i]), bits(want)) << isa << " " << x[i] << " gave " << out[i];
+    }
+  }
+}
+
 // PRELU as TFLite computes it, x >= 0 ? x : x * alpha, on every ISA: -0 stays -0
 // whatever alpha is, a NaN x stays NaN, -inf times alpha 0 is NaN.
 TEST(Accuracy, PreluIsTflitesSelectBitForBit) {

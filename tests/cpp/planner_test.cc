@@ -253,6 +253,27 @@ TEST(Planner, TwoIndependentChainsAreTwoGroups) {
   EXPECT_EQ(plan_fusion(b.g, pairs).groups.size(), 2u);
 }
 
+// POW by a constant scalar 2 or 0.5 runs as SQUARE or SQRT: a fold of no node
+// into the POW. Other exponents, a vector of them, or one known only at run time stay POW.
+TEST(Planner, PowersByTwoAndAHalfAreFoldsOfThePlan) {
+  static const float two[1] = {2.f}, half[1] = {0.5f}, three[1] = {3.f}, twos[2] = {2.f, 2.f};
+  GraphBuilder b;
+  const Shape s = {4, 2};
+  int t = b.ew(EwOp::Pow, {b.tensor(s), b.tensor({}, true, two)}, s);  // node 0
+  t = b.ew(EwOp::Pow, {t, b.tensor({1}, true, half)}, s);                // 1
+  t = b.ew(EwOp::Pow, {t, b.tensor({}, true, three)}, s);                // 2
+  t = b.ew(EwOp::Pow, {t, b.tensor({2}, true, twos)}, s);                // 3
+  b.ew(EwOp::Pow, {t, b.tensor({})}, s);                                 // 4
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  const FusionPlan plan = plan_fusion(b.g, all);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  std::vector<std::tuple<FoldKind, int, std::vector<int>>> folds;
+  for (const Fold& f : plan.folds) folds.emplace_back(f.kind, f.anchor, f.nodes);
+  EXPECT_EQ(folds, (std::vector<std::tuple<FoldKind, int, std::vector<int>>>{{FoldKind::kSquare, 0, {}},
+                                                                             {FoldKind::kSqrt, 1, {}}}));
+}
+
 }  // namespace
 }  // namespace fd
 

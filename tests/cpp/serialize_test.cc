@@ -353,10 +353,12 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
     const auto pad = pad_params({0, 1}, static_cast<PadMode>(a % (static_cast<int>(PadMode::kSymmetric) + 1)), 2.f);
     g.nodes[0].params = g.nodes[0].kind == OpKind::kAnchor ? params : g.nodes[0].kind == OpKind::kPad ? pad : nullptr;
     Fold f;
-    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kMultiplyAdd) + 1));
+    f.kind = static_cast<FoldKind>(a % (static_cast<int>(FoldKind::kSqrt) + 1));
     const bool rewrite = f.kind == FoldKind::kSwish || f.kind == FoldKind::kMultiplyAdd;
+    const bool power = f.kind == FoldKind::kSquare || f.kind == FoldKind::kSqrt;
     f.anchor = 1;
-    f.nodes = {rewrite ? 1 : 0};  // a rewrite's nodes are elementwise ops of two inputs
+    // A rewrite's nodes are elementwise ops of two inputs; a power folds none.
+    f.nodes = power ? std::vector<int>{} : std::vector<int>{rewrite ? 1 : 0};
     f.source = 0;
     const PartitionGraph p = round_trip(g, {{0, 1}}, {f});
     expect_same_partition(g, p);
@@ -370,6 +372,10 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
   EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {Fold{FoldKind::kMultiplyAdd, 0, {1}, 0, -1, {}, {}}}))
                 .find("a rewrite of nodes that are not elementwise ops of two inputs"),
             std::string::npos);
+  for (const Fold& power : {Fold{FoldKind::kSquare, 0, {}, 1, -1, {}, {}}, Fold{FoldKind::kSqrt, 1, {0}, 1, -1, {}, {}}})
+    EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {power}))
+                  .find("a power of a node that is not an elementwise op of two inputs"),
+              std::string::npos);
   g = every_field_graph();
   g.tensors[1].dtype = static_cast<DType>(static_cast<int>(DType::kOther) + 1);
   EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: dtype"), std::string::npos);

@@ -20,6 +20,8 @@
 
 #include "ops/affine_steps.h"
 #include "runtime/anchor.h"
+#include "runtime/sparse_gemm.h"
+#include "runtime/winograd.h"
 
 namespace fd {
 
@@ -106,41 +108,60 @@ const std::vector<int32_t>& window_offsets(const BoundAnchor& b);
 Shape window_output(const BoundAnchor& b);  // NHWC of b.n channels
 void point_window_rows(const BoundAnchor& a, const float* const* inputs);  // before_run: rows into inputs[0]
 int64_t window_depth(const BoundAnchor& a);        // depth: the taps
-// The convolutions of int8 weights (a.step.qd8), before_run: the input's
+// The windows of int8 weights (a.step.qd8), before_run: the input's
 // images quantized (a.qd8_images) and the windows' offsets made.
 void quantize_window_input(const BoundAnchor& a, const float* input);
 Qd8Windows qd8_windows(const BoundAnchor& a);  // where output pixels read a.qd8_images
 std::string describe_window(const AnchorStep& s);  // "3x3/2, "
 
 // gemm_anchor.cc: the GEMM anchors (FULLY_CONNECTED, CONV_2D).
+// What their make derives beyond AnchorStep::weights: the weights' other forms.
+struct GemmStep : StepState {
+  // Mostly zero (runtime/sparse_gemm.h: sparse_enough): their nonzero groups
+  // for the sparse GEMM (AnchorStep::weights then null).
+  const SpmmKernel* spmm = nullptr;
+  std::shared_ptr<const SparseWeights> sparse;
+  // Int8 (ops/dynamic_range.h): packed for the qd8 GEMM AnchorStep::qd8 (gemm and weights then null).
+  std::shared_ptr<const Qd8PackedWeights> qd8_weights;
+};
+inline const GemmStep& gemm_step(const AnchorStep& s) { return static_cast<const GemmStep&>(*s.state); }
 // A constant weight tensor's values as packing reads them: a converted
 // constant's source (its float32 copy never made), else its floats.
 WeightValues weight_values(const Tensor& w);
 // Chooses the GEMM kernel for n columns and packs W [n x k] and bias (may be
 // null): for the sparse GEMM where pack_sparse_gemm_weights takes them.
-void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a);
+void pack_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k, AnchorStep& a,
+                       GemmStep& made);
 // Packs W for the sparse GEMM if it is mostly zeros (runtime/sparse_gemm.h:
 // sparse_enough) and the kernels have one; false, nothing packed, if not.
 bool pack_sparse_gemm_weights(const Kernels& kernels, WeightValues w, const float* bias, int n, int k,
-                              AnchorStep& a);
-// bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
-// hold one value per input channel; false (and *error) if not. Sizes b.scaled.
-bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+                              AnchorStep& a, GemmStep& made);
 // Int8 weights (ops/dynamic_range.h) [n, k] (k: the rest of their axes), their
 // scales and bias (qd8_scale_and_bias) packed for the qd8 GEMM (a.qd8,
-// a.qd8_weights; a.n set).
+// made.qd8_weights; a.n set).
 void pack_qd8_weights(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds,
-                      AnchorStep& a);
+                      AnchorStep& a, GemmStep& made);
+// bind_anchor calls it first when step.scale_input: the scale (inputs[1]) must
+// hold one value per input channel; false (and *error) if not. Sizes the
+// weights' scaled copy (b.state: the op's bind makes no other).
+bool bind_input_scale(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
+// before_run, with step.scale_input: the weights times this run's `scale`, one per input channel.
+void scale_gemm_weights(const BoundAnchor& a, const float* scale, int channels);
+// The float weights a run reads: their scaled copy with step.scale_input.
+const PackedWeights& gemm_weights(const BoundAnchor& a);
+// bind: rows per tile of the sparse GEMM, where it runs (else b.row_unit stays the GEMM's).
+void bind_gemm_row_unit(BoundAnchor& b);
 void run_gemm_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
                      float* out);  // run_panels
 void run_gemm_rows(const BoundAnchor& a, int64_t first, int64_t count, float* out);  // all panels
 int gemm_panels(const BoundAnchor& a);  // panels: those of the packed weights
-int64_t gemm_depth(const BoundAnchor& a);  // depth: the weights' k
+int64_t gemm_depth(const AnchorStep& s);  // depth: the weights' k
+std::string gemm_kernel_name(const AnchorStep& s);  // describe: the kernel that runs
 
 // conv2d_winograd.cc: output pixels [first, first + count) of a CONV_2D in
-// Winograd form (step.winograd), the columns of panels [first_panel, last_panel).
-void run_winograd_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
-                         float* out);
+// Winograd form (`weights`), the columns of panels [first_panel, last_panel).
+void run_winograd_panels(const BoundAnchor& a, const WinogradKernel& kernel, const WinogradWeights& weights,
+                         int64_t first, int64_t count, int first_panel, int last_panel, float* out);
 
 // row_ops.cc: the row ops (BATCH_MATMUL, SOFTMAX, row MEAN, RESHAPE, TRANSPOSE).
 // Sets b.output to `out` and b.n to its last axis; false with "<op> does not

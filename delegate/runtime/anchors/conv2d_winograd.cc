@@ -44,8 +44,8 @@ int64_t tile_start(int64_t v, int d) { return v % (2 * d) < d ? v : v - d; }
 
 }  // namespace
 
-void run_winograd_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_panel, int last_panel,
-                         float* out) {
+void run_winograd_panels(const BoundAnchor& a, const WinogradKernel& kernel, const WinogradWeights& weights,
+                         int64_t first, int64_t count, int first_panel, int last_panel, float* out) {
   if (count <= 0) return;
   const int64_t h = a.geo.out_h, w = a.geo.out_w, end = first + count;
   const int dh = a.geo.p.dilation_h, dw = a.geo.p.dilation_w;
@@ -59,8 +59,8 @@ void run_winograd_panels(const BoundAnchor& a, int64_t first, int64_t count, int
       if (tile_start(x, dw) == x) add_tile(a, b, top, x, first, end, out, &t);
   }
   const AnchorStep& s = a.step;
-  winograd_tiles(*s.winograd_kernel, *s.gemm, *s.winograd, static_cast<int>(t.outs.size() / 4), t.patches.data(),
-                 t.outs.data(), s.lo, s.hi, first_panel, last_panel);
+  winograd_tiles(kernel, *s.gemm, weights, static_cast<int>(t.outs.size() / 4), t.patches.data(), t.outs.data(),
+                 s.lo, s.hi, first_panel, last_panel);
 }
 
 }  // namespace fd

@@ -79,7 +79,7 @@ bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) 
   auto bound = std::make_shared<Widened>();
   bound->multiplier = s.n / input[3];
   bound->input.resize(bound->multiplier > 1 ? static_cast<size_t>(num_elements(widened)) : 0);
-  b.reads_whole_input = bound->multiplier > 1;
+  b.reads_whole_input = bound->multiplier > 1 || s.qd8;  // widened, or quantized, before the run
   b.state = std::move(bound);
   b.output = window_output(b);
   return true;

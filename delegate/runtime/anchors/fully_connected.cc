@@ -19,30 +19,32 @@ static_assert(kDynamicRangeMaxDepth == kQd8MaxDepth, "the planner's depth bound 
 void make(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a) {
   const Tensor& w = g.tensors[node.inputs[1]];  // [n, k]
   a.n = static_cast<int>(w.shape[0]);
-  if (is_dynamic_range_fc(g, node) && kernels.qd8_gemm && !folds.scale_input)
-    return pack_qd8_weights(g, node, kernels, folds, a);
-  const AnchorWeights weights(g, node, folds, false, a);
-  pack_gemm_weights(kernels, weights.values(), weights.bias(), a.n, static_cast<int>(num_elements(w.shape) / a.n), a);
-}
-
-int64_t depth(const AnchorStep& s) {
-  return s.qd8_weights ? s.qd8_weights->k : s.sparse ? s.sparse->k : s.weights->k;
+  auto made = std::make_shared<GemmStep>();
+  if (is_dynamic_range_fc(g, node) && kernels.qd8_gemm && !folds.scale_input) {
+    pack_qd8_weights(g, node, kernels, folds, a, *made);
+  } else {
+    const AnchorWeights weights(g, node, folds, false, a);
+    const int k = static_cast<int>(num_elements(w.shape) / a.n);
+    pack_gemm_weights(kernels, weights.values(), weights.bias(), a.n, k, a, *made);
+  }
+  a.state = std::move(made);
 }
 
 bool bind(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error) {
   const bool keep_num_dims = params_as<FullyConnectedParams>(b.step.params).keep_num_dims;
-  const auto out = fully_connected_shape(inputs[0], {b.step.n, depth(b.step)}, keep_num_dims);
+  const auto out = fully_connected_shape(inputs[0], {b.step.n, gemm_depth(b.step)}, keep_num_dims);
   if (!out) {
     *error = "input " + fd::to_string(inputs[0]) + " does not fit the fully connected weights";
     return false;
   }
   b.output = *out;
-  b.k = depth(b.step);
+  b.k = gemm_depth(b.step);
+  bind_gemm_row_unit(b);
   return true;
 }
 
 void before_run(const BoundAnchor& a, const float* const* inputs) {
-  if (a.step.scale_input) scale_weights_into(*a.step.weights, inputs[1], static_cast<int>(a.k), &a.scaled);
+  if (a.step.scale_input) scale_gemm_weights(a, inputs[1], static_cast<int>(a.k));
   const float* input = inputs[0];
   if (a.rows_for == input && !a.rows.empty()) return;
   a.rows_for = input;
@@ -62,27 +64,24 @@ void run_panels(const BoundAnchor& a, int64_t first, int64_t count, int first_pa
   for (int64_t r = first; r < first + count; r += block) {
     const int64_t m = std::min(block, first + count - r);
     qd8_quantize_rows(kernel, static_cast<int>(m), static_cast<int>(a.k), a.rows[r], a.k, &rows);
-    qd8_gemm(kernel, *a.step.qd8_weights, rows, out + (r - first) * a.n, a.n, a.step.lo, a.step.hi, first_panel,
+    qd8_gemm(kernel, *gemm_step(a.step).qd8_weights, rows, out + (r - first) * a.n, a.n, a.step.lo, a.step.hi, first_panel,
              last_panel);
   }
 }
 
 void run(const BoundAnchor& a, int64_t first, int64_t count, float* out) { run_panels(a, first, count, 0, -1, out); }
 
-int panels(const BoundAnchor& a) { return a.step.qd8 ? a.step.qd8_weights->panels() : gemm_panels(a); }
-
 int64_t bound_depth(const BoundAnchor& a) { return a.k; }
 
 std::string describe(const AnchorStep& s) {
-  return std::to_string(s.n) + "x" + std::to_string(depth(s)) + ", " + describe_folds(s) +
-         (s.qd8 ? s.qd8->name : s.spmm ? s.spmm->name : s.gemm->name);
+  return std::to_string(s.n) + "x" + std::to_string(gemm_depth(s)) + ", " + describe_folds(s) + gemm_kernel_name(s);
 }
 
 }  // namespace
 
 extern const AnchorOpDef kFullyConnectedAnchor = {
     "FullyConnected", /*clamps=*/true, make, bind, before_run, run, /*run_tile=*/nullptr,
-    bound_depth, describe, run_panels, panels,
+    bound_depth, describe, run_panels, gemm_panels,
 };
 
 }  // namespace fd
