@@ -14,6 +14,7 @@ namespace fd {
 // through it. Where its value must be stored all the same (a partition's
 // output), it runs too, and a rewrite is not made (nor where an output map
 // computes its node, or its MUL runs as a SWISH already: plan/rewrites.cc).
+// kSquare and kSqrt fold no node: the POW itself runs as a cheaper exact op.
 enum class FoldKind : uint8_t {
   kPad,           // a PAD before a convolution or pool: read through the anchor's window
   kChannelScale,  // a MUL by a per-channel vector (a squeeze-excite gate): scales the weights on each run

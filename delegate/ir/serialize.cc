@@ -322,7 +322,9 @@ std::string rewrite_error(const Fold& f, const Graph& g) {
            g.nodes[pos].inputs.size() >= 2;
   };
   if (is_power(f))
-    return binary(f.anchor) && f.nodes.empty() ? "" : "a power of a node that is not an elementwise op of two inputs";
+    return binary(f.anchor) && g.nodes[f.anchor].ew == EwOp::Pow && f.nodes.empty()
+               ? ""
+               : "a power fold that is not into a POW, or folds nodes";
   if (f.kind != FoldKind::kSwish && f.kind != FoldKind::kMultiplyAdd) return "";
   if (!binary(f.anchor) || f.nodes.empty() || (f.kind == FoldKind::kMultiplyAdd && !binary(f.nodes[0])))
     return "a rewrite of nodes that are not elementwise ops of two inputs";

@@ -48,12 +48,13 @@ void find_multiply_add(const Graph& g, const GraphIndex& index, int add, FusionP
   }
 }
 
-// POW(x, c) of a constant scalar c of 2 or 0.5 that does not broadcast x.
+// POW(x, c) of a constant scalar c of 2 or 0.5 that does not broadcast x (and
+// is not refilled at run time: TF variables, weight math on them).
 void find_exact_power(const Graph& g, int pow, FusionPlan* plan) {
   const Node& n = g.nodes[pow];
   if (!is_ew(n, EwOp::Pow)) return;
   const Tensor& y = g.tensors[n.inputs[1]];
-  if (!y.is_constant || !y.f32_data() || num_elements(y.shape) != 1 ||
+  if (!y.is_constant || !y.f32_data() || y.values_at_run_time || num_elements(y.shape) != 1 ||
       y.shape.size() > g.tensors[n.inputs[0]].shape.size())
     return;
   const float c = y.f32_data()[0];

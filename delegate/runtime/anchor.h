@@ -86,10 +86,37 @@ struct AnchorFolds {
 // Packs `node`'s weights, with `folds` taken in, for `kernels`.
 AnchorStep make_anchor(const Graph& g, const Node& node, const AnchorFolds& folds, const Kernels& kernels);
 
-// What an op whose parameters are OpParams derives when it binds: a struct of
-// its step's file, which only that file reads.
+// What an op derives when it binds: a struct of its step's file, which only
+// that file reads. One holding buffers that before_run fills returns a copy of
+// itself from clone(), so that a copy of the anchor (a depth-first chain's
+// part, run beside it) fills its own; copies share any other.
 struct BoundState {
   virtual ~BoundState() = default;
+  virtual std::shared_ptr<const BoundState> clone() const { return nullptr; }
+};
+
+// BoundAnchor::state: copying it shares the state, or clones it (see BoundState).
+class BoundStatePtr {
+ public:
+  BoundStatePtr() = default;
+  template <class T>
+  BoundStatePtr(std::shared_ptr<T> p) : p_(std::move(p)) {}  // NOLINT: as a shared_ptr
+  BoundStatePtr(const BoundStatePtr& o) : p_(o.copied()) {}
+  BoundStatePtr& operator=(const BoundStatePtr& o) {
+    p_ = o.copied();
+    return *this;
+  }
+  BoundStatePtr(BoundStatePtr&&) = default;
+  BoundStatePtr& operator=(BoundStatePtr&&) = default;
+  const BoundState& operator*() const { return *p_; }
+  const BoundState* get() const { return p_.get(); }
+
+ private:
+  std::shared_ptr<const BoundState> copied() const {
+    std::shared_ptr<const BoundState> c = p_ ? p_->clone() : nullptr;
+    return c ? c : p_;
+  }
+  std::shared_ptr<const BoundState> p_;
 };
 
 // An anchor bound to its inputs' shapes.
@@ -97,7 +124,8 @@ struct BoundAnchor {
   AnchorStep step;  // a copy: the weights are shared
   Shape output;
   int64_t k = 0, n = 0;  // FULLY_CONNECTED, BATCH_MATMUL, row MEAN: input row length; all: output row length
-  // A tile's output rows are a multiple of this: the GEMM's rows, a Winograd block's.
+  // A tile's output rows are a multiple of this: the GEMM kernel's rows (bind_anchor:
+  // gemm or qd8), the sparse GEMM's, a Winograd block's (their binds).
   int64_t row_unit = 1;
   // The window anchors (convolutions, pools, MEAN, PAD; anchors/window.cc).
   ConvGeometry geo;
@@ -124,7 +152,7 @@ struct BoundAnchor {
   bool reads_past_rows = false;
   // The row ops.
   mutable const float* src = nullptr;  // the input of this run
-  std::shared_ptr<const BoundState> state;  // the op's own (see BoundState)
+  BoundStatePtr state;  // the op's own (see BoundState)
   // Multiply-adds (or window reads) per output value: how much work a row is.
   int64_t depth() const;
   // Points the rows at `inputs` (the anchor's input tensors: two for

@@ -95,6 +95,8 @@ Executor::Executor(std::shared_ptr<const Graph> graph, const std::vector<std::ve
   find_in_place(slice_writes);
   for (const auto& members : groups_)
     planned_.push_back(build_program(*graph_, members, folds, written_, kernels_, in_place_tensors(), rounded_));
+  for (const Fold& f : folds)
+    if (f.nodes.empty()) node_folds_.push_back(f);
 }
 
 std::set<int> Executor::in_place_tensors() const {
@@ -182,8 +184,8 @@ bool Executor::bind_group(TensorHost& host, size_t k) {
     if (graph_->nodes[pos].kind == OpKind::kConstant) continue;  // its anchor packs it
     std::vector<bool> written = written_;
     written[graph_->nodes[pos].outputs[0]] = true;
-    if (!bind(host, build_program(*graph_, {pos}, {}, written, kernels_, in_place_tensors(), rounded_), {pos},
-              nullptr))
+    if (!bind(host, build_program(*graph_, {pos}, node_folds_, written, kernels_, in_place_tensors(), rounded_),
+              {pos}, nullptr))
       return false;
   }
   return true;

@@ -89,6 +89,7 @@ class Executor {
   std::vector<bool> written_;             // tensors a group must store
   std::set<int> exported_;
   std::vector<bool> rounded_;  // per node: rounds as the builtin kernels (FusionPlan::rounds_as_builtin)
+  std::vector<Fold> node_folds_;  // folds of no other node (a POW run as SQUARE): one node's program takes them
   // Bound at prepare: the planned programs, or node by node where a group's
   // values no longer share one shape.
   std::vector<Program> programs_;

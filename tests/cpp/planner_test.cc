@@ -263,7 +263,10 @@ TEST(Planner, PowersByTwoAndAHalfAreFoldsOfThePlan) {
   t = b.ew(EwOp::Pow, {t, b.tensor({1}, true, half)}, s);                // 1
   t = b.ew(EwOp::Pow, {t, b.tensor({}, true, three)}, s);                // 2
   t = b.ew(EwOp::Pow, {t, b.tensor({2}, true, twos)}, s);                // 3
-  b.ew(EwOp::Pow, {t, b.tensor({})}, s);                                 // 4
+  t = b.ew(EwOp::Pow, {t, b.tensor({})}, s);                             // 4
+  const int refilled = b.tensor({}, true, two);  // weight math on a TF variable: refilled at run time
+  b.g.tensors[refilled].values_at_run_time = true;
+  b.ew(EwOp::Pow, {t, refilled}, s);  // 5
   PlannerOptions all;
   all.families = kFamilyAll;
   const FusionPlan plan = plan_fusion(b.g, all);

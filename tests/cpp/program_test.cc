@@ -1618,6 +1618,37 @@ TEST(Program, ALogisticRoundingAsTheBuiltinTakesItsTailOnTheLastValues) {
   }
 }
 
+// A copy of a bound anchor (a depth-first chain's part) fills its own run
+// buffers: two copies of a FULLY_CONNECTED whose input is scaled per channel,
+// each given its own scale before either runs, each compute with their own.
+TEST(Anchor, CopiesScaleTheirOwnWeights) {
+  GraphBuilder b;
+  const int k = 16, n = 8;
+  const float* w = random_weights(n * k, 3);
+  b.fc(b.tensor({2, k}), w, nullptr, n, k, {2, n});
+  AnchorFolds folds;
+  folds.scale_input = true;
+  std::string error;
+  for (const auto& isa : available_isas()) {
+    auto first = bind_anchor(make_anchor(b.g, b.g.nodes[0], folds, *kernels_for(isa)), {{2, k}, {k}}, &error);
+    ASSERT_TRUE(first) << error;
+    const BoundAnchor second = *first;
+    std::vector<float> x(2 * k, 1.f), scale1(k, 1.f), scale2(k, 3.f), out1(2 * n), out2(2 * n);
+    const float* in1[2] = {x.data(), scale1.data()};
+    const float* in2[2] = {x.data(), scale2.data()};
+    first->before_run(in1);
+    second.before_run(in2);
+    run_anchor(*first, 0, 2, out1.data());
+    run_anchor(second, 0, 2, out2.data());
+    for (int i = 0; i < 2 * n; ++i) {
+      double sum = 0;
+      for (int j = 0; j < k; ++j) sum += w[(i % n) * k + j];
+      EXPECT_NEAR(out1[i], sum, 1e-4) << isa << " output " << i;
+      EXPECT_NEAR(out2[i], 3 * sum, 3e-4) << isa << " output " << i;
+    }
+  }
+}
+
 TEST(Program, PowByConstantTwoOrHalfIsExact) {
   for (float e : {2.f, 0.5f}) {
     GraphBuilder b;

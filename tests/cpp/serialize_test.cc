@@ -88,7 +88,9 @@ void expect_same(const ConvParams& a, const ConvParams& b) {
 void expect_same(const Node& a, const Node& b, const std::vector<int>& tensor) {
   const auto& [id, name, kind, ew, anchor, act, param, shape_input, params, inputs, outputs] = a;
   ASSERT_EQ(params == nullptr, b.params == nullptr);  // an op's own parameters, read back by its reader
-  if (params) EXPECT_EQ(params->describe(), b.params->describe());
+  if (params) {
+    EXPECT_EQ(params->describe(), b.params->describe());
+  }
   EXPECT_EQ(id, b.id);
   EXPECT_EQ(name, b.name);
   EXPECT_EQ(kind, b.kind);
@@ -359,11 +361,14 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
     f.anchor = 1;
     // A rewrite's nodes are elementwise ops of two inputs; a power folds none.
     f.nodes = power ? std::vector<int>{} : std::vector<int>{rewrite ? 1 : 0};
+    const EwOp ew = g.nodes[1].ew;
+    if (power) g.nodes[1].ew = EwOp::Pow;  // a power folds into a POW
     f.source = 0;
     const PartitionGraph p = round_trip(g, {{0, 1}}, {f});
     expect_same_partition(g, p);
     ASSERT_EQ(p.folds.size(), 1u);
     EXPECT_EQ(p.folds[0].kind, f.kind);
+    g.nodes[1].ew = ew;
   }
   g.nodes[0].anchor = static_cast<AnchorOp>(200);
   EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {})).find("corrupt: anchor op 200 out of range"),
@@ -374,7 +379,7 @@ TEST(Serialize, EveryEnumValueRoundTripsAndUnknownOnesAreRefused) {
             std::string::npos);
   for (const Fold& power : {Fold{FoldKind::kSquare, 0, {}, 1, -1, {}, {}}, Fold{FoldKind::kSqrt, 1, {0}, 1, -1, {}, {}}})
     EXPECT_NE(parse_error(serialize_partition(g, {{0, 1}}, {power}))
-                  .find("a power of a node that is not an elementwise op of two inputs"),
+                  .find("a power fold that is not into a POW, or folds nodes"),
               std::string::npos);
   g = every_field_graph();
   g.tensors[1].dtype = static_cast<DType>(static_cast<int>(DType::kOther) + 1);
@@ -419,6 +424,14 @@ class TestHost : public TensorHost {
   mutable std::map<int, std::vector<float>> buffers_;
 };
 
+// Every family, groups of any size.
+FusionPlan plan_all(const Graph& g) {
+  PlannerOptions all;
+  all.families = kFamilyAll;
+  all.min_nodes_per_group = 1;
+  return plan_fusion(g, all);
+}
+
 // A DEQUANTIZE of a float16 scalar, claimed with the MUL and ADD reading it:
 // the host never computes its output, the programs read the graph's values.
 TEST(Executor, ProgramsReadAClaimedConstantNodesValuesFromTheGraph) {
@@ -427,10 +440,7 @@ TEST(Executor, ProgramsReadAClaimedConstantNodesValuesFromTheGraph) {
   const int half = b.dequantize({}, 0.75f);
   const int x = b.tensor(s);
   const int y = b.ew(EwOp::Add, {b.ew(EwOp::Mul, {x, half}, s), half}, s);
-  PlannerOptions o;
-  o.families = kFamilyAll;
-  o.min_nodes_per_group = 1;
-  const FusionPlan plan = plan_fusion(b.g, o);
+  const FusionPlan plan = plan_all(b.g);
   ASSERT_EQ(plan.groups.size(), 1u);
   for (const auto& isa : available_isas()) {
     Executor exec(std::make_shared<const Graph>(b.g), plan.groups, plan.folds, {y}, *kernels_for(isa));
@@ -466,6 +476,30 @@ TEST(Executor, ResizingReusesThePartitionsBuffers) {
     EXPECT_LE(exec.owned_floats(), largest) << "prepare " << i;
   }
   EXPECT_GE(largest, static_cast<size_t>(num_elements(s)));
+}
+
+// A group whose values take different shapes after a resize runs node by node,
+// a POW by 0.5 still as the plan's SqrtAsPow (a correctly rounded square root,
+// where the POW kernel's exp(y log x) is not).
+TEST(Executor, NodeByNodePowStaysThePlansSqrt) {
+  static const float half[1] = {0.5f};
+  test::GraphBuilder b;
+  const Shape s = {1, 1, 1, 64};
+  const int x = b.tensor(s), y = b.tensor(s);
+  const int root = b.ew(EwOp::Pow, {x, b.tensor({}, true, half)}, s);
+  const int z = b.ew(EwOp::Mul, {root, y}, s);
+  const FusionPlan plan = plan_all(b.g);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  for (const auto& isa : available_isas()) {
+    Executor exec(std::make_shared<const Graph>(b.g), plan.groups, plan.folds, {root, z}, *kernels_for(isa));
+    TestHost host(b.g);
+    ASSERT_TRUE(host.resize(y, {3, 1, 1, 64}));  // the MUL's output grows, the POW's does not
+    for (size_t i = 0; i < 64; ++i) host.values(x)[i] = 0.37f * static_cast<float>(i) + 0.01f;
+    std::fill(host.values(y).begin(), host.values(y).end(), 1.f);
+    ASSERT_TRUE(exec.prepare(host, 1));
+    exec.invoke(host, nullptr, nullptr);
+    for (size_t i = 0; i < 64; ++i) ASSERT_EQ(host.values(root)[i], std::sqrt(host.values(x)[i])) << isa << " " << i;
+  }
 }
 
 // The tensors `groups` produce that a node outside them reads, or no node does.
@@ -544,13 +578,6 @@ Graph conv_graph() {
              conv_params(2, false), out, Activation::kRelu6);
   b.opaque("CUSTOM", {b.ew(EwOp::Logistic, {t}, out)}, out);
   return b.g;
-}
-
-FusionPlan plan_all(const Graph& g) {
-  PlannerOptions all;
-  all.families = kFamilyAll;
-  all.min_nodes_per_group = 1;
-  return plan_fusion(g, all);
 }
 
 TEST(Serialize, ConvolutionGroupsRunBitIdenticalFromTheString) {

@@ -10,7 +10,8 @@
 // smallest to copy), and its row in anchor.cc's table.
 // The op reads its parameters from AnchorStep::params (ops/<op>.h); what it
 // derives when made or bound is a StepState or BoundState of its own file
-// (batch_matmul.cc, concatenation.cc), not a field of the shared structs.
+// (batch_matmul.cc, concatenation.cc) or of its family's (gemm_anchor.cc's
+// GemmStep, which conv2d.cc's ConvStep extends), not a field of the shared structs.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,9 @@ struct AnchorOpDef {
   // `folds`: see make_anchor (the pad and scale_input are in `a` already).
   void (*make)(const Graph& g, const Node& node, const Kernels& kernels, const AnchorFolds& folds, AnchorStep& a);
   // bind_anchor: b.output, b.n and the op's fields of b for the input shapes
-  // (b.step and b.n = step.n are set); false, with *error, if they do not fit.
+  // (b.step, b.n = step.n and b.row_unit, the GEMM kernel's rows, are set; with
+  // step.scale_input b.state holds the scaled weights: keep it); false, with
+  // *error, if they do not fit.
   bool (*bind)(BoundAnchor& b, const std::vector<Shape>& inputs, std::string* error);
   // BoundAnchor::before_run: take this run's inputs.
   void (*before_run)(const BoundAnchor& a, const float* const* inputs);
@@ -65,7 +68,7 @@ struct AnchorOpDef {
 const AnchorOpDef& anchor_op_def(AnchorOp op);
 
 // anchor.cc: what program.cc folded into the step (a PAD, a per-channel input
-// scale, an input map) as to_string shows it: "pad 1,1,1,1 folded, ".
+// scale, an output map) as to_string shows it: "pad 1,1,1,1 folded, ".
 std::string describe_folds(const AnchorStep& s);
 
 // anchor_weights.cc: an output map's MUL/ADD/SUB steps composed per output

@@ -25,6 +25,7 @@ struct MatMul : BoundState {
   Shape view[2], view_strides[2];             // each operand as read, and its strides
   mutable std::vector<PackedWeights> packed;  // b of each batch, packed this run
   mutable std::vector<float> a_transposed;    // with adj_x: a, rows made contiguous
+  std::shared_ptr<const BoundState> clone() const override { return std::make_shared<MatMul>(*this); }
 };
 
 const BatchMatMulParams& params(const AnchorStep& s) { return params_as<BatchMatMulParams>(s.params); }

@@ -17,6 +17,7 @@ struct InPlace : StepState {
 struct Parts : BoundState {
   std::vector<ConcatSlice> slices;
   mutable std::vector<const float*> given;
+  std::shared_ptr<const BoundState> clone() const override { return std::make_shared<Parts>(*this); }
 };
 
 const std::vector<bool>& in_place(const AnchorStep& s) { return static_cast<const InPlace&>(*s.state).parts; }

@@ -25,6 +25,7 @@ struct Qd8Scales : StepState {
 struct Widened : BoundState {
   int64_t multiplier = 1;
   mutable std::vector<float, HugePageAllocator<float>> input;
+  std::shared_ptr<const BoundState> clone() const override { return std::make_shared<Widened>(*this); }
 };
 
 const Widened& widened(const BoundAnchor& a) { return static_cast<const Widened&>(*a.state); }

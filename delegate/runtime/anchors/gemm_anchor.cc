@@ -14,6 +14,7 @@ namespace {
 // Bound, with step.scale_input: the weights times this run's scale.
 struct ScaledWeights : BoundState {
   mutable PackedWeights weights;
+  std::shared_ptr<const BoundState> clone() const override { return std::make_shared<ScaledWeights>(*this); }
 };
 
 }  // namespace
