@@ -294,19 +294,40 @@ def print_table(result, out=sys.stdout):
           f"run by fusedelegate (fd) and XNNPACK (xnn) of {any_cfg['nodes']}", file=out)
 
 
-def write_csv(result, path):
+def latency_columns():
+    """The CSV columns of the latency statistics: (name, value of a configuration)."""
+    return [(f"{key}_ms", lambda c, key=key: c["latency_ms"][key])
+            for key in ("min", "median", "mean", "p90", "p99", "std")]
+
+
+# `fusedelegate bench --csv`: a row per configuration, each column's name and
+# value from one table.
+CSV_COLUMNS = [
+    ("init_ms", lambda c: c["init_ms"]),
+    ("first_inference_ms", lambda c: c["first_inference_ms"]),
+    *latency_columns(),
+    ("ratio_vs_builtin", lambda c: c["ratio_vs"]["builtin"]),
+    ("ratio_vs_xnnpack", lambda c: c["ratio_vs"]["xnnpack"]),
+    ("peak_rss_mb", lambda c: c["peak_rss_mb"]),
+    ("partitions", lambda c: c["partitions"]),
+    ("nodes_claimed", lambda c: c["nodes_claimed"]),
+    ("nodes_claimed_by_fusedelegate", lambda c: c["nodes_claimed_by_fusedelegate"]),
+    ("max_rel_error", worst_rel_error),
+]
+
+
+def write_columns_csv(result, path, columns):
+    """A row per configuration: its name, then each column's value."""
     import csv
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["configuration", "init_ms", "first_inference_ms", "min_ms", "median_ms", "mean_ms",
-                    "p90_ms", "p99_ms", "std_ms", "ratio_vs_builtin", "ratio_vs_xnnpack", "peak_rss_mb",
-                    "partitions", "nodes_claimed", "max_rel_error"])
+        w.writerow(["configuration"] + [name for name, _ in columns])
         for name, c in result["configurations"].items():
-            lat = c["latency_ms"]
-            w.writerow([name, c["init_ms"], c["first_inference_ms"], lat["min"], lat["median"], lat["mean"],
-                        lat["p90"], lat["p99"], lat["std"], c["ratio_vs"]["builtin"], c["ratio_vs"]["xnnpack"],
-                        c["peak_rss_mb"], c["partitions"], c["nodes_claimed"], c["nodes_claimed_by_fusedelegate"],
-                        worst_rel_error(c)])
+            w.writerow([name] + [value(c) for _, value in columns])
+
+
+def write_csv(result, path):
+    write_columns_csv(result, path, CSV_COLUMNS)
 
 
 def write_plot(result, path):

@@ -7,7 +7,8 @@ import statistics
 import sys
 import time
 
-from .bench import BenchError, accuracy, latency_stats, paired_rounds, parse_value_ranges, runs_per_round
+from .bench import (BenchError, accuracy, latency_columns, latency_stats, paired_rounds, parse_value_ranges,
+                    runs_per_round, write_columns_csv)
 from .tf_model import import_tensorflow, load_tf_model, optimized_graphs, random_inputs
 
 TF_CONFIGS = ("tf", "tf+xla", "tf+pass")
@@ -110,14 +111,15 @@ def print_tf_table(result, out=sys.stdout):
           file=out)
 
 
+# `fusedelegate bench --tf --csv`: the columns, each name with its value.
+TF_CSV_COLUMNS = [
+    ("first_inference_ms", lambda c: c["first_inference_ms"]),
+    *latency_columns(),
+    ("ratio_vs_tf", lambda c: c["ratio_vs"]["tf"]),
+    ("fused_ops", lambda c: c["fused_ops"]),
+    ("max_rel_error", lambda c: max((a["max_rel"] for a in c["accuracy_vs_tf"]), default=0.0)),
+]
+
+
 def write_tf_csv(result, path):
-    import csv
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["configuration", "first_inference_ms", "min_ms", "median_ms", "mean_ms", "p90_ms", "p99_ms",
-                    "std_ms", "ratio_vs_tf", "fused_ops", "max_rel_error"])
-        for name, c in result["configurations"].items():
-            lat = c["latency_ms"]
-            err = max((a["max_rel"] for a in c["accuracy_vs_tf"]), default=0.0)
-            w.writerow([name, c["first_inference_ms"], lat["min"], lat["median"], lat["mean"], lat["p90"],
-                        lat["p99"], lat["std"], c["ratio_vs"]["tf"], c["fused_ops"], err])
+    write_columns_csv(result, path, TF_CSV_COLUMNS)
