@@ -38,7 +38,7 @@ CHUNK = 200  # graphs per worker process (the worker rewrites its results file p
 # hand-made models hold 1e-5 (checks.py); random compositions are worse conditioned: sums
 # and differences that cancel turn rounding into relative error (XNNPACK differs from the
 # builtin kernels by up to 1.3e-4 on such graphs), and the delegate's fused multiply-add
-# (rounded once, see the README) keeps the rounding error of a*b - a*b, which the builtin
+# (rounded once, see docs/architecture.md, Accuracy) keeps the rounding error of a*b - a*b, which the builtin
 # kernels cancel to an exact 0. Values stay below 20 (fuzz_steps.BOUND), whose rounding is
 # 1e-6. A wrong op, index or broadcast is off by far more.
 TOL, ABS_TOL = 1e-4, 1e-6

@@ -1,5 +1,5 @@
 """Shapes set at run time past what a model's signature promises: a clear error, never a
-wrong shape (README, "Shapes set at run time"). Models of their own, in LiteRT."""
+wrong shape (docs/ops.md, "Shapes set at run time"). Models of their own, in LiteRT."""
 from procs import require_runtime, run_python
 
 # A RESHAPE to a shape computed at run time (SHAPE, STRIDED_SLICE, PACK): [batch, -1] of a

@@ -128,7 +128,7 @@ std::vector<float> sweep(double lo, double hi, int n = 200001) {
   return v;
 }
 
-// The stated bounds of the approximated functions (README: Accuracy).
+// The stated bounds of the approximated functions (docs/architecture.md: Accuracy).
 TEST(Accuracy, ApproximatedFunctionsMeetTheirStatedBounds) {
   const std::vector<float> none;
   EXPECT_LT(worst_error(EwKernelOp::Exp, sweep(-87, 88), none, [](double x, double) { return std::exp(x); }), 2e-7);
