@@ -1,6 +1,9 @@
 """Picks a TFLite runtime without importing the others (two in one process can
 break each other: tensorflow + tflite_runtime)."""
+from __future__ import annotations
+
 import importlib
+from types import ModuleType
 
 # name -> module holding Interpreter and OpResolverType
 RUNTIMES = {
@@ -14,12 +17,12 @@ class RuntimeUnavailable(RuntimeError):
     pass
 
 
-def load_runtime(name="auto"):
+def load_runtime(name: str = "auto") -> tuple[str, ModuleType]:
     """Returns (name, interpreter module). 'auto' tries litert, tflite, tf."""
     names = list(RUNTIMES) if name == "auto" else [name]
     if name != "auto" and name not in RUNTIMES:
         raise RuntimeUnavailable(f"unknown runtime '{name}'; choose from auto, {', '.join(RUNTIMES)}")
-    errors = []
+    errors: list[str] = []
     for n in names:
         try:
             return n, importlib.import_module(RUNTIMES[n])
@@ -29,7 +32,7 @@ def load_runtime(name="auto"):
                              "); install one: pip install 'fusedelegate[litert]'")
 
 
-def load_runtime_name():
+def load_runtime_name() -> str:
     """The runtime 'auto' means here, found without importing it."""
     import importlib.util
     for name, module in RUNTIMES.items():
