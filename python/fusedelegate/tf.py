@@ -16,6 +16,7 @@ logging why (log="info" or "verbose" for more).
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import os
 import re
 from collections.abc import Iterator
@@ -26,7 +27,14 @@ from . import _loader
 
 OPTIMIZER_NAME = "fusedelegate"
 _LIBRARY_NAME = "libfusedelegate_tf.so"
+# The TensorFlow version the library was built against, as tf.__version__ gave it: the
+# text of its exported fd_tf_built_against (delegate/frontends/tf/tf_partition_op.cc).
+# Read from the file's bytes, not by loading the library to read the symbol: loading
+# runs its op and pass registrations against the installed TensorFlow before the check
+# could refuse a mismatch (and a later tf.load_op_library would then register nothing).
 _VERSION_MARKER = re.compile(rb"fusedelegate-tf-built-against=([0-9A-Za-z.+\-]+)")
+# The distributions that may install the tensorflow module; their metadata gives its version.
+TF_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow")
 _loaded: dict[str, Any] = {}  # path -> the op module; one copy per process (a second registration aborts TF)
 
 
@@ -48,10 +56,41 @@ def built_against(path: str | None = None) -> str | None:
     return match.group(1).decode() if match else None
 
 
+def installed_version() -> str | None:
+    """The installed TensorFlow's version from its distribution's metadata, without importing
+    it; None when no distribution of TF_DISTRIBUTIONS is installed."""
+    for name in TF_DISTRIBUTIONS:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def same_version(built: str, installed: str) -> bool:
+    """Whether tf.__version__'s text ("2.16.0-rc0", what the library records) and a
+    distribution's version ("2.16.0rc0") name the same release."""
+    def normalized(version: str) -> str:
+        return re.sub(r"[-_.]?(rc|dev)", r"\1", version.lower())
+    return normalized(built) == normalized(installed)
+
+
+def check_version(path: str) -> None:
+    """Raises TensorFlowVersionError unless the library at `path` was built against the
+    installed TensorFlow (read from its metadata; from tensorflow itself only without one)."""
+    built, installed = built_against(path), installed_version()
+    if installed is None:  # no distribution metadata (a TensorFlow built from source?)
+        import tensorflow as tf
+
+        installed = str(tf.__version__)
+    if built is None or not same_version(built, installed):
+        raise TensorFlowVersionError(
+            f"{path} was built against TensorFlow {built}, but TensorFlow {installed} is installed; "
+            "rebuild it against this TensorFlow: `pip install --force-reinstall --no-deps .` in the source tree.")
+
+
 def load_library() -> Any:
     """Loads the op library once (checking its TensorFlow version); returns its op module."""
-    import tensorflow as tf
-
     path = library_path()
     if path in _loaded:
         return _loaded[path]
@@ -62,11 +101,9 @@ def load_library() -> Any:
             f"fusedelegate TensorFlow library not found: {path}. It is built when the package is built "
             "where tensorflow imports: reinstall with `pip install '.[tf]'` (or `pip install .` with "
             "tensorflow installed).")
-    version = built_against(path)
-    if version != tf.__version__:
-        raise TensorFlowVersionError(
-            f"{path} was built against TensorFlow {version}, but TensorFlow {tf.__version__} is installed; "
-            "rebuild it against this TensorFlow: `pip install --force-reinstall --no-deps .` in the source tree.")
+    check_version(path)
+    import tensorflow as tf
+
     _loaded[path] = tf.load_op_library(path)
     return _loaded[path]
 
