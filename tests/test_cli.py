@@ -3,6 +3,7 @@ their JSON/CSV/DOT output, and one-line errors for bad input. No timing checks."
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -287,3 +288,28 @@ def test_runs_per_round_fill_ten_ms_of_the_fastest_configuration():
     assert runs_per_round(0, [25.0, 40.0]) == 1
     assert runs_per_round(0, [None, None]) == 1  # no warm-up runs: one
     assert runs_per_round(3, [0.5]) == 3  # asked for
+
+
+def dot_strings(text):
+    """The double-quoted strings of DOT `text`, their escapes undone (\\" and \\\\; \\n a line break)."""
+    unescape = {'"': '"', "\\": "\\", "n": "\n"}
+    return [re.sub(r"\\(.)", lambda m: unescape.get(m.group(1), m.group(0)), s)
+            for s in re.findall(r'"((?:[^"\\]|\\.)*)"', text)]
+
+
+def test_plan_dot_escapes_quotes_backslashes_and_newlines():
+    """A (custom) op's name and a reason holding a quote, a backslash and a line break: each
+    label and tooltip one DOT string that reads back as the text."""
+    from fusedelegate.plan import plan_dot
+    op, reason = 'My"Op\\v2', 'unsupported op My"Op\\v2\nsee "docs\\ops"'
+    plan = {"nodes": [{"id": 0, "op": "ADD", "inputs": [0], "outputs": [1], "reason": ""},
+                      {"id": 1, "op": op, "inputs": [1], "outputs": [2], "reason": reason}],
+            "partitions": [{"nodes": [0]}], "tensors": {"0": {"shape": [1, 4]}, "1": {"shape": [1, 4]},
+                                                        "2": {"shape": [1, 4]}}}
+    dot = plan_dot(plan)
+    assert f"1: {op}" in dot_strings(dot) and reason in dot_strings(dot)
+    assert '"1: My\\"Op\\\\v2"' in dot
+    for line in dot.splitlines():  # no string runs past its line, nothing is left unquoted
+        outside = re.sub(r'"(?:[^"\\]|\\.)*"', "", line)
+        assert '"' not in outside and "\\" not in outside, line
+    assert dot.startswith("digraph plan {") and dot.rstrip().endswith("}")

@@ -62,6 +62,13 @@ def format_plan(plan: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def dot_string(text: str) -> str:
+    """`text` as a DOT double-quoted string: backslashes and quotes escaped, each line
+    break as DOT's \\n (a bare backslash would start one of Graphviz's label escapes)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "\\n".join(escaped.splitlines()) + '"'
+
+
 def plan_dot(plan: dict[str, Any]) -> str:
     """Graphviz: one cluster per partition, edges along tensors."""
     producer = {t: n["id"] for n in plan["nodes"] for t in n["outputs"]}
@@ -71,8 +78,8 @@ def plan_dot(plan: dict[str, Any]) -> str:
         out += [f"    n{i};" for i in part["nodes"]]
         out.append("  }")
     for n in plan["nodes"]:
-        tip = n["reason"].replace('"', "'")
-        out.append(f"  n{n['id']} [label=\"{n['id']}: {n['op']}\", tooltip=\"{tip}\"];")
+        label, tip = dot_string(f"{n['id']}: {n['op']}"), dot_string(n["reason"])
+        out.append(f"  n{n['id']} [label={label}, tooltip={tip}];")
     for n in plan["nodes"]:
         for t in n["inputs"]:
             if t in producer:
