@@ -12,6 +12,13 @@ RUNTIMES = {
     "tf": "tensorflow.lite.python.interpreter",
 }
 
+# Each runtime's top module -> the distributions that may install it.
+DISTRIBUTIONS = {
+    "ai_edge_litert": ("ai-edge-litert",),
+    "tflite_runtime": ("tflite-runtime",),
+    "tensorflow": ("tensorflow-cpu", "tensorflow"),
+}
+
 
 class RuntimeUnavailable(RuntimeError):
     pass
@@ -39,3 +46,16 @@ def load_runtime_name() -> str:
         if importlib.util.find_spec(module.split(".")[0]) is not None:
             return name
     raise RuntimeUnavailable("no TFLite runtime is installed; install one: pip install 'fusedelegate[litert]'")
+
+
+def installed_distribution(module: str) -> tuple[str, str] | None:
+    """(distribution, version) of the first of DISTRIBUTIONS[module] installed, from its
+    metadata (the module is not imported), or None."""
+    import importlib.metadata  # 40 ms: only here, not on every command's start
+
+    for name in DISTRIBUTIONS[module]:
+        try:
+            return name, importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None

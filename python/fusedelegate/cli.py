@@ -4,6 +4,7 @@
     fusedelegate plan MODEL      the delegate's fusion plan, without running the model
     fusedelegate bench --tf PATH TensorFlow default vs XLA vs the Grappler pass (SavedModel or .keras)
     fusedelegate plan --tf PATH  which TensorFlow nodes the pass fused into which op
+    fusedelegate info            versions, library, CPU and ISA: what a bug report needs
 """
 from __future__ import annotations
 
@@ -123,6 +124,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_info(args: argparse.Namespace) -> int:
+    from .info import collect, format_info
+    info = collect()
+    print(json.dumps(info, indent=1) if args.json else format_info(info))
+    return 0
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="fusedelegate", description="fusedelegate: operator fusion for TFLite")
     parser.add_argument("--version", action="version", version=f"fusedelegate {__version__}")
@@ -160,6 +168,9 @@ def build_parser() -> Parser:
     p.add_argument("--json", metavar="FILE", help="write the plan as JSON")
     p.add_argument("--dot", metavar="FILE", help="write the plan as a Graphviz graph")
     p.set_defaults(func=cmd_plan)
+    i = sub.add_parser("info", help="versions, library, CPU and ISA: what a bug report needs")
+    i.add_argument("--json", action="store_true", help="print it as JSON")
+    i.set_defaults(func=cmd_info)
     return parser
 
 

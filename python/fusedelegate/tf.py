@@ -16,7 +16,6 @@ logging why (log="info" or "verbose" for more).
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import os
 import re
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _loader
+from ._runtime import installed_distribution
 
 OPTIMIZER_NAME = "fusedelegate"
 _LIBRARY_NAME = "libfusedelegate_tf.so"
@@ -33,8 +33,6 @@ _LIBRARY_NAME = "libfusedelegate_tf.so"
 # runs its op and pass registrations against the installed TensorFlow before the check
 # could refuse a mismatch (and a later tf.load_op_library would then register nothing).
 _VERSION_MARKER = re.compile(rb"fusedelegate-tf-built-against=([0-9A-Za-z.+\-]+)")
-# The distributions that may install the tensorflow module; their metadata gives its version.
-TF_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow")
 _loaded: dict[str, Any] = {}  # path -> the op module; one copy per process (a second registration aborts TF)
 
 
@@ -57,14 +55,10 @@ def built_against(path: str | None = None) -> str | None:
 
 
 def installed_version() -> str | None:
-    """The installed TensorFlow's version from its distribution's metadata, without importing
-    it; None when no distribution of TF_DISTRIBUTIONS is installed."""
-    for name in TF_DISTRIBUTIONS:
-        try:
-            return importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return None
+    """The installed TensorFlow's version from its distribution's metadata (tensorflow-cpu or
+    tensorflow), without importing it; None when neither is installed."""
+    found = installed_distribution("tensorflow")
+    return found[1] if found else None
 
 
 def same_version(built: str, installed: str) -> bool:
