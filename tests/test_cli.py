@@ -1,13 +1,20 @@
 """The `fusedelegate` command end to end: bench and plan on generated models,
 their JSON/CSV/DOT output, and one-line errors for bad input. No timing checks."""
 import csv
+import hashlib
+import importlib.metadata
 import json
 import os
+import platform
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import fusedelegate
+from checks import cpu_has
 from procs import TESTS, require_runtime, run_python, subprocess_env
 
 CONFIGS = ["builtin", "xnnpack", "fusedelegate", "fusedelegate+xnnpack"]
@@ -287,3 +294,118 @@ def test_runs_per_round_fill_ten_ms_of_the_fastest_configuration():
     assert runs_per_round(0, [25.0, 40.0]) == 1
     assert runs_per_round(0, [None, None]) == 1  # no warm-up runs: one
     assert runs_per_round(3, [0.5]) == 3  # asked for
+
+
+def dot_strings(text):
+    """The double-quoted strings of DOT `text`, their escapes undone (\\" and \\\\; \\n a line break)."""
+    unescape = {'"': '"', "\\": "\\", "n": "\n"}
+    return [re.sub(r"\\(.)", lambda m: unescape.get(m.group(1), m.group(0)), s)
+            for s in re.findall(r'"((?:[^"\\]|\\.)*)"', text)]
+
+
+def test_plan_dot_escapes_quotes_backslashes_and_newlines():
+    """A (custom) op's name and a reason holding a quote, a backslash and a line break: each
+    label and tooltip one DOT string that reads back as the text."""
+    from fusedelegate.plan import plan_dot
+    op, reason = 'My"Op\\v2', 'unsupported op My"Op\\v2\nsee "docs\\ops"'
+    plan = {"nodes": [{"id": 0, "op": "ADD", "inputs": [0], "outputs": [1], "reason": ""},
+                      {"id": 1, "op": op, "inputs": [1], "outputs": [2], "reason": reason}],
+            "partitions": [{"nodes": [0]}], "tensors": {"0": {"shape": [1, 4]}, "1": {"shape": [1, 4]},
+                                                        "2": {"shape": [1, 4]}}}
+    dot = plan_dot(plan)
+    assert f"1: {op}" in dot_strings(dot) and reason in dot_strings(dot)
+    assert '"1: My\\"Op\\\\v2"' in dot
+    for line in dot.splitlines():  # no string runs past its line, nothing is left unquoted
+        outside = re.sub(r'"(?:[^"\\]|\\.)*"', "", line)
+        assert '"' not in outside and "\\" not in outside, line
+    assert dot.startswith("digraph plan {") and dot.rstrip().endswith("}")
+
+
+# Each runtime's module and the distributions that may install it.
+RUNTIME_DISTRIBUTIONS = {"ai_edge_litert": ["ai-edge-litert"], "tflite_runtime": ["tflite-runtime"],
+                         "tensorflow": ["tensorflow-cpu", "tensorflow"]}
+
+
+def installed_runtimes():
+    """Per runtime module, (distribution, version) as importlib.metadata gives them, or None."""
+    found = {}
+    for module, names in RUNTIME_DISTRIBUTIONS.items():
+        found[module] = None
+        for name in names:
+            try:
+                found[module] = (name, importlib.metadata.version(name))
+                break
+            except importlib.metadata.PackageNotFoundError:
+                continue
+    return found
+
+
+def cpuinfo_model_name():
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def isa_auto_chooses():
+    """The widest ISA the CPU has, as the library's isa:auto takes it."""
+    if platform.machine() == "aarch64":
+        return "neon"
+    if cpu_has("avx512f"):
+        return "avx512"
+    return "avx2" if cpu_has("avx2") and cpu_has("fma") else "scalar"
+
+
+def test_info_names_versions_library_and_cpu():
+    proc = cli("info", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.startswith(f"fusedelegate  {fusedelegate.__version__}\n"), out
+    library = Path(fusedelegate.library_path())
+    sha = hashlib.sha256(library.read_bytes()).hexdigest()[:12]
+    assert f"{library} ({library.stat().st_size} bytes, sha256 {sha})" in out, out
+    for module, found in installed_runtimes().items():
+        assert (f"{module}: {found[0]} {found[1]}" if found else f"{module}: not installed") in out, out
+    model = cpuinfo_model_name()
+    if model:
+        assert f"\ncpu           {model}\n" in out, out
+    if any(installed_runtimes().values()):
+        assert f"\nisa           {isa_auto_chooses()} (chosen by isa:auto)\n" in out, out
+
+
+def test_info_json():
+    import fusedelegate.tf as fdt
+    proc = cli("info", "--json", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    assert {"version", "library", "python", "platform", "cpu", "isa", "runtimes", "tf_library"} <= set(info)
+    assert info["version"] == fusedelegate.__version__
+    assert info["library"]["path"] == fusedelegate.library_path() and info["library"]["present"]
+    runtimes = installed_runtimes()
+    assert info["runtimes"] == {m: {"distribution": f[0], "version": f[1]} if f else None for m, f in runtimes.items()}
+    model = cpuinfo_model_name()
+    if model:
+        assert info["cpu"]["model"] == model
+    sysfs = Path("/sys/devices/system/cpu/cpu0/cache/index0")
+    if sysfs.is_dir():
+        level, kind = (sysfs / "level").read_text().strip(), (sysfs / "type").read_text().strip()
+        name = f"L{level}" + {"Data": "d", "Instruction": "i"}.get(kind, "")
+        assert info["cpu"]["caches"][name] == (sysfs / "size").read_text().strip(), info["cpu"]
+    if any(runtimes.values()):
+        assert info["isa"] == isa_auto_chooses() and info["isa_error"] is None, info
+    lib = info["tf_library"]
+    assert lib["path"] == fdt.library_path() and lib["present"] == os.path.isfile(fdt.library_path())
+    tf = runtimes["tensorflow"]
+    assert lib["installed_tensorflow"] == (tf[1] if tf else None)
+    if lib["present"]:
+        assert lib["built_against"] == fdt.built_against()
+        assert lib["matches"] == bool(tf and fdt.same_version(lib["built_against"], tf[1]))
+
+
+def test_info_imports_no_runtime_for_versions():
+    """The runtimes' and TensorFlow's versions come from their metadata, not their import."""
+    script = ("import sys\nfrom fusedelegate.info import runtimes, tf_library\nruntimes(); tf_library()\n"
+              "print(sorted(m for m in ('tensorflow', 'tflite_runtime', 'ai_edge_litert') if m in sys.modules))")
+    proc = run_python(["-c", script], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout

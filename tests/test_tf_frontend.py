@@ -162,6 +162,16 @@ def test_version_mismatch_names_both_versions(results):
     assert "but TensorFlow" in r["raised"] and "installed" in r["raised"], r
 
 
+def test_version_check_reads_tf_and_pip_spellings_alike():
+    """The library records tf.__version__ ("2.16.0-rc0"); the check reads the installed version
+    from the distribution's metadata ("2.16.0rc0"): the same release either way."""
+    assert fdt.same_version("2.21.0", "2.21.0")
+    assert fdt.same_version("2.16.0-rc0", "2.16.0rc0")
+    assert fdt.same_version("2.22.0-dev20250101", "2.22.0.dev20250101")
+    assert not fdt.same_version("2.21.0", "2.21.1")
+    assert not fdt.same_version("2.16.0-rc0", "2.16.0")
+
+
 def test_a_view_read_as_data_and_as_weights_keeps_its_node(results):
     r = scenario(results, "view_read_as_data")
     assert r["fused_ops"] >= 1, r  # the rewrite's graph is valid (else TF keeps the graph unfused)

@@ -5,26 +5,33 @@ Speaks JSON lines with bench.py: a first line with init figures, then answers
 saving the outputs, {"cmd": "quit"}. Only the chosen runtime is imported.
 Native code printing to stdout cannot corrupt the protocol: fd 1 goes to stderr.
 """
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import resource
 import sys
 import time
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 CONFIGS = ("builtin", "xnnpack", "fusedelegate", "fusedelegate+xnnpack")
 
 
-def peak_rss_mb():
+def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
 
 
-def make_inputs(interpreter, ranges, seed=0):
+def make_inputs(interpreter: Any, ranges: dict[str, tuple[float, float]], seed: int = 0) -> list[NDArray[Any]]:
     """Fixed seeded inputs; `ranges` maps input name -> (lo, hi), '' the default."""
     rng = np.random.default_rng(seed)
-    inputs = []
+    inputs: list[NDArray[Any]] = []
     for d in interpreter.get_input_details():
         lo, hi = ranges.get(d["name"], ranges[""])
         dtype = np.dtype(d["dtype"])
@@ -32,7 +39,7 @@ def make_inputs(interpreter, ranges, seed=0):
             inputs.append(rng.uniform(lo, hi, d["shape"]).astype(dtype))
         elif dtype.kind in "iu":
             info = np.iinfo(dtype)
-            inputs.append(rng.integers(max(lo, info.min), min(hi, info.max) + 1, d["shape"]).astype(dtype))
+            inputs.append(rng.integers(int(max(lo, info.min)), int(min(hi, info.max) + 1), d["shape"]).astype(dtype))
         elif dtype.kind == "b":
             inputs.append(rng.integers(0, 2, d["shape"]).astype(bool))
         else:
@@ -40,8 +47,8 @@ def make_inputs(interpreter, ranges, seed=0):
     return inputs
 
 
-def build(module, args):
-    kwargs = {"model_path": args.model, "num_threads": args.num_threads}
+def build(module: ModuleType, args: argparse.Namespace) -> Any:
+    kwargs: dict[str, Any] = {"model_path": args.model, "num_threads": args.num_threads}
     if "xnnpack" not in args.config:
         kwargs["experimental_op_resolver_type"] = module.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     if args.config.startswith("fusedelegate"):
@@ -52,7 +59,7 @@ def build(module, args):
     return interpreter
 
 
-def main():
+def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--runtime", required=True)
     p.add_argument("--model", required=True)
@@ -66,7 +73,7 @@ def main():
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
 
-    def say(obj):
+    def say(obj: dict[str, Any]) -> None:
         proto.write(json.dumps(obj) + "\n")
 
     try:
@@ -96,7 +103,7 @@ def main():
     for line in sys.stdin:
         cmd = json.loads(line)
         if cmd["cmd"] == "run":
-            times = []
+            times: list[float] = []
             for _ in range(cmd["n"]):
                 start = time.perf_counter()
                 interpreter.invoke()

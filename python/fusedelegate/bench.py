@@ -4,6 +4,9 @@ Each configuration runs in its own process (_bench_worker.py) on the same fixed
 seeded inputs. Rounds alternate between configurations (rotating their order)
 so drift on a busy device cancels; ratios are paired per round.
 """
+from __future__ import annotations
+
+import argparse
 import json
 import math
 import os
@@ -12,10 +15,30 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 import numpy as np
 
 from ._bench_worker import CONFIGS
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    # A CSV column: its name, and its value in a configuration's dict of figures.
+    Column = tuple[str, Callable[[dict[str, Any]], object]]
+
+T = TypeVar("T")
+
+
+class Runner(Protocol):
+    """A configuration paired_rounds times: it runs n invokes, and keeps their times."""
+    times: list[float]
+
+    def run(self, n: int) -> list[float]: ...
+
+
+R = TypeVar("R", bound=Runner)
 
 BASELINES = ("builtin", "xnnpack")
 
@@ -24,7 +47,7 @@ class BenchError(Exception):
     """A user-facing failure: one line, non-zero exit."""
 
 
-def check_model_file(path):
+def check_model_file(path: str) -> None:
     if not os.path.isfile(path):
         raise BenchError(f"model not found: {path}")
     with open(path, "rb") as f:
@@ -33,7 +56,7 @@ def check_model_file(path):
         raise BenchError(f"not a TFLite model (no TFL3 flatbuffer identifier): {path}")
 
 
-def parse_value_ranges(text):
+def parse_value_ranges(text: str | None) -> dict[str, tuple[float, float]]:
     """benchmark_model's --input_layer_value_range: 'name,lo,hi:name,lo,hi';
     a bare 'lo,hi' sets the default for every input."""
     ranges = {"": (-1.0, 1.0)}
@@ -52,7 +75,8 @@ def parse_value_ranges(text):
 
 
 class Worker:
-    def __init__(self, config, args, options, ranges, init_only=False):
+    def __init__(self, config: str, args: argparse.Namespace, options: dict[str, Any],
+                 ranges: dict[str, tuple[float, float]], init_only: bool = False) -> None:
         self.config = config
         cmd = [sys.executable, "-m", "fusedelegate._bench_worker", "--runtime", args.runtime,
                "--model", args.model, "--config", config, "--num_threads", str(args.num_threads),
@@ -64,46 +88,51 @@ class Worker:
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # the pipes asked for
+        self.requests, self.replies, self.errors = self.proc.stdin, self.proc.stdout, self.proc.stderr
         self.info = self._read()
         if "error" in self.info:
             raise BenchError(f"{config}: {self.info['error']}")
-        self.times, self.rss_peak_mb = [], self.info.get("rss_runtime_mb")
+        self.times: list[float] = []
+        self.rss_peak_mb: float | None = self.info.get("rss_runtime_mb")
 
-    def _read(self):
-        line = self.proc.stdout.readline()
+    def _read(self) -> dict[str, Any]:
+        line = self.replies.readline()
         if not line:
-            err = self.proc.stderr.read().strip().splitlines()
+            err = self.errors.read().strip().splitlines()
             raise BenchError(f"{self.config}: the runtime stopped ({err[-1] if err else 'no message'})")
-        return json.loads(line)
+        reply: dict[str, Any] = json.loads(line)
+        return reply
 
-    def ask(self, **cmd):
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
+    def ask(self, **cmd: object) -> dict[str, Any]:
+        self.requests.write(json.dumps(cmd) + "\n")
+        self.requests.flush()
         return self._read()
 
-    def run(self, n):
+    def run(self, n: int) -> list[float]:
         reply = self.ask(cmd="run", n=n)
         self.rss_peak_mb = reply["rss_peak_mb"]
-        return reply["times"]
+        times: list[float] = reply["times"]
+        return times
 
-    def outputs(self, folder):
+    def outputs(self, folder: str) -> list[NDArray[Any]]:
         path = os.path.join(folder, self.config.replace("+", "_") + ".npz")
         self.ask(cmd="outputs", path=path)
         with np.load(path) as z:
             return [z[k] for k in sorted(z.files, key=lambda k: int(k.split("_")[1]))]
 
-    def close(self):
+    def close(self) -> None:
         try:
-            self.proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
-            self.proc.stdin.close()
+            self.requests.write(json.dumps({"cmd": "quit"}) + "\n")
+            self.requests.close()
             self.proc.wait(timeout=30)
         except (OSError, ValueError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
 
 
-def accuracy(outputs, reference):
-    per_output = []
+def accuracy(outputs: Sequence[NDArray[Any]], reference: Sequence[NDArray[Any]]) -> list[dict[str, float]]:
+    per_output: list[dict[str, float]] = []
     for y, r in zip(outputs, reference):
         if r.size == 0 or r.dtype.kind != "f":
             per_output.append({"max_abs": 0.0, "max_rel": 0.0})
@@ -114,11 +143,11 @@ def accuracy(outputs, reference):
     return per_output
 
 
-def worst_rel_error(config):
+def worst_rel_error(config: dict[str, Any]) -> float:
     return max((a["max_rel"] for a in config["accuracy_vs_builtin"]), default=0.0)
 
 
-def latency_stats(times):
+def latency_stats(times: Sequence[float]) -> dict[str, float]:
     t = np.asarray(times)
     return {"min": float(t.min()), "median": float(np.median(t)), "mean": float(t.mean()),
             "p90": float(np.percentile(t, 90)), "p99": float(np.percentile(t, 99)),
@@ -128,21 +157,21 @@ def latency_stats(times):
 class Progress:
     """A progress bar on stderr, only when stderr is a terminal."""
 
-    def __init__(self, total):
+    def __init__(self, total: int) -> None:
         self.total, self.on = total, sys.stderr.isatty()
 
-    def update(self, done, note=""):
+    def update(self, done: int, note: str = "") -> None:
         if self.on:
             filled = int(30 * done / max(self.total, 1))
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {note}  ")
             sys.stderr.flush()
 
-    def close(self):
+    def close(self) -> None:
         if self.on:
             sys.stderr.write("\r" + " " * 60 + "\r")
 
 
-def rotated(items, r):
+def rotated(items: Sequence[T], r: int) -> list[T]:
     """items starting at position r (mod len): round r's order, so no configuration is always first."""
     r %= len(items)
     return list(items[r:]) + list(items[:r])
@@ -151,7 +180,7 @@ def rotated(items, r):
 MIN_ROUND_MS = 10.0
 
 
-def runs_per_round(requested, warmup_means_ms):
+def runs_per_round(requested: int, warmup_means_ms: Sequence[float | None]) -> int:
     """`requested`, or (0, the default) enough runs for MIN_ROUND_MS of the fastest
     configuration, at most 100: one invoke of a model of a millisecond measures its
     process waking and its caches refilling after the others ran more than the model."""
@@ -161,12 +190,13 @@ def runs_per_round(requested, warmup_means_ms):
     return max(1, min(100, math.ceil(MIN_ROUND_MS / min(known)))) if known else 1
 
 
-def paired_rounds(runners, args, name_of):
+def paired_rounds(runners: Sequence[R], args: argparse.Namespace,
+                  name_of: Callable[[R], str]) -> tuple[int, dict[str, list[float]]]:
     """Rounds of args.runs_per_round runs of each runner (each round starts one later), until
     args.num_runs rounds or args.max_secs; each runner's times go to its .times. Returns the
     rounds run and, by name_of(runner), the per-round medians."""
     progress, start, rounds = Progress(args.num_runs), time.perf_counter(), 0
-    per_round = {name_of(r): [] for r in runners}
+    per_round: dict[str, list[float]] = {name_of(r): [] for r in runners}
     while rounds < args.num_runs and time.perf_counter() - start < args.max_secs:
         for r in rotated(runners, rounds):
             times = r.run(args.runs_per_round)
@@ -178,11 +208,11 @@ def paired_rounds(runners, args, name_of):
     return rounds, per_round
 
 
-def run_bench(args, options):
+def run_bench(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
     """Returns the result dict (also what --json writes)."""
     check_model_file(args.model)
     ranges = parse_value_ranges(args.input_layer_value_range)
-    workers = []
+    workers: list[Worker] = []
     profile_dir = tempfile.TemporaryDirectory() if args.op_profile else None
     profile_path = os.path.join(profile_dir.name, "profile.json") if profile_dir else None
     try:
@@ -226,13 +256,13 @@ def run_bench(args, options):
             "accuracy_vs_builtin": accuracy(outs[w.config], outs["builtin"]),
             "times_ms": w.times,
         }
-    if profile_dir:
+    if profile_dir and profile_path:
         result["op_profile"] = read_profile(profile_path, result["configurations"]["fusedelegate"])
         profile_dir.cleanup()
     return result
 
 
-def read_profile(path, config):
+def read_profile(path: str, config: dict[str, Any]) -> dict[str, Any]:
     """Per partition: mean ms per invoke, next to the rest of the interpreter's time."""
     if not os.path.exists(path):
         raise BenchError("--op_profile: the delegate wrote no profile")
@@ -243,7 +273,7 @@ def read_profile(path, config):
              "mean_ms": 1e3 * p["seconds"] / p["invokes"] if p["invokes"] else 0.0}
             for k, p in enumerate(parts)]
     # Per fused program, summed over programs of the same ops.
-    programs = {}
+    programs: dict[str, float] = {}
     for p in parts:
         for prog in p.get("programs", []):
             programs[prog["ops"]] = programs.get(prog["ops"], 0.0) + (
@@ -255,7 +285,7 @@ def read_profile(path, config):
             "interpreter_own_ops_mean_ms": rest, "total_mean_ms": total}
 
 
-def print_profile(profile, out=sys.stdout):
+def print_profile(profile: dict[str, Any], out: IO[str] = sys.stdout) -> None:
     total = profile["total_mean_ms"] or 1.0
     print("\nop profile (fusedelegate configuration, mean per invoke):", file=out)
     for r in profile["partitions"]:
@@ -272,7 +302,7 @@ def print_profile(profile, out=sys.stdout):
             print(f"  {r['mean_ms']:>9.3f} ms {100 * r['mean_ms'] / total:>5.1f}%  {ops}", file=out)
 
 
-def print_table(result, out=sys.stdout):
+def print_table(result: dict[str, Any], out: IO[str] = sys.stdout) -> None:
     cfgs = result["configurations"]
     any_cfg = next(iter(cfgs.values()))
     print(f"model {result['model']} | runtime {result['runtime']} | threads {result['num_threads']} "
@@ -294,15 +324,16 @@ def print_table(result, out=sys.stdout):
           f"run by fusedelegate (fd) and XNNPACK (xnn) of {any_cfg['nodes']}", file=out)
 
 
-def latency_columns():
+def latency_columns() -> list[Column]:
     """The CSV columns of the latency statistics: (name, value of a configuration)."""
-    return [(f"{key}_ms", lambda c, key=key: c["latency_ms"][key])
-            for key in ("min", "median", "mean", "p90", "p99", "std")]
+    def column(key: str) -> Column:
+        return f"{key}_ms", lambda c: c["latency_ms"][key]
+    return [column(key) for key in ("min", "median", "mean", "p90", "p99", "std")]
 
 
 # `fusedelegate bench --csv`: a row per configuration, each column's name and
 # value from one table.
-CSV_COLUMNS = [
+CSV_COLUMNS: list[Column] = [
     ("init_ms", lambda c: c["init_ms"]),
     ("first_inference_ms", lambda c: c["first_inference_ms"]),
     *latency_columns(),
@@ -316,7 +347,7 @@ CSV_COLUMNS = [
 ]
 
 
-def write_columns_csv(result, path, columns):
+def write_columns_csv(result: dict[str, Any], path: str, columns: Sequence[Column]) -> None:
     """A row per configuration: its name, then each column's value."""
     import csv
     with open(path, "w", newline="") as f:
@@ -326,11 +357,11 @@ def write_columns_csv(result, path, columns):
             w.writerow([name] + [value(c) for _, value in columns])
 
 
-def write_csv(result, path):
+def write_csv(result: dict[str, Any], path: str) -> None:
     write_columns_csv(result, path, CSV_COLUMNS)
 
 
-def write_plot(result, path):
+def write_plot(result: dict[str, Any], path: str) -> None:
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -4,10 +4,15 @@
     fusedelegate plan MODEL      the delegate's fusion plan, without running the model
     fusedelegate bench --tf PATH TensorFlow default vs XLA vs the Grappler pass (SavedModel or .keras)
     fusedelegate plan --tf PATH  which TensorFlow nodes the pass fused into which op
+    fusedelegate info            versions, library, CPU and ISA: what a bug report needs
 """
+from __future__ import annotations
+
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from typing import Any, Callable, NoReturn
 
 from . import __version__, default_model_path, load
 from ._loader import DelegateOptionError, LibraryError
@@ -22,13 +27,13 @@ class CliError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not a usage dump
+    def error(self, message: str) -> NoReturn:  # one line, not a usage dump
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 
-def parse_delegate_options(text):
+def parse_delegate_options(text: str | None) -> dict[str, Any]:
     """'k:v;k:v' (as benchmark_model's --external_delegate_options) -> dict."""
-    options = {}
+    options: dict[str, Any] = {}
     for item in filter(None, (text or "").split(";")):
         key, sep, value = item.partition(":")
         if not sep:
@@ -37,14 +42,15 @@ def parse_delegate_options(text):
     return options
 
 
-def tf_or_model(args):
+def tf_or_model(args: argparse.Namespace) -> bool:
     """Whether the command is for a TensorFlow model (--tf); MODEL and --tf exclude each other."""
     if args.tf and args.model:
         raise CliError("give either a .tflite MODEL or --tf PATH, not both")
     return bool(args.tf)
 
 
-def write_result(result, args, csv_writer):
+def write_result(result: dict[str, Any], args: argparse.Namespace,
+                 csv_writer: Callable[[dict[str, Any], str], None]) -> None:
     """What --json, --csv (through csv_writer) and --plot ask for."""
     if args.json:
         with open(args.json, "w") as f:
@@ -55,7 +61,7 @@ def write_result(result, args, csv_writer):
         write_plot(result, args.plot)
 
 
-def cmd_bench_tf(args, options):
+def cmd_bench_tf(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from .tf_bench import print_tf_table, run_tf_bench, write_tf_csv
     if args.op_profile:
         raise CliError("--op_profile is for .tflite models, not --tf")
@@ -65,7 +71,7 @@ def cmd_bench_tf(args, options):
     return 0
 
 
-def cmd_plan_tf(args, options):
+def cmd_plan_tf(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from .tf_plan import format_tf_plan, tf_plan
     if args.dot:
         raise CliError("--dot is for .tflite models, not --tf")
@@ -78,7 +84,7 @@ def cmd_plan_tf(args, options):
     return 0
 
 
-def cmd_bench(args):
+def cmd_bench(args: argparse.Namespace) -> int:
     if tf_or_model(args):
         options = parse_delegate_options(args.delegate_options)
         load(**options)
@@ -94,7 +100,7 @@ def cmd_bench(args):
     return 0
 
 
-def cmd_plan(args):
+def cmd_plan(args: argparse.Namespace) -> int:
     if tf_or_model(args):
         options = parse_delegate_options(args.delegate_options)
         load(**options)
@@ -118,7 +124,14 @@ def cmd_plan(args):
     return 0
 
 
-def build_parser():
+def cmd_info(args: argparse.Namespace) -> int:
+    from .info import collect, format_info
+    info = collect()
+    print(json.dumps(info, indent=1) if args.json else format_info(info))
+    return 0
+
+
+def build_parser() -> Parser:
     parser = Parser(prog="fusedelegate", description="fusedelegate: operator fusion for TFLite")
     parser.add_argument("--version", action="version", version=f"fusedelegate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -155,15 +168,19 @@ def build_parser():
     p.add_argument("--json", metavar="FILE", help="write the plan as JSON")
     p.add_argument("--dot", metavar="FILE", help="write the plan as a Graphviz graph")
     p.set_defaults(func=cmd_plan)
+    i = sub.add_parser("info", help="versions, library, CPU and ISA: what a bug report needs")
+    i.add_argument("--json", action="store_true", help="print it as JSON")
+    i.set_defaults(func=cmd_info)
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "runtime", None) == "auto" and not args.tf:
             args.runtime = load_runtime_name()
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except (CliError, BenchError, DelegateOptionError, LibraryError, RuntimeUnavailable) as e:
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"fusedelegate: {message.removeprefix('fusedelegate: ')}", file=sys.stderr)

@@ -3,15 +3,19 @@
 The delegate writes its plan (option plan_file) when an interpreter prepares it;
 this module only reads and presents that file. No second planner here.
 """
+from __future__ import annotations
+
 import json
 import os
 import tempfile
+from collections.abc import Mapping
+from typing import Any
 
 from . import load
 from ._runtime import load_runtime
 
 
-def delegate_plan(model, runtime="auto", options=None):
+def delegate_plan(model: str, runtime: str = "auto", options: Mapping[str, object] | None = None) -> dict[str, Any]:
     """Builds an interpreter with fusedelegate and returns the plan it wrote."""
     _, module = load_runtime(runtime)
     with tempfile.TemporaryDirectory() as tmp:
@@ -22,17 +26,19 @@ def delegate_plan(model, runtime="auto", options=None):
         if not os.path.exists(path):
             raise RuntimeError("the delegate wrote no plan (was it applied?)")
         with open(path) as f:
-            return json.load(f)
+            plan: dict[str, Any] = json.load(f)
+            return plan
 
 
-def human_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if abs(n) < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
+    return f"{n:.1f} GiB"
 
 
-def format_plan(plan):
+def format_plan(plan: dict[str, Any]) -> str:
     nodes = {n["id"]: n for n in plan["nodes"]}
     s = plan["summary"]
     lines = [f"{s['claimed']} of {s['nodes']} nodes fused into {s['partitions']} partition(s); "
@@ -56,7 +62,14 @@ def format_plan(plan):
     return "\n".join(lines)
 
 
-def plan_dot(plan):
+def dot_string(text: str) -> str:
+    """`text` as a DOT double-quoted string: backslashes and quotes escaped, each line
+    break as DOT's \\n (a bare backslash would start one of Graphviz's label escapes)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "\\n".join(escaped.splitlines()) + '"'
+
+
+def plan_dot(plan: dict[str, Any]) -> str:
     """Graphviz: one cluster per partition, edges along tensors."""
     producer = {t: n["id"] for n in plan["nodes"] for t in n["outputs"]}
     out = ["digraph plan {", "  rankdir=TB; node [shape=box, style=rounded, fontname=Helvetica];"]
@@ -65,8 +78,8 @@ def plan_dot(plan):
         out += [f"    n{i};" for i in part["nodes"]]
         out.append("  }")
     for n in plan["nodes"]:
-        tip = n["reason"].replace('"', "'")
-        out.append(f"  n{n['id']} [label=\"{n['id']}: {n['op']}\", tooltip=\"{tip}\"];")
+        label, tip = dot_string(f"{n['id']}: {n['op']}"), dot_string(n["reason"])
+        out.append(f"  n{n['id']} [label={label}, tooltip={tip}];")
     for n in plan["nodes"]:
         for t in n["inputs"]:
             if t in producer:

@@ -13,24 +13,34 @@ isa, fusions, min_nodes_per_partition, log. The pass only rewrites graphs
 (eager ops run as they are) and leaves any graph it cannot handle unchanged,
 logging why (log="info" or "verbose" for more).
 """
+from __future__ import annotations
+
 import contextlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from . import _loader
+from ._runtime import installed_distribution
 
 OPTIMIZER_NAME = "fusedelegate"
 _LIBRARY_NAME = "libfusedelegate_tf.so"
+# The TensorFlow version the library was built against, as tf.__version__ gave it: the
+# text of its exported fd_tf_built_against (delegate/frontends/tf/tf_partition_op.cc).
+# Read from the file's bytes, not by loading the library to read the symbol: loading
+# runs its op and pass registrations against the installed TensorFlow before the check
+# could refuse a mismatch (and a later tf.load_op_library would then register nothing).
 _VERSION_MARKER = re.compile(rb"fusedelegate-tf-built-against=([0-9A-Za-z.+\-]+)")
-_loaded = {}  # path -> the op module; one copy per process (a second registration aborts TF)
+_loaded: dict[str, Any] = {}  # path -> the op module; one copy per process (a second registration aborts TF)
 
 
 class TensorFlowVersionError(RuntimeError):
     """libfusedelegate_tf.so was built against another TensorFlow than the one installed."""
 
 
-def library_path():
+def library_path() -> str:
     """Path of libfusedelegate_tf.so: FUSEDELEGATE_TF_LIBRARY, else beside libfusedelegate.so."""
     override = os.environ.get("FUSEDELEGATE_TF_LIBRARY")
     if override:
@@ -38,16 +48,43 @@ def library_path():
     return str(Path(_loader.library_path()).parent / _LIBRARY_NAME)
 
 
-def built_against(path=None):
-    """The TensorFlow version the library was compiled against (read from the file)."""
+def built_against(path: str | None = None) -> str | None:
+    """The TensorFlow version the library was compiled against (read from the file), or None."""
     match = _VERSION_MARKER.search(Path(path or library_path()).read_bytes())
     return match.group(1).decode() if match else None
 
 
-def load_library():
-    """Loads the op library once (checking its TensorFlow version); returns its op module."""
-    import tensorflow as tf
+def installed_version() -> str | None:
+    """The installed TensorFlow's version from its distribution's metadata (tensorflow-cpu or
+    tensorflow), without importing it; None when neither is installed."""
+    found = installed_distribution("tensorflow")
+    return found[1] if found else None
 
+
+def same_version(built: str, installed: str) -> bool:
+    """Whether tf.__version__'s text ("2.16.0-rc0", what the library records) and a
+    distribution's version ("2.16.0rc0") name the same release."""
+    def normalized(version: str) -> str:
+        return re.sub(r"[-_.]?(rc|dev)", r"\1", version.lower())
+    return normalized(built) == normalized(installed)
+
+
+def check_version(path: str) -> None:
+    """Raises TensorFlowVersionError unless the library at `path` was built against the
+    installed TensorFlow (read from its metadata; from tensorflow itself only without one)."""
+    built, installed = built_against(path), installed_version()
+    if installed is None:  # no distribution metadata (a TensorFlow built from source?)
+        import tensorflow as tf
+
+        installed = str(tf.__version__)
+    if built is None or not same_version(built, installed):
+        raise TensorFlowVersionError(
+            f"{path} was built against TensorFlow {built}, but TensorFlow {installed} is installed; "
+            "rebuild it against this TensorFlow: `pip install --force-reinstall --no-deps .` in the source tree.")
+
+
+def load_library() -> Any:
+    """Loads the op library once (checking its TensorFlow version); returns its op module."""
     path = library_path()
     if path in _loaded:
         return _loaded[path]
@@ -58,16 +95,14 @@ def load_library():
             f"fusedelegate TensorFlow library not found: {path}. It is built when the package is built "
             "where tensorflow imports: reinstall with `pip install '.[tf]'` (or `pip install .` with "
             "tensorflow installed).")
-    version = built_against(path)
-    if version != tf.__version__:
-        raise TensorFlowVersionError(
-            f"{path} was built against TensorFlow {version}, but TensorFlow {tf.__version__} is installed; "
-            "rebuild it against this TensorFlow: `pip install --force-reinstall --no-deps .` in the source tree.")
+    check_version(path)
+    import tensorflow as tf
+
     _loaded[path] = tf.load_op_library(path)
     return _loaded[path]
 
 
-def _add_optimizer(config, options):
+def _add_optimizer(config: Any, options: dict[str, str]) -> Any:
     """Adds the pass (with `options`) to a ConfigProto's rewriter options, in place."""
     rewrite = config.graph_options.rewrite_options
     kept = [o for o in rewrite.custom_optimizers if o.name != OPTIMIZER_NAME]
@@ -81,13 +116,13 @@ def _add_optimizer(config, options):
     return config
 
 
-def _checked_options(options):
+def _checked_options(options: dict[str, object]) -> dict[str, str]:
     """Options as strings, validated by the native library (the one authority)."""
     _loader.Delegate(options)
     return {str(k): _loader._option_text(v) for k, v in options.items()}
 
 
-def session_config(config=None, **options):
+def session_config(config: Any = None, **options: object) -> Any:
     """A tf.compat.v1.ConfigProto (a copy of `config`, if given) running the pass."""
     import tensorflow as tf
 
@@ -99,13 +134,13 @@ def session_config(config=None, **options):
     return _add_optimizer(out, checked)
 
 
-def _call_options():
+def _call_options() -> Any:
     from tensorflow.python.eager import context
 
     return context.context().function_call_options
 
 
-def _set_function_config(config):
+def _set_function_config(config: Any) -> None:
     from tensorflow.python.eager import context
 
     ctx = context.context()
@@ -114,7 +149,7 @@ def _set_function_config(config):
     ctx.function_call_options = call_options
 
 
-def _function_config():
+def _function_config() -> Any:
     import tensorflow as tf
 
     config = tf.compat.v1.ConfigProto()
@@ -122,13 +157,13 @@ def _function_config():
     return config
 
 
-def enable(**options):
+def enable(**options: object) -> None:
     """Runs the pass on tf.function graphs called from this thread from now on."""
     load_library()
     _set_function_config(_add_optimizer(_function_config(), _checked_options(options)))
 
 
-def disable():
+def disable() -> None:
     """Stops running the pass on this thread's tf.function calls."""
     config = _function_config()
     rewrite = config.graph_options.rewrite_options
@@ -138,13 +173,13 @@ def disable():
     _set_function_config(config)
 
 
-def is_enabled():
+def is_enabled() -> bool:
     """Whether this thread's tf.function calls run the pass."""
     return any(o.name == OPTIMIZER_NAME for o in _function_config().graph_options.rewrite_options.custom_optimizers)
 
 
 @contextlib.contextmanager
-def enabled(**options):
+def enabled(**options: object) -> Iterator[None]:
     """Runs the pass on tf.function calls inside the block, then restores the previous settings."""
     previous = _function_config()
     enable(**options)

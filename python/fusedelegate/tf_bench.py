@@ -2,24 +2,38 @@
 (`tf+xla`) and TensorFlow with the fusedelegate Grappler pass (`tf+pass`) on one model,
 in this process. Rounds alternate the configurations (rotating their order) and ratios
 are paired per round, as in the TFLite bench."""
+from __future__ import annotations
+
+import argparse
 import contextlib
 import statistics
 import sys
 import time
+from typing import IO, TYPE_CHECKING, Any, Callable
 
 from .bench import (BenchError, accuracy, latency_columns, latency_stats, paired_rounds, parse_value_ranges,
                     runs_per_round, write_columns_csv)
 from .tf_model import import_tensorflow, load_tf_model, optimized_graphs, random_inputs
 
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from numpy.typing import NDArray
+
+    from .bench import Column
+
 TF_CONFIGS = ("tf", "tf+xla", "tf+pass")
 
 
 class TfConfig:
-    def __init__(self, name, fn, xs, scope):
+    def __init__(self, name: str, fn: Any, xs: list[Any], scope: Callable[[], AbstractContextManager[Any]]) -> None:
         self.name, self.fn, self.xs, self.scope = name, fn, xs, scope
-        self.times, self.first_ms, self.outputs, self.fused_ops = [], None, None, 0
+        self.times: list[float] = []
+        self.first_ms: float | None = None
+        self.outputs: list[NDArray[Any]] = []
+        self.fused_ops = 0
 
-    def first_call(self):
+    def first_call(self) -> None:
         """The first call (tracing, Grappler, XLA's compile), its outputs and fused op count."""
         with self.scope():
             start = time.perf_counter()
@@ -28,8 +42,8 @@ class TfConfig:
             self.outputs = [y.numpy() for y in self.fn(*self.xs)]
         self.fused_ops = sum(n.op == "FdFusedPartition" for g in graphs for n in g.node)
 
-    def run(self, n):
-        times = []
+    def run(self, n: int) -> list[float]:
+        times: list[float] = []
         with self.scope():
             for _ in range(n):
                 start = time.perf_counter()
@@ -38,7 +52,7 @@ class TfConfig:
         return times
 
 
-def make_configs(args, options):
+def make_configs(args: argparse.Namespace, options: dict[str, Any]) -> list[TfConfig]:
     tf = import_tensorflow()
     import fusedelegate.tf as fdt
     tf.config.threading.set_intra_op_parallelism_threads(args.num_threads)
@@ -55,7 +69,7 @@ def make_configs(args, options):
             TfConfig("tf+pass", fn_of(), xs, with_pass)]
 
 
-def first_calls(configs):
+def first_calls(configs: list[TfConfig]) -> list[TfConfig]:
     """Runs each first call; drops XLA (saying why) when it cannot compile the model."""
     kept = []
     for c in configs:
@@ -70,14 +84,14 @@ def first_calls(configs):
     return kept
 
 
-def timed_rounds(configs, args):
+def timed_rounds(configs: list[TfConfig], args: argparse.Namespace) -> tuple[int, dict[str, list[float]]]:
     """Alternating rounds; returns the number run and each configuration's per-round medians."""
     means = [statistics.mean(c.run(args.warmup_runs)) if args.warmup_runs else None for c in configs]
     args.runs_per_round = runs_per_round(args.runs_per_round, means)
     return paired_rounds(configs, args, lambda c: c.name)
 
 
-def run_tf_bench(args, options):
+def run_tf_bench(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
     """The result dict (also what --json writes)."""
     tf = import_tensorflow()
     configs = first_calls(make_configs(args, options))
@@ -95,7 +109,7 @@ def run_tf_bench(args, options):
     return result
 
 
-def print_tf_table(result, out=sys.stdout):
+def print_tf_table(result: dict[str, Any], out: IO[str] = sys.stdout) -> None:
     print(f"model {result['model']} | {result['runtime']} | threads {result['num_threads']} "
           f"| {result['rounds']} rounds x {result['runs_per_round']} runs", file=out)
     print(f"{'configuration':<15}{'first':>9}{'min':>9}{'median':>9}{'mean':>9}{'p90':>9}{'p99':>9}{'std':>8}"
@@ -112,7 +126,7 @@ def print_tf_table(result, out=sys.stdout):
 
 
 # `fusedelegate bench --tf --csv`: the columns, each name with its value.
-TF_CSV_COLUMNS = [
+TF_CSV_COLUMNS: list[Column] = [
     ("first_inference_ms", lambda c: c["first_inference_ms"]),
     *latency_columns(),
     ("ratio_vs_tf", lambda c: c["ratio_vs"]["tf"]),
@@ -121,5 +135,5 @@ TF_CSV_COLUMNS = [
 ]
 
 
-def write_tf_csv(result, path):
+def write_tf_csv(result: dict[str, Any], path: str) -> None:
     write_columns_csv(result, path, TF_CSV_COLUMNS)

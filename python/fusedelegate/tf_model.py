@@ -1,9 +1,14 @@
 """A SavedModel directory or a .keras file for `fusedelegate bench --tf` / `plan --tf`:
 loaded as one flat function of its inputs, with seeded random inputs from its signature.
 TensorFlow is imported only here, and only when such a model is given."""
+from __future__ import annotations
+
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # before TensorFlow is imported
 
@@ -11,8 +16,16 @@ import numpy as np
 
 from .bench import BenchError
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
-def import_tensorflow():
+    # A model as one call: its inputs -> (its outputs, flat, and the object keeping it alive).
+    ModelCall = Callable[[list[Any]], tuple[list[Any], object]]
+    # An input as the model declares it: name, shape (maybe with unknown dimensions), dtype.
+    InputDecl = tuple[str, Any, Any]
+
+
+def import_tensorflow() -> Any:  # the tensorflow module (untyped)
     """TensorFlow, its start-up lines held back (TF_CPP_MIN_LOG_LEVEL does not silence
     absl's early ones, nor oneDNN's "custom operations are on" on CPUs it enables): the
     command's own output and errors stay its own. Shown if the import fails."""
@@ -35,7 +48,7 @@ def import_tensorflow():
     return tf
 
 
-def model_kind(path):
+def model_kind(path: str) -> str:
     """'saved_model' or 'keras'; a clear BenchError for anything else."""
     if not os.path.exists(path):
         raise BenchError(f"model not found: {path}")
@@ -48,7 +61,7 @@ def model_kind(path):
     raise BenchError(f"--tf needs a SavedModel directory or a .keras file: {path}")
 
 
-def _load_saved_model(tf, path):
+def _load_saved_model(tf: ModuleType, path: str) -> tuple[ModelCall, list[InputDecl]]:
     loaded = tf.saved_model.load(path)
     sig = loaded.signatures.get("serving_default")
     if sig is None:
@@ -56,21 +69,21 @@ def _load_saved_model(tf, path):
     specs = sorted(sig.structured_input_signature[1].items())
     names = [name for name, _ in specs]
 
-    def call(xs):
+    def call(xs: list[Any]) -> tuple[list[Any], object]:
         out = sig(**dict(zip(names, xs)))
         return [out[k] for k in sorted(out)], loaded  # keeps the loaded object alive
     return call, [(name, spec.shape, spec.dtype) for name, spec in specs]
 
 
-def _load_keras(tf, path):
+def _load_keras(tf: ModuleType, path: str) -> tuple[ModelCall, list[InputDecl]]:
     model = tf.keras.models.load_model(path, compile=False)
 
-    def call(xs):
+    def call(xs: list[Any]) -> tuple[list[Any], object]:
         return tf.nest.flatten(model(xs if len(xs) > 1 else xs[0], training=False)), model
     return call, [(t.name, t.shape, tf.as_dtype(t.dtype)) for t in model.inputs]
 
 
-def resolved_specs(tf, inputs):
+def resolved_specs(tf: ModuleType, inputs: Sequence[InputDecl]) -> list[Any]:
     """TensorSpecs with an unknown batch set to 1; any other unknown dimension is an error."""
     specs = []
     for name, shape, dtype in inputs:
@@ -83,7 +96,7 @@ def resolved_specs(tf, inputs):
     return specs
 
 
-def load_tf_model(path):
+def load_tf_model(path: str) -> tuple[Callable[..., Any], list[Any]]:
     """(fn_of(jit_compile) -> a tf.function of the inputs returning a flat list, input specs)."""
     kind = model_kind(path)
     tf = import_tensorflow()
@@ -96,15 +109,15 @@ def load_tf_model(path):
         raise BenchError(f"cannot load {path}: {text.splitlines()[0] if text else type(e).__name__}") from None
     specs = resolved_specs(tf, inputs)
 
-    def fn_of(jit_compile=False):
+    def fn_of(jit_compile: bool = False) -> Any:
         return tf.function(lambda *xs: call(list(xs))[0], input_signature=specs, jit_compile=jit_compile)
     return fn_of, specs
 
 
-def random_inputs(specs, ranges, seed=0):
+def random_inputs(specs: Sequence[Any], ranges: dict[str, tuple[float, float]], seed: int = 0) -> list[NDArray[Any]]:
     """Seeded inputs; `ranges` maps input name -> (lo, hi), '' the default."""
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[NDArray[Any]] = []
     for s in specs:
         lo, hi = ranges.get(s.name, ranges[""])
         dtype = np.dtype(s.dtype.as_numpy_dtype)
@@ -119,7 +132,7 @@ def random_inputs(specs, ranges, seed=0):
     return out
 
 
-def optimized_graphs(fn, xs):
+def optimized_graphs(fn: Any, xs: Sequence[Any]) -> list[Any]:
     """Calls fn(*xs) and returns the graphs TensorFlow ran, after Grappler."""
     from tensorflow.python.eager import context
     ctx = context.context()

@@ -3,7 +3,12 @@ which FdFusedPartition op, and which compute nodes it left, read from the graphs
 TensorFlow ran (after Grappler). Each fused op lists its members in its
 `_fd_fused_nodes` attribute; their op types come from the same model's graph
 optimized without the pass (the graph the pass was given)."""
-from .tf_bench import make_configs
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .tf_bench import TfConfig, make_configs
 from .tf_model import optimized_graphs
 
 # Ops that compute nothing themselves (or only views); not listed as left.
@@ -11,17 +16,18 @@ PLUMBING = {"_Arg", "_Retval", "ReadVariableOp", "Const", "Identity", "NoOp", "P
             "FdFusedPartition", "PartitionedCall", "StatefulPartitionedCall", "VarHandleOp"}
 
 
-def _graphs(config):
+def _graphs(config: TfConfig) -> list[Any]:
     with config.scope():
         return optimized_graphs(config.fn, config.xs)
 
 
-def tf_plan(args, options):
+def tf_plan(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
     """{"model", "partitions": [{"name", "nodes": [{"name", "op"}]}], "left": [{"name", "op"}]}."""
     configs = make_configs(args, options)
     plain, with_pass = configs[0], configs[2]
     op_of = {n.name: n.op for g in _graphs(plain) for n in g.node}
-    partitions, left = [], []
+    partitions: list[dict[str, Any]] = []
+    left: list[dict[str, str]] = []
     for g in _graphs(with_pass):
         for n in g.node:
             if n.op == "FdFusedPartition":
@@ -32,7 +38,7 @@ def tf_plan(args, options):
     return {"model": args.tf, "partitions": partitions, "left": left}
 
 
-def format_tf_plan(plan):
+def format_tf_plan(plan: dict[str, Any]) -> str:
     fused = sum(len(p["nodes"]) for p in plan["partitions"])
     lines = [f"{fused} TensorFlow nodes fused into {len(plan['partitions'])} FdFusedPartition op(s); "
              f"{len(plan['left'])} compute node(s) left to TensorFlow"]
