@@ -8,6 +8,7 @@ dynamic_batch). Missing models are built first, each builder in its own process
 
     .venv/bin/python benchmarks/real_set.py                        # both sets, 21 rounds
     .venv/bin/python benchmarks/real_set.py --sets real --rounds 11 --json real.json
+    (a JSON kept in benchmarks/results/ becomes a section of docs/performance.md: benchmarks/performance_page.py)
     .venv/bin/python benchmarks/real_set.py --models blazeface_like,resnet50_dynamic_int8
 
 Per model: nodes fusedelegate claims / all nodes, with XNNPACK after it (fd, +xnn: the
@@ -48,6 +49,14 @@ def cpu_name():
             key, _, value = line.partition(":")
             info.setdefault(key.strip(), value.strip())
     return f"{info.get('model name', '?')} (family {info.get('cpu family', '?')} model {info.get('model', '?')})"
+
+
+def git_commit():
+    """The tree's commit (a '+' if it has changes), or '?' outside a git checkout."""
+    def git(*a):
+        return subprocess.run(["git", "-C", HERE, *a], capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD")
+    return (commit + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")) or "?"
 
 
 def build_missing(names, out):
@@ -214,7 +223,8 @@ def main(argv=None):
     print(f"real_set | fusedelegate default options, 1 thread, LiteRT | {args.rounds} rounds x >= {args.runs} "
           f"invokes, >= {args.min_batch_ms:g} ms | paired medians, lower is faster | {cpu}")
     print(HEADER)
-    result = {"cpu": cpu, "settings": {k: v for k, v in vars(args).items() if k != "json"}, "sets": {}}
+    result = {"cpu": cpu, "date": time.strftime("%Y-%m-%d"), "commit": git_commit(),
+              "settings": {k: v for k, v in vars(args).items() if k != "json"}, "sets": {}}
     for set_name, models in args.sets.items():
         print(f" {set_name}")
         rows = {}
