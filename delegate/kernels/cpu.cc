@@ -27,9 +27,11 @@ std::string resolve(const std::string& isa) {
 }
 
 #if defined(__x86_64__)
-// The AVX-512 qd8 kernel needs AVX512BW (vpmaddwd on 512 bits); else AVX2's.
+// The AVX-512 qd8 kernel needs AVX512BW (vpmaddwd on 512 bits), its VNNI form
+// AVX512-VNNI too (vpdpbusd); else AVX2's.
 const Qd8GemmKernel* qd8_avx512() {
-  return __builtin_cpu_supports("avx512bw") ? &qd8_gemm_kernel_avx512() : &qd8_gemm_kernel_avx2();
+  if (!__builtin_cpu_supports("avx512bw")) return &qd8_gemm_kernel_avx2();
+  return __builtin_cpu_supports("avx512vnni") ? &qd8_gemm_kernel_avx512vnni() : &qd8_gemm_kernel_avx512();
 }
 #endif
 

@@ -141,6 +141,7 @@ void qd8_walk_panels(int mr, int nc, int groups, const void* a, size_t lda, cons
 const Qd8GemmKernel& qd8_gemm_kernel_scalar();
 const Qd8GemmKernel& qd8_gemm_kernel_avx2();
 const Qd8GemmKernel& qd8_gemm_kernel_avx512();
+const Qd8GemmKernel& qd8_gemm_kernel_avx512vnni();  // needs AVX512-VNNI as well as AVX512BW
 const Qd8GemmKernel& qd8_gemm_kernel_neon();
 
 }  // namespace fd
