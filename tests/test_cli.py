@@ -341,10 +341,16 @@ def installed_runtimes():
 
 
 def cpuinfo_model_name():
+    """'model name (family F model M)' of /proc/cpuinfo's first processor."""
+    fields = {}
     for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return None
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    if "model name" not in fields:
+        return None
+    if "cpu family" in fields and "model" in fields:
+        return f"{fields['model name']} (family {fields['cpu family']} model {fields['model']})"
+    return fields["model name"]
 
 
 def isa_auto_chooses():

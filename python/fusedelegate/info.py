@@ -37,15 +37,21 @@ def file_identity(path: str) -> dict[str, Any]:
 
 
 def cpu_model() -> str:
-    """/proc/cpuinfo's model name, else what the platform module knows."""
+    """/proc/cpuinfo's model name with its family and model where it has them (a
+    cloud AMD part names itself only "AMD EPYC"), else what the platform module knows."""
+    fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                return value.strip()
+            fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    name = fields.get("model name")
+    if not name:
+        return platform.processor() or platform.machine()
+    if "cpu family" in fields and "model" in fields:
+        return f"{name} (family {fields['cpu family']} model {fields['model']})"
+    return name
 
 
 def cpu_caches(folder: Path = CACHE_FOLDER) -> dict[str, str]:
