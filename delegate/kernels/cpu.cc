@@ -27,10 +27,15 @@ std::string resolve(const std::string& isa) {
 }
 
 #if defined(__x86_64__)
+// AVX2's qd8 kernel, in its AVX-VNNI form where the CPU has it (vpdpbusd on 256 bits).
+const Qd8GemmKernel* qd8_avx2() {
+  return __builtin_cpu_supports("avxvnni") ? &qd8_gemm_kernel_avxvnni() : &qd8_gemm_kernel_avx2();
+}
+
 // The AVX-512 qd8 kernel needs AVX512BW (vpmaddwd on 512 bits), its VNNI form
 // AVX512-VNNI too (vpdpbusd); else AVX2's.
 const Qd8GemmKernel* qd8_avx512() {
-  if (!__builtin_cpu_supports("avx512bw")) return &qd8_gemm_kernel_avx2();
+  if (!__builtin_cpu_supports("avx512bw")) return qd8_avx2();
   return __builtin_cpu_supports("avx512vnni") ? &qd8_gemm_kernel_avx512vnni() : &qd8_gemm_kernel_avx512();
 }
 #endif
@@ -53,9 +58,9 @@ const Kernels* kernels_for(const std::string& isa) {
 #if defined(__x86_64__)
   if (want == "avx2") {
     static const Kernels rounded{&ew_table_avx2(), &gemm_kernel_avx2_rounded(), &dw_kernel_avx2_rounded(),
-                                 &row_kernel_avx2_rounded(), nullptr, nullptr, &qd8_gemm_kernel_avx2()};
+                                 &row_kernel_avx2_rounded(), nullptr, nullptr, qd8_avx2()};
     static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2(),
-                              nullptr, &winograd_kernel_avx2(), &qd8_gemm_kernel_avx2(), &rounded,
+                              nullptr, &winograd_kernel_avx2(), qd8_avx2(), &rounded,
                               &spmm_kernel_avx2()};
     return &avx2;
   }

@@ -104,6 +104,15 @@ static inline int8_t qd8_quantize_value(float x, float inv_scale, int32_t zero_p
   return static_cast<int8_t>(q < -128 ? -128 : q > 127 ? 127 : q);
 }
 
+// The MR row pointers of a block of mr rows lda bytes apart at a; rows past
+// mr reread the last (their sums are never stored). Static: see qd8_quantize_value.
+template <int MR, class T>
+static inline void qd8_block_rows(const void* a, size_t lda, int mr, const T* (&row)[MR]) {
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+    row[r] = reinterpret_cast<const T*>(static_cast<const char*>(a) + (r < mr ? r : mr - 1) * lda);
+}
+
 // The parts of a panel after its weights.
 struct Qd8PanelTail {
   const int32_t* wsum;
@@ -140,6 +149,7 @@ void qd8_walk_panels(int mr, int nc, int groups, const void* a, size_t lda, cons
 // Defined in qd8_gemm_<isa>.cc where that ISA is compiled in.
 const Qd8GemmKernel& qd8_gemm_kernel_scalar();
 const Qd8GemmKernel& qd8_gemm_kernel_avx2();
+const Qd8GemmKernel& qd8_gemm_kernel_avxvnni();  // needs AVX-VNNI as well as AVX2
 const Qd8GemmKernel& qd8_gemm_kernel_avx512();
 const Qd8GemmKernel& qd8_gemm_kernel_avx512vnni();  // needs AVX512-VNNI as well as AVX512BW
 const Qd8GemmKernel& qd8_gemm_kernel_neon();

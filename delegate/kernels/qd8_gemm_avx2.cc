@@ -4,7 +4,9 @@
 // columns x 4 depths of weights gives each column 2 int32 partial sums (|a|,
 // |w| <= 128: a pair sums to at most 2^15, no saturation), folded by vphaddd
 // at the end. (Rows of int8 widened per group cost 18% more: one more uop per
-// row and group.)
+// row and group.) With AVX-VNNI (Intel's client cores without AVX-512): int8
+// rows and panels, one vpdpbusd per row, group and 8 columns, as the AVX-512
+// VNNI kernel does (rows read as u8 q + 128, the 128 taken back with the zero point).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -51,9 +53,7 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
   constexpr int NR = 8;
   const int16_t* w = static_cast<const int16_t*>(panel);
   const int16_t* row[MR];
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r)  // extra rows reread the last
-    row[r] = reinterpret_cast<const int16_t*>(static_cast<const char*>(a) + (r < mr ? r : mr - 1) * lda);
+  qd8_block_rows(a, lda, mr, row);
   __m256i lo_acc[MR], hi_acc[MR];  // columns 0-3 and 4-7 (separate arrays: in registers)
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) lo_acc[r] = hi_acc[r] = _mm256_setzero_si256();
@@ -74,6 +74,49 @@ void qd8_gemm_avx2(int mr, int nc, int groups, const void* a, size_t lda, const 
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
     if (r < mr) store_outputs(fold_partials(lo_acc[r], hi_acc[r]), rows[r], tail, out + r * ldc, nc, vlo, vhi);
+}
+
+#define FD_AVXVNNI __attribute__((target("avx2,fma,avxvnni")))
+
+// Depths 4g .. 4g+3 of an int8 row plus 128 (u8, vpdpbusd's operand) in every 32-bit lane.
+FD_AVXVNNI inline __m256i broadcast_group_u8(const int8_t* p) {
+  int32_t four;
+  std::memcpy(&four, p, sizeof four);
+  return _mm256_xor_si256(_mm256_set1_epi32(four), _mm256_set1_epi8(static_cast<char>(0x80)));
+}
+
+// 6 rows x 16 columns (two vectors of 8): 12 accumulators, 2 weights, 1 row in the 16 registers.
+template <int MR>
+FD_AVXVNNI void qd8_gemm_avxvnni(int mr, int nc, int groups, const void* rows_a, size_t lda,
+                                 const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
+                                 float hi) {
+  constexpr int NR = 16;
+  const int8_t* w = static_cast<const int8_t*>(panel);
+  const int8_t* row[MR];
+  qd8_block_rows(rows_a, lda, mr, row);
+  __m256i acc0[MR], acc1[MR];  // columns 0-7 and 8-15
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
+  for (int g = 0; g < groups; ++g, w += NR * kQd8Group) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m256i x = broadcast_group_u8(row[r] + g * kQd8Group);
+      acc0[r] = _mm256_dpbusd_avx_epi32(acc0[r], x, w0);
+      acc1[r] = _mm256_dpbusd_avx_epi32(acc1[r], x, w1);
+    }
+  }
+  const Qd8PanelTail tail = qd8_panel_tail(panel, groups, NR, 1);
+  const Qd8PanelTail upper{tail.wsum + 8, tail.scale + 8, tail.bias + 8};
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+    if (r < mr) {
+      const Qd8RowParams shifted{rows[r].scale, rows[r].zero_point + 128};
+      store_outputs(acc0[r], shifted, tail, out + r * ldc, std::min(nc, 8), vlo, vhi);
+      if (nc > 8) store_outputs(acc1[r], shifted, upper, out + r * ldc + 8, nc - 8, vlo, vhi);
+    }
 }
 
 // Round half away from zero of |t| < 2^23, as qd8_quantize_value: whole floats.
@@ -119,6 +162,12 @@ struct Avx2RowOps {
     *lo = *std::min_element(lanes_min, lanes_min + 8);
     *hi = *std::max_element(lanes_max, lanes_max + 8);
   }
+  // 8 values to int8 at q (the AVX-VNNI kernel's rows).
+  static void convert(const float* x, float inv, int32_t zp, int8_t* q) {
+    const __m256i i32 = _mm256_add_epi32(_mm256_cvttps_epi32(centered(x, inv, zp)), _mm256_set1_epi32(zp));
+    const __m128i i16 = _mm_packs_epi32(_mm256_castsi256_si128(i32), _mm256_extracti128_si256(i32, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(q), _mm_packs_epi16(i16, i16));
+  }
   // 8 values to int16 at q.
   static void convert(const float* x, float inv, int32_t zp, int16_t* q) {
     const __m256i i32 = _mm256_add_epi32(_mm256_cvttps_epi32(centered(x, inv, zp)), _mm256_set1_epi32(zp));
@@ -138,6 +187,14 @@ const Qd8GemmKernel& qd8_gemm_kernel_avx2() {
   static const Qd8GemmKernel kernel{"qd8_gemm_6x8_avx2", 6, 8, 2, 2,
                                     &qd8_walk_panels<&qd8_gemm_avx2<6>, 8, 2>,
                                     &qd8_quantize_row<Avx2RowOps, int16_t>,
+                                    &qd8_quantize_row_centered<Avx2RowOps>};
+  return kernel;
+}
+
+const Qd8GemmKernel& qd8_gemm_kernel_avxvnni() {
+  static const Qd8GemmKernel kernel{"qd8_gemm_6x16_avxvnni", 6, 16, 1, 1,
+                                    &qd8_walk_panels<&qd8_gemm_avxvnni<6>, 16, 1>,
+                                    &qd8_quantize_row<Avx2RowOps, int8_t>,
                                     &qd8_quantize_row_centered<Avx2RowOps>};
   return kernel;
 }

@@ -45,11 +45,9 @@ FD_AVX512BW void qd8_gemm_avx512(int mr, int nc, int groups, const void* rows_a,
                                  const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                  float hi) {
   constexpr int NR = 16;
-  const int8_t* a = static_cast<const int8_t*>(rows_a);
   const int16_t* w = static_cast<const int16_t*>(panel);
   const int8_t* row[MR];
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) row[r] = a + (r < mr ? r : mr - 1) * lda;  // extra rows reread the last
+  qd8_block_rows(rows_a, lda, mr, row);
   __m512i lo_acc[MR], hi_acc[MR];  // columns 0-7 and 8-15 (separate arrays: in registers)
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) lo_acc[r] = hi_acc[r] = _mm512_setzero_si512();
@@ -86,11 +84,9 @@ FD_AVX512VNNI void qd8_gemm_avx512vnni(int mr, int nc, int groups, const void* r
                                        const Qd8RowParams* rows, const void* panel, float* out, size_t ldc, float lo,
                                        float hi) {
   constexpr int NR = 16 * P;
-  const int8_t* a = static_cast<const int8_t*>(rows_a);
   const int8_t* w = static_cast<const int8_t*>(panel);
   const int8_t* row[MR];
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) row[r] = a + (r < mr ? r : mr - 1) * lda;  // extra rows reread the last
+  qd8_block_rows(rows_a, lda, mr, row);
   __m512i acc[MR][P];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)

@@ -33,10 +33,9 @@ template <int MR>
 void qd8_gemm_neon(int mr, int nc, int groups, const void* rows_a, size_t lda, const Qd8RowParams* rows,
                    const void* panel, float* out, size_t ldc, float lo, float hi) {
   constexpr int NR = 8, NV = NR / 2;
-  const int8_t* a = static_cast<const int8_t*>(rows_a);
   const int8_t* w = static_cast<const int8_t*>(panel);
   const int8_t* row[MR];
-  for (int r = 0; r < MR; ++r) row[r] = a + (r < mr ? r : mr - 1) * lda;  // extra rows reread the last
+  qd8_block_rows(rows_a, lda, mr, row);
   int32x4_t acc[MR][NV];
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = vdupq_n_s32(0);

@@ -1,6 +1,7 @@
 // What the qd8 tests share: every ISA's qd8 kernels and seeded random floats.
 #pragma once
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -8,16 +9,22 @@
 
 namespace fd::test {
 
-// Each ISA's, and the AVX-512 ones this CPU can run that its ISA did not pick
-// (the int16 form where the VNNI one is picked).
+// Each ISA's, and the x86 ones this CPU can run that its ISA did not pick (the
+// int16 forms where a VNNI one is picked).
 inline std::vector<const Qd8GemmKernel*> every_qd8_kernel() {
   std::vector<const Qd8GemmKernel*> all;
   for (const auto& isa : available_isas()) all.push_back(kernels_for(isa)->qd8_gemm);
 #if defined(__x86_64__)
+  auto add = [&](const Qd8GemmKernel* k) {
+    if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
+  };
+  if (kernels_for("avx2")) {
+    add(&qd8_gemm_kernel_avx2());
+    if (__builtin_cpu_supports("avxvnni")) add(&qd8_gemm_kernel_avxvnni());
+  }
   if (kernels_for("avx512") && __builtin_cpu_supports("avx512bw")) {
-    for (const Qd8GemmKernel* k : {&qd8_gemm_kernel_avx512(), &qd8_gemm_kernel_avx512vnni()})
-      if (k != kernels_for("avx512")->qd8_gemm && (k->weight_bytes == 2 || __builtin_cpu_supports("avx512vnni")))
-        all.push_back(k);
+    add(&qd8_gemm_kernel_avx512());
+    if (__builtin_cpu_supports("avx512vnni")) add(&qd8_gemm_kernel_avx512vnni());
   }
 #endif
   return all;
