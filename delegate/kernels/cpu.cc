@@ -1,5 +1,9 @@
 #include "kernels/cpu.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace fd {
 
 std::vector<std::string> available_isas() {
@@ -27,10 +31,15 @@ std::string resolve(const std::string& isa) {
 }
 
 #if defined(__x86_64__)
-// AVX2's qd8 kernel, in its AVX-VNNI form where the CPU has it (vpdpbusd on 256 bits).
-const Qd8GemmKernel* qd8_avx2() {
-  return __builtin_cpu_supports("avxvnni") ? &qd8_gemm_kernel_avxvnni() : &qd8_gemm_kernel_avx2();
+// AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (clang's __builtin_cpu_supports
+// does not know the name); its YMM state is AVX2's.
+bool has_avx_vnni() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && ((eax >> 4) & 1);
 }
+
+// AVX2's qd8 kernel, in its AVX-VNNI form where the CPU has it (vpdpbusd on 256 bits).
+const Qd8GemmKernel* qd8_avx2() { return has_avx_vnni() ? &qd8_gemm_kernel_avxvnni() : &qd8_gemm_kernel_avx2(); }
 
 // The AVX-512 qd8 kernel needs AVX512BW (vpmaddwd on 512 bits), its VNNI form
 // AVX512-VNNI too (vpdpbusd); else AVX2's.

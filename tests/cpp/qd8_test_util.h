@@ -18,10 +18,7 @@ inline std::vector<const Qd8GemmKernel*> every_qd8_kernel() {
   auto add = [&](const Qd8GemmKernel* k) {
     if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
   };
-  if (kernels_for("avx2")) {
-    add(&qd8_gemm_kernel_avx2());
-    if (__builtin_cpu_supports("avxvnni")) add(&qd8_gemm_kernel_avxvnni());
-  }
+  if (kernels_for("avx2")) add(&qd8_gemm_kernel_avx2());  // AVX-VNNI's, where the CPU has it, is avx2's pick
   if (kernels_for("avx512") && __builtin_cpu_supports("avx512bw")) {
     add(&qd8_gemm_kernel_avx512());
     if (__builtin_cpu_supports("avx512vnni")) add(&qd8_gemm_kernel_avx512vnni());
