@@ -64,6 +64,9 @@ struct FusionPlan {
   std::vector<bool> rounds_as_builtin;
 };
 
+// kSquare or kSqrt: a POW run as a cheaper exact op, folding no node.
+inline bool is_power(const Fold& f) { return f.kind == FoldKind::kSquare || f.kind == FoldKind::kSqrt; }
+
 // The folds whose anchor and folded nodes all lie in `group`.
 inline std::vector<Fold> folds_within(const std::vector<Fold>& folds, const std::vector<int>& group) {
   auto in = [&](int pos) {

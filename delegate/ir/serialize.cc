@@ -311,8 +311,6 @@ std::string node_error(const Node& n, size_t tensors) {
   return "";
 }
 
-bool is_power(const Fold& f) { return f.kind == FoldKind::kSquare || f.kind == FoldKind::kSqrt; }
-
 // A rewrite (kSwish, kMultiplyAdd): the program reads both inputs of the node
 // it folds into and of its folded node, which are elementwise. A power folds
 // no node into an elementwise node.

@@ -38,7 +38,7 @@ struct GroupFolds {
 
   GroupFolds(const Graph& g, const std::vector<Fold>& folds, const std::vector<bool>& written) {
     for (const Fold& f : folds) {
-      if (f.kind == FoldKind::kSquare || f.kind == FoldKind::kSqrt) {  // folds no node
+      if (is_power(f)) {  // folds no node
         power[f.anchor] = f.kind == FoldKind::kSquare ? EwOp::Square : EwOp::Sqrt;
         continue;
       }
