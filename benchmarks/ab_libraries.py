@@ -42,8 +42,13 @@ def interpreter(path, library, options, threads):
     it = Interpreter(model_path=path, experimental_delegates=delegates, num_threads=threads)
     it.allocate_tensors()
     rng = np.random.default_rng(0)
-    for d in it.get_input_details():
-        it.set_tensor(d["index"], rng.uniform(-1, 1, d["shape"]).astype(np.float32))
+    for d in it.get_input_details():  # int8 models: every value of the type
+        dtype = np.dtype(d["dtype"])
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            it.set_tensor(d["index"], rng.integers(info.min, info.max, d["shape"], endpoint=True).astype(dtype))
+        else:
+            it.set_tensor(d["index"], rng.uniform(-1, 1, d["shape"]).astype(dtype))
     it.invoke()
     return it, delegates
 

@@ -42,6 +42,9 @@ BINARY_OPS = ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERE
 UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU", "LOGISTIC",
              "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
+# ... and in int8 (every operand int8 of one scale and zero point; QUANTIZE: int8 to int8).
+INT8_OPS = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU",
+            "LOGISTIC", "TANH", "HARD_SWISH", "QUANTIZE")
 # Anchors (families fully_connected and conv), with the pads folded into a convolution or pool.
 RESIZE_OPS = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")  # their size is an int32 tensor
 # Its first input is the int32 output shape, its data the third (TFLite's order).
@@ -462,7 +465,35 @@ def special_specs():
                    "batch, resized it broadcasts along the second axis only, which the anchor does not do: "
                    "left, and so is the TANH; resized"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
-             about="full-integer int8: nothing float32 to claim"),
+             about="full-integer int8 (int8 inputs and outputs): MUL of two inputs, ADD of two run-time "
+                   "values: left (not yet), and the TANH by the policy"),
+    ] + int8_specs()
+
+
+# --- full-integer int8 models (int8 inputs and outputs): elementwise groups as tables ---
+def int8_specs():
+    def chain(tf, x):  # one source: every op one table, whatever its length
+        y = tf.sigmoid(x) * x
+        y = y * tf.nn.relu6(y + 3.0) / 6.0
+        y = tf.nn.leaky_relu(y, 0.15)
+        y = tf.tanh(y) + tf.nn.relu6(y)
+        y = y * _const("q8_scale", [24], -1.5, 1.5) + _const("q8_shift", [24], -0.5, 0.5)
+        return tf.minimum(tf.maximum(y, -0.75), 2.5)
+
+    def two_sources(tf, x, y):  # ops of two inputs run their integer arithmetic
+        s = tf.nn.relu(x + y)
+        d = x - tf.sigmoid(y)
+        return tf.tanh(s * d), tf.maximum(x, y) - tf.minimum(x, y)
+
+    return [
+        Spec("int8_chain", chain, [[1, 16, 16, 24]], 6, 1, quantize=True,
+             about="int8 LOGISTIC, MUL (x * LOGISTIC(x)), HARD_SWISH, LEAKY_RELU, TANH, RELU6 of one input: "
+                   "tables of it, bit-exact; the ADD of two run-time values and of a constant are left (TFLite's "
+                   "kernels round them by the value's place), and what follows them by the policy"),
+        Spec("int8_two_sources", two_sources, [[2, 8, 8, 16], [2, 8, 8, 16]], 0, 0, quantize=True,
+             about="int8 ADD (RELU), SUB, MUL, MAXIMUM, MINIMUM of two inputs and the QUANTIZEs (requantizes) "
+                   "the converter puts before MAXIMUM: ops of two independent inputs are left (not yet), and "
+                   "the rest by the policy"),
     ]
 
 
@@ -1454,6 +1485,7 @@ def describe(tf, model):
         nodes.append({
             "op": op["op_name"], "act": act, "options": opt,
             "float32": all(t is np.float32 for t in types + op["result_types"]),
+            "int8": all(t is np.int8 for t in types + op["result_types"]),
             "f32_data": all(t is np.float32 for t in data + op["result_types"]),
             "int8_weights": data == [np.float32] and np.int8 in types,
         })
@@ -1517,7 +1549,8 @@ def check(spec, nodes):
     missing = [w for w in spec_emits(spec) if not any(lb == w or lb.startswith(w + " ") for lb in labels)]
     if missing:
         raise SystemExit(f"{spec.name}: the converted model has no {missing}: {labels}")
-    elementwise = sum(n["float32"] and n["op"] in CLAIMABLE_OPS for n in nodes)
+    elementwise = sum((n["float32"] and n["op"] in CLAIMABLE_OPS) or (n["int8"] and n["op"] in INT8_OPS)
+                      for n in nodes)
     for what, (claimed, groups), most in ((" with fusions=elementwise", (spec.claimed_elementwise,
                                                                           spec.partitions_elementwise), elementwise),
                                           ("", expected_all(spec), len(nodes))):

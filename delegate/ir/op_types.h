@@ -14,7 +14,7 @@ namespace fd {
   X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)           \
   X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \
   X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)     \
-  X(Softplus, 1)
+  X(Softplus, 1) X(Quantize, 1)
 
 enum class EwOp : uint8_t {
 #define FD_ENUM(name, arity) name,

@@ -51,6 +51,14 @@ const Qd8GemmKernel* qd8_avx512() {
 
 }  // namespace
 
+#if defined(__x86_64__)
+// AVX-512's table lookup needs VBMI (vpermi2b); without it, the scalar loop.
+const Q8Kernel* q8_avx512() {
+  const bool vbmi = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+  return vbmi ? &q8_kernel_avx512vbmi() : &q8_kernel_scalar();
+}
+#endif
+
 // Each ISA's tables are built only when that ISA is asked for and present:
 // building them runs its own instructions (an AVX-512 table on a CPU without
 // AVX-512 raised SIGILL).
@@ -78,7 +86,7 @@ const Kernels* kernels_for(const std::string& isa) {
                                  &row_kernel_avx512_rounded(), nullptr, nullptr, qd8_avx512()};
     static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(),
                                 &row_kernel_avx512(), &gemm_kernel_avx512_wide(), &winograd_kernel_avx512(),
-                                qd8_avx512(), &rounded, &spmm_kernel_avx512()};
+                                qd8_avx512(), &rounded, &spmm_kernel_avx512(), q8_avx512()};
     return &avx512;
   }
 #elif defined(__aarch64__)

@@ -7,6 +7,7 @@
 
 #include "kernels/ew_table.h"
 #include "kernels/gemm.h"
+#include "kernels/q8_lut.h"
 #include "kernels/qd8_gemm.h"
 
 namespace fd {
@@ -38,6 +39,7 @@ struct Kernels {
   // dynamic-range layer quantizes (FusionPlan::rounds_as_builtin).
   const Kernels* rounded = nullptr;
   const SpmmKernel* spmm = nullptr;  // optional: weights mostly zero (runtime/sparse_gemm.h)
+  const Q8Kernel* q8 = &q8_kernel_scalar();  // int8 table lookups
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

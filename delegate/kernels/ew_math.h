@@ -292,6 +292,8 @@ FD_OP(Neg, -a)
 FD_OP(Abs, abs(a))
 FD_OP(Swish, a * logistic_(a))
 FD_OP(Softplus, softplus_(a))
+// QUANTIZE keeps the real value: between int8 tensors it requantizes (kernels/q8_ops.h).
+FD_OP(Quantize, a)
 #undef FD_OP
 
 }  // namespace fd::simd

@@ -18,7 +18,7 @@ namespace fd {
   X(Elu, 1) X(Logistic, 1) X(Tanh, 1) X(HardSwish, 1) X(Gelu, 1) X(GeluTanh, 1)   \
   X(Exp, 1) X(Log, 1) X(Sqrt, 1) X(Rsqrt, 1) X(Square, 1) X(Neg, 1) X(Abs, 1)     \
   X(Swish, 1) X(Softplus, 1) X(LogisticAsBuiltin, 1) X(GeluAsBuiltin, 1) X(SwishAsBuiltin, 1) \
-  X(SqrtAsPow, 1)
+  X(SqrtAsPow, 1) X(Quantize, 1)
 
 enum class EwKernelOp : uint8_t {
 #define FD_ENUM(name, arity) name,

@@ -4,6 +4,7 @@
 
 #include "ir/shape.h"
 #include "ops/op_classes.h"
+#include "ops/quantized.h"
 #include "plan/planner.h"
 
 namespace fd {
@@ -88,6 +89,7 @@ std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
     return "fused activation of " + node.name + " is not supported";
   if (node.outputs.size() != 1 || static_cast<int>(node.inputs.size()) != ew_arity(node.ew))
     return node.name + " has an unexpected number of inputs or outputs";
+  if (g.tensors[node.outputs[0]].dtype == DType::kI8) return q8_elementwise_rule(g, node);
   Shape out_shape;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Tensor& t = g.tensors[node.inputs[i]];

@@ -15,7 +15,10 @@
 namespace fd {
 namespace {
 
-bool is_ew(const Node& n, EwOp op) { return n.kind == OpKind::kElementwise && n.ew == op; }
+// An elementwise `op` on float32 (an int8 op's arithmetic is its own: no rewrite).
+bool is_ew(const Graph& g, const Node& n, EwOp op) {
+  return n.kind == OpKind::kElementwise && n.ew == op && g.tensors[n.outputs[0]].is_f32();
+}
 
 // The node making input `side` of `reader` if it is the elementwise `op`, in
 // the same group, without activation, and `reader` is its one reader; else -1.
@@ -23,13 +26,13 @@ int single_use_producer(const Graph& g, const GraphIndex& index, const FusionPla
                         EwOp op) {
   const int t = g.nodes[reader].inputs[side], p = index.producer[t];
   if (p < 0 || index.readers[t] != 1 || plan.group_of[p] != plan.group_of[reader]) return -1;
-  return is_ew(g.nodes[p], op) && g.nodes[p].act == Activation::kNone ? p : -1;
+  return is_ew(g, g.nodes[p], op) && g.nodes[p].act == Activation::kNone ? p : -1;
 }
 
 // MUL(x, LOGISTIC(x)), either order.
 void find_swish(const Graph& g, const GraphIndex& index, int mul, FusionPlan* plan) {
   const Node& m = g.nodes[mul];
-  if (!is_ew(m, EwOp::Mul)) return;
+  if (!is_ew(g, m, EwOp::Mul)) return;
   for (int side = 0; side < 2; ++side) {
     const int sig = single_use_producer(g, index, *plan, mul, side, EwOp::Logistic);
     if (sig < 0 || g.nodes[sig].inputs[0] != m.inputs[1 - side]) continue;
@@ -41,7 +44,7 @@ void find_swish(const Graph& g, const GraphIndex& index, int mul, FusionPlan* pl
 // ADD or SUB reading a MUL: a fold per input that is one, in input order (the
 // runtime makes the first it can: a MUL it runs as SWISH is no product).
 void find_multiply_add(const Graph& g, const GraphIndex& index, int add, FusionPlan* plan) {
-  if (!is_ew(g.nodes[add], EwOp::Add) && !is_ew(g.nodes[add], EwOp::Sub)) return;
+  if (!is_ew(g, g.nodes[add], EwOp::Add) && !is_ew(g, g.nodes[add], EwOp::Sub)) return;
   for (int side = 0; side < 2; ++side) {
     const int mul = single_use_producer(g, index, *plan, add, side, EwOp::Mul);
     if (mul >= 0) plan->folds.push_back(Fold{FoldKind::kMultiplyAdd, add, {mul}, side, -1, {}, {}});
@@ -52,7 +55,7 @@ void find_multiply_add(const Graph& g, const GraphIndex& index, int add, FusionP
 // is not refilled at run time: TF variables, weight math on them).
 void find_exact_power(const Graph& g, int pow, FusionPlan* plan) {
   const Node& n = g.nodes[pow];
-  if (!is_ew(n, EwOp::Pow)) return;
+  if (!is_ew(g, n, EwOp::Pow)) return;
   const Tensor& y = g.tensors[n.inputs[1]];
   if (!y.is_constant || !y.f32_data() || y.values_at_run_time || num_elements(y.shape) != 1 ||
       y.shape.size() > g.tensors[n.inputs[0]].shape.size())

@@ -239,6 +239,23 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
   return std::move(p_);
 }
 
+// An int8 group (every node int8, planner's grouping): tables of its inputs.
+Program build_int8_program(const Graph& g, const std::vector<int>& group, const std::vector<bool>& written,
+                           const Q8Kernel& kernel) {
+  Program p;
+  std::set<int> produced;
+  for (int pos : group) produced.insert(g.nodes[pos].outputs[0]);
+  for (int pos : group) {
+    for (int t : g.nodes[pos].inputs)
+      if (!produced.count(t) && !g.tensors[t].is_constant &&
+          std::find(p.inputs.begin(), p.inputs.end(), t) == p.inputs.end())
+        p.inputs.push_back(t);
+    if (written[g.nodes[pos].outputs[0]]) p.outputs.push_back(g.nodes[pos].outputs[0]);
+  }
+  p.q8 = std::make_shared<const Q8Program>(build_q8_program(g, group, p.inputs, p.outputs, kernel));
+  return p;
+}
+
 }  // namespace
 
 EwKernelOp kernel_op(EwOp op) {
@@ -255,11 +272,14 @@ EwKernelOp kernel_op(EwOp op) {
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
                       const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place,
                       const std::vector<bool>& rounded) {
+  if (!group.empty() && g.tensors[g.nodes[group[0]].outputs[0]].dtype == DType::kI8)
+    return build_int8_program(g, group, written, *kernels.q8);
   return ProgramBuilder(g, folds_within(folds, group), written, kernels, in_place, rounded).build(group);
 }
 
 std::string Program::to_string() const {
   const int ni = static_cast<int>(inputs.size());
+  if (q8) return q8->to_string(ni);
   auto name = [&](int v) {
     return v < ni ? "in" + std::to_string(v) + "(t" + std::to_string(inputs[v]) + ")"
                   : "v" + std::to_string(v);

@@ -13,6 +13,7 @@
 #include "ir/graph.h"
 #include "kernels/ew_table.h"
 #include "ir/shape.h"
+#include "runtime/q8_program.h"
 
 namespace fd {
 
@@ -35,6 +36,9 @@ struct Program {
   std::vector<int> outputs;        // tensors written out
   std::vector<int> output_values;  // the value each output holds
   std::vector<AnchorStep> anchors;
+  // An int8 group runs as tables instead (code and anchors empty): its inputs
+  // and outputs are the tensors above.
+  std::shared_ptr<const Q8Program> q8;
   int value_count() const { return static_cast<int>(inputs.size() + code.size()); }
   std::string to_string() const;
 };
@@ -107,6 +111,8 @@ class BoundProgram {
   };
 
   struct Values;
+  static std::unique_ptr<BoundProgram> bind_q8(const Program& p, const std::vector<Shape>& input_shapes,
+                                               std::string* error);
   bool bind_values(const Program& p, Values& v, std::string* error, bool* mixed_shapes);
   bool bind_domain(const Program& p, Values& v, std::string* error, bool* mixed_shapes);
   bool rows_read_right(const Program& p, const Values& v, std::string* error);
@@ -138,6 +144,7 @@ class BoundProgram {
   std::vector<Step> steps_;
   std::vector<BoundAnchor> anchors_;
   std::vector<Shape> output_shapes_;
+  std::shared_ptr<const BoundQ8Program> q8_;  // an int8 group's (Program::q8)
 };
 
 }  // namespace fd

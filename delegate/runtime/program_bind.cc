@@ -116,6 +116,7 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
                                                  bool* mixed_shapes) {
   auto b = std::unique_ptr<BoundProgram>(new BoundProgram());
   report(mixed_shapes, false);
+  if (p.q8) return bind_q8(p, input_shapes, error);
   if (p.code.empty()) {
     *error = "a program without instructions";
     return nullptr;
@@ -131,6 +132,20 @@ std::unique_ptr<BoundProgram> BoundProgram::bind(const Program& p, const std::ve
   const int gathered = b->bind_inputs(p, v);
   b->bind_steps(p, v, table, gathered);
   b->choose_tile();
+  return b;
+}
+
+// An int8 group: its tables bound to the inputs' shape, which every output has.
+std::unique_ptr<BoundProgram> BoundProgram::bind_q8(const Program& p, const std::vector<Shape>& input_shapes,
+                                                    std::string* error) {
+  auto b = std::unique_ptr<BoundProgram>(new BoundProgram());
+  b->q8_ = BoundQ8Program::bind(p.q8, input_shapes, error);
+  if (!b->q8_) return nullptr;
+  b->total_ = num_elements(b->q8_->shape());
+  b->outputs_ = static_cast<int>(p.outputs.size());
+  b->output_shapes_.assign(p.outputs.size(), b->q8_->shape());
+  b->output_rows_.assign(p.outputs.size(), false);
+  b->output_strided_.assign(p.outputs.size(), Strided{});
   return b;
 }
 

@@ -66,6 +66,10 @@ void BoundProgram::before_run(const float* const* inputs) const {
 
 void BoundProgram::run(const float* const* inputs, float* const* outputs, ThreadPool* pool) const {
   if (total_ == 0) return;
+  if (q8_) {  // int8 tensors: the front end's buffers hold int8 values
+    q8_->run(reinterpret_cast<const int8_t* const*>(inputs), reinterpret_cast<int8_t* const*>(outputs), pool);
+    return;
+  }
   before_run(inputs);
   const int workers = pool ? pool->size() : 1;
   if (workers <= 1 || (total_ < kParallelMinElements && total_ * depth_ < kParallelMinWork)) {

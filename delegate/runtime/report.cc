@@ -173,7 +173,7 @@ int64_t intermediate_bytes_saved(const Graph& g, const std::vector<int>& group, 
     int reads = 0;
     for (int q : group)
       for (int in : g.nodes[q].inputs) reads += in == t;
-    saved += num_elements(g.tensors[t].shape) * static_cast<int64_t>(sizeof(float)) * (1 + reads);
+    saved += num_elements(g.tensors[t].shape) * static_cast<int64_t>(dtype_size(g.tensors[t].dtype)) * (1 + reads);
   }
   return saved;
 }

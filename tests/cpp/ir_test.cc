@@ -107,7 +107,7 @@ TEST(PlannerDtype, DeclinesAnInt8InputAndOutput) {
   const FusionPlan p = plan_fusion(b.g, one);
   EXPECT_TRUE(p.groups.empty());
   EXPECT_EQ(p.reason[0], "dtype: input is not float32");
-  EXPECT_EQ(p.reason[1], "dtype: output is not float32");
+  EXPECT_EQ(p.reason[1], "int8: output quantization is not one scale and zero point");  // float in, int8 out
 }
 
 TEST(PlannerDtype, DeclinesFloat16WeightsButTakesOwnedFloat32Ones) {

@@ -49,6 +49,7 @@ constexpr Entry kElementwise[] = {
     {92, EwOp::Square, Params::kNone},
     {59, EwOp::Neg, Params::kNone},
     {101, EwOp::Abs, Params::kNone},
+    {114, EwOp::Quantize, Params::kNone},  // int8 to int8 (a requantize); float to int8: not yet
 };
 
 const Entry* find(int code) {

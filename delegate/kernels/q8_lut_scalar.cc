@@ -1,0 +1,18 @@
+// Table lookups, scalar reference: one load per value.
+#include "kernels/q8_lut.h"
+
+namespace fd {
+namespace {
+
+void q8_lut_scalar(const int8_t* table, const int8_t* x, int8_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i] + 128];
+}
+
+}  // namespace
+
+const Q8Kernel& q8_kernel_scalar() {
+  static const Q8Kernel kernel{"q8_lut_scalar", &q8_lut_scalar};
+  return kernel;
+}
+
+}  // namespace fd

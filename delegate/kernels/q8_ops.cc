@@ -1,0 +1,227 @@
+// Each int8 op's Prepare and Eval, following TFLite's int8 kernels
+// (tensorflow/lite/kernels: add.cc, sub.cc, mul.cc, activations.cc,
+// quantize.cc, maximum_minimum.cc and internal/reference/*).
+#include "kernels/q8_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fd {
+namespace {
+
+// TFLite's CalculateActivationRangeQuantized for an int8 output.
+void activation_range(Q8Activation act, Q8Quant out, int32_t* lo, int32_t* hi) {
+  auto quantize = [&](float f) { return out.zero_point + static_cast<int32_t>(q8_round(f / out.scale)); };
+  *lo = -128;
+  *hi = 127;
+  if (act == Q8Activation::kRelu) *lo = std::max(*lo, quantize(0.f));
+  if (act == Q8Activation::kRelu6) {
+    *lo = std::max(*lo, quantize(0.f));
+    *hi = std::min(*hi, quantize(6.f));
+  }
+  if (act == Q8Activation::kReluN1To1) {
+    *lo = std::max(*lo, quantize(-1.f));
+    *hi = std::min(*hi, quantize(1.f));
+  }
+}
+
+// ADD and SUB: both inputs rescaled to twice the larger input scale over 2^20.
+void prepare_add(const Q8Quant* in, Q8Quant out, Q8Prepared* p) {
+  p->left_shift = 20;
+  const double twice_max = 2.0 * std::max(static_cast<double>(in[0].scale), static_cast<double>(in[1].scale));
+  p->m[0] = q8_multiplier(in[0].scale / twice_max);
+  p->m[1] = q8_multiplier(in[1].scale / twice_max);
+  p->m[2] = q8_multiplier(twice_max / ((1 << p->left_shift) * static_cast<double>(out.scale)));
+}
+
+int32_t eval_add(const Q8Prepared& p, int32_t a, int32_t b, bool subtract) {
+  const int32_t x = q8_multiply((a - p.in_zp[0]) * (1 << p.left_shift), p.m[0]);
+  const int32_t y = q8_multiply((b - p.in_zp[1]) * (1 << p.left_shift), p.m[1]);
+  return q8_multiply(subtract ? x - y : x + y, p.m[2]) + p.out_zp;
+}
+
+// An input of ADD rescaled as TFLite's NEON loop does (16 values at a time,
+// on x86 too): shifted by left_shift + shift at once (a right shift floors), one rounding.
+int32_t add_input_blocked(int32_t v, int left_shift, Q8Multiplier m) {
+  const int s = left_shift + m.shift;
+  const int32_t shifted = s >= 0 ? static_cast<int32_t>(static_cast<uint32_t>(v) << s) : v >> -s;
+  return q8_rounding_doubling_high_mul(shifted, m.multiplier);
+}
+
+// ADD in that loop: the sum rescaled, narrowed to int16, the zero point added saturating.
+int32_t eval_add_blocked(const Q8Prepared& p, int32_t a, int32_t b) {
+  const int32_t sum = add_input_blocked(a - p.in_zp[0], p.left_shift, p.m[0]) +
+                      add_input_blocked(b - p.in_zp[1], p.left_shift, p.m[1]);
+  const int32_t narrow = static_cast<int16_t>(q8_multiply(sum, p.m[2]));
+  return q8_clamp(narrow + p.out_zp, INT16_MIN, INT16_MAX);
+}
+
+// QUANTIZE (int8 to int8) in TFLite's NEON loop: the last shift rounds ties up.
+int32_t eval_requantize_blocked(const Q8Prepared& p, int32_t a) {
+  const Q8Multiplier m = p.m[0];
+  const int left = m.shift > 0 ? m.shift : 0, right = m.shift > 0 ? 0 : -m.shift;
+  const int32_t high = q8_rounding_doubling_high_mul(static_cast<int32_t>(static_cast<uint32_t>(a - p.in_zp[0]) << left),
+                                                     m.multiplier);
+  const int32_t rounded = right > 0 ? static_cast<int32_t>((static_cast<int64_t>(high) + (int64_t{1} << (right - 1))) >> right) : high;
+  return rounded + p.out_zp;
+}
+
+// ReluX: requantized to the output, then clamped to the activation's range.
+void prepare_relu(Q8Quant in, Q8Quant out, float act_min, float act_max, Q8Prepared* p) {
+  p->m[0] = q8_multiplier(in.scale / out.scale);  // the ratio in float, as TFLite
+  p->lo = std::max(-128, out.zero_point + static_cast<int32_t>(std::round(act_min / out.scale)));
+  p->hi = std::isinf(act_max) ? 127 : std::min(127, out.zero_point + static_cast<int32_t>(std::round(act_max / out.scale)));
+}
+
+// LOGISTIC and TANH: TFLite's table, from the float function of each input.
+void prepare_table(Q8Quant in, Q8Quant out, float (*f)(float), Q8Prepared* p) {
+  const float inverse_scale = 1.f / out.scale;
+  for (int32_t v = -128; v <= 127; ++v) {
+    const float dequantized = in.scale * static_cast<float>(v - in.zero_point);
+    const float rescaled = q8_round(f(dequantized) * inverse_scale);
+    const int32_t q = static_cast<int32_t>(rescaled + static_cast<float>(out.zero_point));
+    p->table[v + 128] = static_cast<int8_t>(q8_clamp(q, -128, 127));
+  }
+}
+
+// HARD_SWISH in 16-bit fixed point (TFLite's reference_ops::HardSwish).
+int16_t rounding_doubling_high_mul_16(int16_t a, int16_t b) {
+  if (a == b && a == INT16_MIN) return INT16_MAX;
+  const int32_t ab = static_cast<int32_t>(a) * b;
+  return static_cast<int16_t>((ab + (ab >= 0 ? (1 << 14) : (1 - (1 << 14)))) / (1 << 15));
+}
+int16_t doubling_high_mul_16(int16_t a, int16_t b) {  // truncating (SQDMULH)
+  if (a == b && a == INT16_MIN) return INT16_MAX;
+  return static_cast<int16_t>(static_cast<int32_t>(a) * b / (1 << 15));
+}
+int16_t saturating_left_shift_16(int16_t x, int amount) {
+  const int64_t r = static_cast<int64_t>(x) * (int64_t{1} << amount);
+  return static_cast<int16_t>(std::min<int64_t>(INT16_MAX, std::max<int64_t>(INT16_MIN, r)));
+}
+// A Q31 multiplier rounded to Q15 (TFLite's DownScaleInt32ToInt16Multiplier).
+int16_t to_q15(int32_t m) {
+  if (m >= INT32_MAX - (1 << 15)) return INT16_MAX;
+  return static_cast<int16_t>((m + (1 << 15)) >> 16);
+}
+
+void prepare_hard_swish(Q8Quant in, Q8Quant out, Q8Prepared* p) {
+  const float hires_input_scale = (1.0f / 128.0f) * in.scale;  // float throughout, as TFLite
+  const Q8Multiplier output = q8_multiplier(hires_input_scale / out.scale);
+  const Q8Multiplier reluish = q8_multiplier(hires_input_scale / (3.0f / 32768.0f));
+  p->m16[0] = to_q15(output.multiplier);
+  p->exponent[0] = output.shift;
+  p->m16[1] = to_q15(reluish.multiplier);
+  p->exponent[1] = reluish.shift;
+}
+
+int32_t eval_hard_swish(const Q8Prepared& p, int32_t a) {
+  const int16_t hires = static_cast<int16_t>((a - p.in_zp[0]) * (1 << 7));
+  const int16_t preshift_output = rounding_doubling_high_mul_16(hires, p.m16[0]);
+  const int e = p.exponent[1];
+  int16_t reluish = hires;
+  if (e > 0) reluish = saturating_left_shift_16(reluish, e - 1);
+  reluish = rounding_doubling_high_mul_16(reluish, p.m16[1]);
+  if (e > 0) reluish = saturating_left_shift_16(reluish, 1);
+  if (e < 0) reluish = static_cast<int16_t>(q8_rounding_divide_by_pot(reluish, -e));
+  reluish = static_cast<int16_t>((reluish + (1 << 15)) >> 1);
+  const int16_t output = doubling_high_mul_16(reluish, preshift_output);
+  return static_cast<int16_t>(q8_rounding_divide_by_pot(output, -p.exponent[0]) + p.out_zp);  // in int16
+}
+
+float logistic(float x) { return 1.f / (1.f + std::exp(-x)); }
+float tanh_(float x) { return std::tanh(x); }
+
+}  // namespace
+
+const char* q8_op_name(Q8Op op) {
+  static const char* const names[] = {
+#define FD_NAME(name, a) #name,
+      FD_Q8_OPS(FD_NAME)
+#undef FD_NAME
+  };
+  return op < Q8Op::kCount ? names[static_cast<int>(op)] : "?";
+}
+
+Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act, float param) {
+  Q8Prepared p;
+  p.op = op;
+  p.in_zp[0] = in[0].zero_point;
+  p.out_zp = out.zero_point;
+  switch (op) {
+    case Q8Op::Add: case Q8Op::Sub:
+      p.in_zp[1] = in[1].zero_point;
+      prepare_add(in, out, &p);
+      activation_range(act, out, &p.lo, &p.hi);
+      break;
+    case Q8Op::Mul:
+      p.in_zp[1] = in[1].zero_point;
+      p.m[0] = q8_multiplier(in[0].scale * in[1].scale / out.scale);  // in float, as TFLite
+      activation_range(act, out, &p.lo, &p.hi);
+      break;
+    case Q8Op::Relu: prepare_relu(in[0], out, 0.f, INFINITY, &p); break;
+    case Q8Op::Relu6: prepare_relu(in[0], out, 0.f, 6.f, &p); break;
+    case Q8Op::ReluN1To1: prepare_relu(in[0], out, -1.f, 1.f, &p); break;
+    case Q8Op::LeakyRelu:
+      p.m[0] = q8_multiplier(in[0].scale * param / out.scale);  // in float, as TFLite
+      p.m[1] = q8_multiplier(in[0].scale / out.scale);
+      break;
+    case Q8Op::Logistic: prepare_table(in[0], out, &logistic, &p); break;
+    case Q8Op::Tanh: prepare_table(in[0], out, &tanh_, &p); break;
+    case Q8Op::Quantize:
+      p.m[0] = q8_multiplier(static_cast<double>(in[0].scale) / static_cast<double>(out.scale));
+      break;
+    case Q8Op::HardSwish: prepare_hard_swish(in[0], out, &p); break;
+    default: break;
+  }
+  return p;
+}
+
+namespace {
+
+// Op OP's output for inputs a (and b), clamped: its Eval, one value.
+template <Q8Op OP>
+inline int8_t eval(const Q8Prepared& p, int32_t a, int32_t b, bool blocked) {
+  int32_t y = 0;
+  if constexpr (OP == Q8Op::Add) y = blocked ? eval_add_blocked(p, a, b) : eval_add(p, a, b, false);
+  if constexpr (OP == Q8Op::Sub) y = eval_add(p, a, b, true);
+  if constexpr (OP == Q8Op::Mul) y = q8_multiply((a - p.in_zp[0]) * (b - p.in_zp[1]), p.m[0]) + p.out_zp;
+  if constexpr (OP == Q8Op::Maximum) y = std::max(a, b);  // the int8 values themselves, as TFLite
+  if constexpr (OP == Q8Op::Minimum) y = std::min(a, b);
+  if constexpr (OP == Q8Op::Relu || OP == Q8Op::Relu6 || OP == Q8Op::ReluN1To1)
+    y = q8_multiply(a - p.in_zp[0], p.m[0]) + p.out_zp;
+  if constexpr (OP == Q8Op::Quantize)
+    y = blocked ? eval_requantize_blocked(p, a) : q8_multiply(a - p.in_zp[0], p.m[0]) + p.out_zp;
+  if constexpr (OP == Q8Op::LeakyRelu) y = q8_multiply(a - p.in_zp[0], a - p.in_zp[0] >= 0 ? p.m[1] : p.m[0]) + p.out_zp;
+  if constexpr (OP == Q8Op::Logistic || OP == Q8Op::Tanh) y = p.table[a + 128];
+  if constexpr (OP == Q8Op::HardSwish) y = eval_hard_swish(p, a);
+  return static_cast<int8_t>(q8_clamp(y, p.lo, p.hi));
+}
+
+template <Q8Op OP>
+void eval_n(const Q8Prepared& p, const int8_t* a, const int8_t* b, int8_t* y, int64_t n, int64_t blocked) {
+  for (int64_t i = 0; i < n; ++i) y[i] = eval<OP>(p, a[i], b ? b[i] : 0, i < blocked);
+}
+
+}  // namespace
+
+int8_t q8_eval(const Q8Prepared& p, int8_t a, int8_t b, bool blocked) {
+  switch (p.op) {
+#define FD_EVAL(name, arity) \
+  case Q8Op::name: return eval<Q8Op::name>(p, a, b, blocked);
+    FD_Q8_OPS(FD_EVAL)
+#undef FD_EVAL
+    default: return 0;
+  }
+}
+
+void q8_eval_n(const Q8Prepared& p, const int8_t* a, const int8_t* b, int8_t* y, int64_t n, int64_t blocked) {
+  switch (p.op) {
+#define FD_EVAL_N(name, arity) \
+  case Q8Op::name: return eval_n<Q8Op::name>(p, a, b, y, n, blocked);
+    FD_Q8_OPS(FD_EVAL_N)
+#undef FD_EVAL_N
+    default: return;
+  }
+}
+
+}  // namespace fd

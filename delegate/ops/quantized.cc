@@ -1,0 +1,109 @@
+#include "ops/quantized.h"
+
+#include <cmath>
+
+#include "ir/shape.h"
+
+namespace fd {
+namespace {
+
+// A constant of one value, or of one value per channel of `out` (ones before the last axis).
+bool per_channel_or_scalar(const Shape& c, const Shape& out) {
+  if (num_elements(c) == 1) return c.size() <= out.size();
+  if (c.empty() || c.size() > out.size() || out.empty() || c.back() != out.back()) return false;
+  for (size_t i = 0; i + 1 < c.size(); ++i)
+    if (c[i] != 1) return false;
+  return true;
+}
+
+// The node writing tensor t, or null (a model input).
+const Node* producer(const Graph& g, int t) {
+  for (const Node& n : g.nodes)
+    if (!n.outputs.empty() && n.outputs[0] == t) return &n;
+  return nullptr;
+}
+
+// The one run-time tensor t depends on through int8 ops whose values are
+// tables of it (ops of one run-time input, or of two of the same source), or t.
+std::string local_rule(const Graph& g, const Node& node);
+
+int q8_source(const Graph& g, int t) {
+  const Node* n = producer(g, t);
+  if (!n || n->kind != OpKind::kElementwise || g.tensors[t].dtype != DType::kI8 || !local_rule(g, *n).empty())
+    return t;
+  int source = -1;
+  for (int in : n->inputs) {
+    if (g.tensors[in].is_constant) continue;
+    const int s = q8_source(g, in);
+    if (source >= 0 && s != source) return t;
+    source = s;
+  }
+  return source >= 0 ? source : t;
+}
+
+}  // namespace
+
+bool is_q8_tensor(const Tensor& t) {
+  const Quantization& q = t.quantization;
+  return t.dtype == DType::kI8 && q.scales.size() == 1 && q.zero_points.size() == 1 && q.scales[0] > 0.f &&
+         std::isfinite(q.scales[0]) && q.zero_points[0] >= -128 && q.zero_points[0] <= 127;
+}
+
+bool has_q8_form(EwOp op) {
+  switch (op) {
+    case EwOp::Add: case EwOp::Sub: case EwOp::Mul: case EwOp::Maximum: case EwOp::Minimum:
+    case EwOp::Relu: case EwOp::Relu6: case EwOp::ReluN1To1: case EwOp::LeakyRelu:
+    case EwOp::Logistic: case EwOp::Tanh: case EwOp::HardSwish: case EwOp::Quantize:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// The rule but for how the inputs' values relate.
+std::string local_rule(const Graph& g, const Node& node) {
+  if (!has_q8_form(node.ew)) return std::string("int8 ") + ew_name(node.ew) + " is not supported";
+  const Tensor& out = g.tensors[node.outputs[0]];
+  if (!is_q8_tensor(out)) return "int8: output quantization is not one scale and zero point";
+  if (out.has_dynamic_shape) return "dynamic shape: output shape known only at run time";
+  if (static_cast<int>(out.shape.size()) > kMaxRank) return "rank above " + std::to_string(kMaxRank);
+  if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
+  if (node.ew == EwOp::LeakyRelu && !(node.param >= 0.f))
+    return "int8 LEAKY_RELU of a negative alpha: the runtimes round it differently";
+  bool runs = false;
+  for (int t : node.inputs) {
+    const Tensor& x = g.tensors[t];
+    if (!is_q8_tensor(x)) return "int8: an input is not int8 of one scale and zero point";
+    if (x.is_constant) {
+      if (node.ew == EwOp::Add)
+        return "int8 ADD of a constant: TFLite's broadcast kernels round it by the value's place";
+      if (x.data.empty() || x.values_at_run_time || !per_channel_or_scalar(x.shape, out.shape))
+        return "int8: a constant input is not one value or one per channel";
+      continue;
+    }
+    if (x.has_dynamic_shape || x.shape != out.shape) return "int8: a run-time input does not have the output's shape";
+    runs = true;
+  }
+  if (!runs) return "int8: every input is a constant";
+  const bool two_values = node.inputs.size() == 2 && !g.tensors[node.inputs[0]].is_constant &&
+                          !g.tensors[node.inputs[1]].is_constant;
+  if (two_values && node.ew == EwOp::Add) return "int8 ADD of two run-time values: not yet (it rounds by place)";
+  return "";
+}
+
+}  // namespace
+
+std::string q8_elementwise_rule(const Graph& g, const Node& node) {
+  if (std::string why = local_rule(g, node); !why.empty()) return why;
+  // An op of two sources would run TFLite's arithmetic value by value (slower than XNNPACK's
+  // vector loops so far): left.
+  const bool two_values = node.inputs.size() == 2 && !g.tensors[node.inputs[0]].is_constant &&
+                          !g.tensors[node.inputs[1]].is_constant;
+  if (two_values && q8_source(g, node.inputs[0]) != q8_source(g, node.inputs[1]))
+    return "int8: an op of two independent inputs (not yet: only ops of one source, as tables)";
+  return "";
+}
+
+}  // namespace fd

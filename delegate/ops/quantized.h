@@ -1,0 +1,25 @@
+// Elementwise ops on int8 tensors (full-integer models): which ops have an
+// int8 form the runtime reproduces bit for bit (kernels/q8_ops.h), and the
+// rule a node of them meets to be claimed.
+#pragma once
+
+#include <string>
+
+#include "ir/graph.h"
+
+namespace fd {
+
+// An int8 tensor of one scale and zero point (TFLite's per-tensor affine
+// quantization, a positive scale, the zero point in int8's range).
+bool is_q8_tensor(const Tensor& t);
+
+// Whether the elementwise op has an int8 form.
+bool has_q8_form(EwOp op);
+
+// "" if the int8 elementwise node can be claimed, else why not: its op has an
+// int8 form, every tensor is is_q8_tensor, its run-time inputs have the
+// output's shape, its constant inputs one value or one per channel (the last
+// axis), at least one input runs.
+std::string q8_elementwise_rule(const Graph& g, const Node& node);
+
+}  // namespace fd

@@ -1,0 +1,249 @@
+#include "runtime/q8_program.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "ir/shape.h"
+#include "runtime/thread_pool.h"
+
+namespace fd {
+namespace {
+
+// A value of the group: its table of a source.
+struct Expr {
+  int src = -1;
+  Q8Table table;
+};
+
+Q8Quant quant_of(const Tensor& t) {
+  return {t.quantization.scales[0], static_cast<int32_t>(t.quantization.zero_points[0])};
+}
+
+Q8Op q8_op_of(EwOp op) {
+  switch (op) {
+#define FD_Q8_CASE(name, arity) \
+  case EwOp::name: return Q8Op::name;
+    FD_Q8_OPS(FD_Q8_CASE)
+#undef FD_Q8_CASE
+    default: return Q8Op::kCount;
+  }
+}
+
+Q8Activation q8_activation(Activation act) {
+  switch (act) {
+    case Activation::kRelu: return Q8Activation::kRelu;
+    case Activation::kRelu6: return Q8Activation::kRelu6;
+    case Activation::kReluN1To1: return Q8Activation::kReluN1To1;
+    default: return Q8Activation::kNone;
+  }
+}
+
+// Entry v of channel c (a table of one channel serves all; none: v itself).
+int8_t entry(const Q8Table& t, int c, int v) {
+  return t.identity() ? static_cast<int8_t>(v) : t.entries[(t.channels == 1 ? 0 : c) * 256 + v + 128];
+}
+
+// The table of `channels` channels whose entry v of channel c is f(c, v).
+template <class F>
+Q8Table make_table(int channels, F f) {
+  Q8Table t;
+  t.channels = channels;
+  t.entries.resize(static_cast<size_t>(channels) * 256);
+  for (int c = 0; c < channels; ++c)
+    for (int v = -128; v <= 127; ++v) t.entries[c * 256 + v + 128] = f(c, v);
+  return t;
+}
+
+// An input of a node: a group value, or a constant (one value, or one per channel).
+struct Operand {
+  const Expr* expr = nullptr;
+  const int8_t* constant = nullptr;
+  int channels = 1;
+  int8_t at(int c, int v) const {
+    return expr ? entry(expr->table, c, v) : constant[channels == 1 ? 0 : c];
+  }
+};
+
+class Q8Builder {
+ public:
+  Q8Builder(const Graph& g, const std::vector<int>& inputs) : g_(g), sources_(static_cast<int>(inputs.size())) {
+    for (int i = 0; i < sources_; ++i) expr_[inputs[i]] = Expr{i, {}};
+  }
+  void add(const Node& node);
+  Q8Program finish(const std::vector<int>& outputs);
+
+ private:
+  Operand operand(int t) const;
+
+  const Graph& g_;
+  int sources_;
+  std::map<int, Expr> expr_;
+  Q8Program p_;
+};
+
+Operand Q8Builder::operand(int t) const {
+  const Tensor& x = g_.tensors[t];
+  if (!x.is_constant) return Operand{&expr_.at(t)};
+  const int channels = num_elements(x.shape) == 1 ? 1 : static_cast<int>(x.shape.back());
+  return Operand{nullptr, static_cast<const int8_t*>(x.data.bytes()), channels};
+}
+
+// A node on values of one source (or constants) is a table of it; on two
+// sources, or rounding by place where its forms differ on the table, a step
+// making a new source.
+void Q8Builder::add(const Node& node) {
+  const int arity = static_cast<int>(node.inputs.size());
+  Q8Quant in[2];
+  Operand ops[2];
+  for (int i = 0; i < arity; ++i) {
+    in[i] = quant_of(g_.tensors[node.inputs[i]]);
+    ops[i] = operand(node.inputs[i]);
+  }
+  const Q8Prepared op = q8_prepare(q8_op_of(node.ew), in, quant_of(g_.tensors[node.outputs[0]]),
+                                   q8_activation(node.act), node.param);
+  int src = -1, channels = 1;
+  for (int i = 0; i < arity; ++i) {
+    if (ops[i].expr) src = ops[i].expr->src;
+    channels = std::max(channels, ops[i].expr ? ops[i].expr->table.channels : ops[i].channels);
+  }
+  auto table = [&](bool blocked) {
+    return make_table(channels, [&](int c, int v) {
+      return q8_eval(op, ops[0].at(c, v), arity == 2 ? ops[1].at(c, v) : int8_t{0}, blocked);
+    });
+  };
+  Q8Table t = table(false);
+  // (A blocked form with a constant operand does not come: the planner leaves ADD of a constant.)
+  const bool values = ops[0].expr && (arity == 1 || ops[1].expr);
+  const bool two_sources = values && arity == 2 && ops[0].expr->src != ops[1].expr->src;
+  if (two_sources || (values && q8_has_blocked_form(op.op) && table(true).entries != t.entries)) {
+    Q8Step step{op, {ops[0].expr->src, arity == 2 ? ops[1].expr->src : -1}, {ops[0].expr->table, {}},
+                q8_has_blocked_form(op.op)};
+    if (arity == 2) step.table[1] = ops[1].expr->table;
+    p_.steps.push_back(std::move(step));
+    expr_[node.outputs[0]] = Expr{sources_++, {}};
+    return;
+  }
+  expr_[node.outputs[0]] = Expr{src, std::move(t)};
+}
+
+Q8Program Q8Builder::finish(const std::vector<int>& outputs) {
+  for (int t : outputs) p_.outputs.push_back(Q8Output{expr_.at(t).src, expr_.at(t).table});
+  return std::move(p_);
+}
+
+// The values a tile's sources and looked-up operands use, per thread.
+int8_t* scratch(size_t bytes) {
+  thread_local std::vector<int8_t> buffer;
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  return buffer.data();
+}
+
+constexpr int64_t kTile = 4096;                // values per tile
+constexpr int64_t kParallelMin = 64 * 1024;    // values below which one thread runs them all
+
+}  // namespace
+
+int Q8Program::channels() const {
+  int c = 1;
+  for (const Q8Step& s : steps) c = std::max({c, s.table[0].channels, s.table[1].channels});
+  for (const Q8Output& o : outputs) c = std::max(c, o.table.channels);
+  return c;
+}
+
+std::string Q8Program::to_string(int inputs) const {
+  auto name = [&](int s) { return s < inputs ? "in" + std::to_string(s) : "s" + std::to_string(s); };
+  auto table = [&](const Q8Table& t, int s) { return t.identity() ? name(s) : "table(" + name(s) + ")"; };
+  std::string text;
+  for (size_t k = 0; k < steps.size(); ++k)
+    text += "s" + std::to_string(inputs + k) + " = " + q8_op_name(steps[k].op.op) + (steps[k].blocked ? "/16" : "") +
+            "(" + table(steps[k].table[0], steps[k].src[0]) +
+            (steps[k].src[1] >= 0 ? ", " + table(steps[k].table[1], steps[k].src[1]) : "") + "); ";
+  for (size_t o = 0; o < outputs.size(); ++o)
+    text += "out" + std::to_string(o) + " = " + table(outputs[o].table, outputs[o].src) + "; ";
+  return text;
+}
+
+Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const std::vector<int>& inputs,
+                           const std::vector<int>& outputs, const Q8Kernel& kernel) {
+  Q8Builder b(g, inputs);
+  for (int pos : group) b.add(g.nodes[pos]);
+  Q8Program p = b.finish(outputs);
+  p.kernel = &kernel;
+  return p;
+}
+
+std::unique_ptr<BoundQ8Program> BoundQ8Program::bind(std::shared_ptr<const Q8Program> p,
+                                                     const std::vector<Shape>& inputs, std::string* error) {
+  auto b = std::unique_ptr<BoundQ8Program>(new BoundQ8Program());
+  for (const Shape& s : inputs)
+    if (s != inputs[0]) {
+      *error = "int8 inputs of different shapes: " + to_string(inputs[0]) + " and " + to_string(s);
+      return nullptr;
+    }
+  b->shape_ = inputs.empty() ? Shape{} : inputs[0];
+  b->channels_ = p->channels();
+  if (b->channels_ > 1 && (b->shape_.empty() || b->shape_.back() != b->channels_)) {
+    *error = "int8 tables of " + std::to_string(b->channels_) + " channels for values of shape " + to_string(b->shape_);
+    return nullptr;
+  }
+  b->p_ = std::move(p);
+  b->total_ = num_elements(b->shape_);
+  b->inputs_ = static_cast<int>(inputs.size());
+  b->tile_ = std::min(kTile, std::max<int64_t>(b->total_, 1));
+  return b;
+}
+
+void BoundQ8Program::lookup(const Q8Table& t, const int8_t* x, int8_t* y, int64_t first, int64_t n) const {
+  if (t.identity()) {
+    if (x != y) std::memcpy(y, x, n);
+  } else if (t.channels == 1) {
+    p_->kernel->lut(t.entries.data(), x, y, n);
+  } else {
+    for (int64_t i = 0, c = first % channels_; i < n; ++i, c = c + 1 == channels_ ? 0 : c + 1)
+      y[i] = t.entries[c * 256 + x[i] + 128];
+  }
+}
+
+// Values [first, last), tile by tile: each step's source, then the outputs.
+void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const* inputs,
+                               int8_t* const* outputs) const {
+  const size_t steps = p_->steps.size();
+  int8_t* buffer = scratch((steps + 2) * tile_);
+  int8_t* operand[2] = {buffer + steps * tile_, buffer + (steps + 1) * tile_};
+  for (int64_t e = first; e < last; e += tile_) {
+    const int64_t n = std::min(tile_, last - e);
+    auto source = [&](int s) -> const int8_t* { return s < inputs_ ? inputs[s] + e : buffer + (s - inputs_) * tile_; };
+    for (size_t k = 0; k < steps; ++k) {
+      const Q8Step& s = p_->steps[k];
+      const int8_t* x[2] = {nullptr, nullptr};
+      for (int i = 0; i < 2 && s.src[i] >= 0; ++i) {
+        x[i] = source(s.src[i]);
+        if (!s.table[i].identity()) {
+          lookup(s.table[i], x[i], operand[i], e, n);
+          x[i] = operand[i];
+        }
+      }
+      const int64_t blocked = s.blocked ? std::clamp<int64_t>(q8_blocked_values(total_) - e, 0, n) : 0;
+      q8_eval_n(s.op, x[0], x[1], buffer + k * tile_, n, blocked);
+    }
+    for (size_t o = 0; o < p_->outputs.size(); ++o)
+      lookup(p_->outputs[o].table, source(p_->outputs[o].src), outputs[o] + e, e, n);
+  }
+}
+
+void BoundQ8Program::run(const int8_t* const* inputs, int8_t* const* outputs, ThreadPool* pool) const {
+  const int workers = pool ? pool->size() : 1;
+  if (workers <= 1 || total_ < kParallelMin) {
+    run_range(0, total_, inputs, outputs);
+    return;
+  }
+  const int64_t tiles = (total_ + tile_ - 1) / tile_;
+  const int chunks = static_cast<int>(std::min<int64_t>(workers, tiles));
+  pool->parallel_for(chunks, [&](int c) {
+    run_range(std::min(total_, tiles * c / chunks * tile_), std::min(total_, tiles * (c + 1) / chunks * tile_),
+              inputs, outputs);
+  });
+}
+
+}  // namespace fd
