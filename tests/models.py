@@ -465,8 +465,8 @@ def special_specs():
                    "batch, resized it broadcasts along the second axis only, which the anchor does not do: "
                    "left, and so is the TANH; resized"),
         Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
-             about="full-integer int8 (int8 inputs and outputs): MUL of two inputs, ADD of two run-time "
-                   "values: left (not yet), and the TANH by the policy"),
+             about="full-integer int8 (int8 inputs and outputs): MUL and ADD of two independent inputs are "
+                   "left (slower than XNNPACK's loops so far), and the TANH by the policy"),
     ] + int8_specs()
 
 
@@ -485,15 +485,23 @@ def int8_specs():
         d = x - tf.sigmoid(y)
         return tf.tanh(s * d), tf.maximum(x, y) - tf.minimum(x, y)
 
+    def tiny_scales(tf, x):  # HARD_SWISH of scales near 1e-9: its int16 shifts go past 15 bits
+        y = x * 3e-8
+        return y * tf.nn.relu6(y + 3.0) / 6.0
+
     return [
-        Spec("int8_chain", chain, [[1, 16, 16, 24]], 6, 1, quantize=True,
-             about="int8 LOGISTIC, MUL (x * LOGISTIC(x)), HARD_SWISH, LEAKY_RELU, TANH, RELU6 of one input: "
-                   "tables of it, bit-exact; the ADD of two run-time values and of a constant are left (TFLite's "
-                   "kernels round them by the value's place), and what follows them by the policy"),
+        Spec("int8_tiny_scales", tiny_scales, [[1, 8, 8, 32]], 2, 1, quantize=True,
+             about="int8 MUL by a constant of 3e-8 and HARD_SWISH: gemmlowp's 16-bit rounding shift by more "
+                   "than 15 bits (its mask cut to 16 bits), as TFLite computes it"),
+        Spec("int8_chain", chain, [[1, 16, 16, 24]], 8, 1, quantize=True,
+             about="int8 LOGISTIC, MUL (x * LOGISTIC(x)), HARD_SWISH, LEAKY_RELU, TANH, RELU6, ADD of two of "
+                   "them, per-channel MUL, all of one input: one table per channel, bit-exact; the ADD of a "
+                   "constant is left (TFLite's broadcast kernels round it by the value's place), and the "
+                   "MAXIMUM and MINIMUM after it by the policy"),
         Spec("int8_two_sources", two_sources, [[2, 8, 8, 16], [2, 8, 8, 16]], 0, 0, quantize=True,
              about="int8 ADD (RELU), SUB, MUL, MAXIMUM, MINIMUM of two inputs and the QUANTIZEs (requantizes) "
-                   "the converter puts before MAXIMUM: ops of two independent inputs are left (not yet), and "
-                   "the rest by the policy"),
+                   "the converter puts before MAXIMUM: ops of two independent inputs are left (slower than "
+                   "XNNPACK's so far), and the rest by the policy"),
     ]
 
 

@@ -54,8 +54,8 @@ const Qd8GemmKernel* qd8_avx512() {
 #if defined(__x86_64__)
 // AVX-512's table lookup needs VBMI (vpermi2b); without it, the scalar loop.
 const Q8Kernel* q8_avx512() {
-  const bool vbmi = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-  return vbmi ? &q8_kernel_avx512vbmi() : &q8_kernel_scalar();
+  if (!__builtin_cpu_supports("avx512bw")) return &q8_kernel_avx2();
+  return __builtin_cpu_supports("avx512vbmi") ? &q8_kernel_avx512vbmi() : &q8_kernel_avx512();
 }
 #endif
 
@@ -78,7 +78,7 @@ const Kernels* kernels_for(const std::string& isa) {
                                  &row_kernel_avx2_rounded(), nullptr, nullptr, qd8_avx2()};
     static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2(),
                               nullptr, &winograd_kernel_avx2(), qd8_avx2(), &rounded,
-                              &spmm_kernel_avx2()};
+                              &spmm_kernel_avx2(), &q8_kernel_avx2()};
     return &avx2;
   }
   if (want == "avx512") {
@@ -95,7 +95,7 @@ const Kernels* kernels_for(const std::string& isa) {
                                  &row_kernel_neon_rounded(), nullptr, nullptr, &qd8_gemm_kernel_neon()};
     static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon(),
                               nullptr, &winograd_kernel_neon(), &qd8_gemm_kernel_neon(), &rounded,
-                              &spmm_kernel_neon()};
+                              &spmm_kernel_neon(), &q8_kernel_neon()};
     return &neon;
   }
 #endif

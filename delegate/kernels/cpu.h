@@ -7,7 +7,7 @@
 
 #include "kernels/ew_table.h"
 #include "kernels/gemm.h"
-#include "kernels/q8_lut.h"
+#include "kernels/q8_kernel.h"
 #include "kernels/qd8_gemm.h"
 
 namespace fd {

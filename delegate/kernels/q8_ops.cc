@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/q8_binary.h"
+
 namespace fd {
 namespace {
 
@@ -32,28 +34,6 @@ void prepare_add(const Q8Quant* in, Q8Quant out, Q8Prepared* p) {
   p->m[0] = q8_multiplier(in[0].scale / twice_max);
   p->m[1] = q8_multiplier(in[1].scale / twice_max);
   p->m[2] = q8_multiplier(twice_max / ((1 << p->left_shift) * static_cast<double>(out.scale)));
-}
-
-int32_t eval_add(const Q8Prepared& p, int32_t a, int32_t b, bool subtract) {
-  const int32_t x = q8_multiply((a - p.in_zp[0]) * (1 << p.left_shift), p.m[0]);
-  const int32_t y = q8_multiply((b - p.in_zp[1]) * (1 << p.left_shift), p.m[1]);
-  return q8_multiply(subtract ? x - y : x + y, p.m[2]) + p.out_zp;
-}
-
-// An input of ADD rescaled as TFLite's NEON loop does (16 values at a time,
-// on x86 too): shifted by left_shift + shift at once (a right shift floors), one rounding.
-int32_t add_input_blocked(int32_t v, int left_shift, Q8Multiplier m) {
-  const int s = left_shift + m.shift;
-  const int32_t shifted = s >= 0 ? static_cast<int32_t>(static_cast<uint32_t>(v) << s) : v >> -s;
-  return q8_rounding_doubling_high_mul(shifted, m.multiplier);
-}
-
-// ADD in that loop: the sum rescaled, narrowed to int16, the zero point added saturating.
-int32_t eval_add_blocked(const Q8Prepared& p, int32_t a, int32_t b) {
-  const int32_t sum = add_input_blocked(a - p.in_zp[0], p.left_shift, p.m[0]) +
-                      add_input_blocked(b - p.in_zp[1], p.left_shift, p.m[1]);
-  const int32_t narrow = static_cast<int16_t>(q8_multiply(sum, p.m[2]));
-  return q8_clamp(narrow + p.out_zp, INT16_MIN, INT16_MAX);
 }
 
 // QUANTIZE (int8 to int8) in TFLite's NEON loop: the last shift rounds ties up.
@@ -98,6 +78,14 @@ int16_t saturating_left_shift_16(int16_t x, int amount) {
   const int64_t r = static_cast<int64_t>(x) * (int64_t{1} << amount);
   return static_cast<int16_t>(std::min<int64_t>(INT16_MAX, std::max<int64_t>(INT16_MIN, r)));
 }
+// gemmlowp's RoundingDivideByPOT on int16: its mask is (1 << e) - 1 cut to 16
+// bits, so past e = 15 it is -1 and the result is not x / 2^e (TFLite gets it so).
+int16_t rounding_divide_by_pot_16(int16_t x, int e) {
+  const int16_t mask = static_cast<int16_t>((int64_t{1} << e) - 1);
+  const int16_t remainder = static_cast<int16_t>(x & mask);
+  const int16_t threshold = static_cast<int16_t>((mask >> 1) + (x < 0 ? 1 : 0));
+  return static_cast<int16_t>((x >> e) + (remainder > threshold ? 1 : 0));
+}
 // A Q31 multiplier rounded to Q15 (TFLite's DownScaleInt32ToInt16Multiplier).
 int16_t to_q15(int32_t m) {
   if (m >= INT32_MAX - (1 << 15)) return INT16_MAX;
@@ -122,10 +110,10 @@ int32_t eval_hard_swish(const Q8Prepared& p, int32_t a) {
   if (e > 0) reluish = saturating_left_shift_16(reluish, e - 1);
   reluish = rounding_doubling_high_mul_16(reluish, p.m16[1]);
   if (e > 0) reluish = saturating_left_shift_16(reluish, 1);
-  if (e < 0) reluish = static_cast<int16_t>(q8_rounding_divide_by_pot(reluish, -e));
+  if (e < 0) reluish = rounding_divide_by_pot_16(reluish, -e);
   reluish = static_cast<int16_t>((reluish + (1 << 15)) >> 1);
   const int16_t output = doubling_high_mul_16(reluish, preshift_output);
-  return static_cast<int16_t>(q8_rounding_divide_by_pot(output, -p.exponent[0]) + p.out_zp);  // in int16
+  return static_cast<int16_t>(rounding_divide_by_pot_16(output, -p.exponent[0]) + p.out_zp);  // in int16
 }
 
 float logistic(float x) { return 1.f / (1.f + std::exp(-x)); }
@@ -178,15 +166,12 @@ Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act,
 
 namespace {
 
-// Op OP's output for inputs a (and b), clamped: its Eval, one value.
+// Op OP's output for inputs a (and b), clamped: its Eval, one value (the
+// two-input ops' arithmetic: kernels/q8_binary.h).
 template <Q8Op OP>
 inline int8_t eval(const Q8Prepared& p, int32_t a, int32_t b, bool blocked) {
+  if constexpr (q8_arity(OP) == 2) return static_cast<int8_t>(q8_binary_lanes<OP>(p, I32x1{a}, I32x1{b}, blocked).v);
   int32_t y = 0;
-  if constexpr (OP == Q8Op::Add) y = blocked ? eval_add_blocked(p, a, b) : eval_add(p, a, b, false);
-  if constexpr (OP == Q8Op::Sub) y = eval_add(p, a, b, true);
-  if constexpr (OP == Q8Op::Mul) y = q8_multiply((a - p.in_zp[0]) * (b - p.in_zp[1]), p.m[0]) + p.out_zp;
-  if constexpr (OP == Q8Op::Maximum) y = std::max(a, b);  // the int8 values themselves, as TFLite
-  if constexpr (OP == Q8Op::Minimum) y = std::min(a, b);
   if constexpr (OP == Q8Op::Relu || OP == Q8Op::Relu6 || OP == Q8Op::ReluN1To1)
     y = q8_multiply(a - p.in_zp[0], p.m[0]) + p.out_zp;
   if constexpr (OP == Q8Op::Quantize)

@@ -26,6 +26,15 @@ enum class Q8Op : uint8_t {
 
 const char* q8_op_name(Q8Op op);
 
+constexpr int q8_arity(Q8Op op) {
+  constexpr int arity[] = {
+#define FD_ARITY(name, a) a,
+      FD_Q8_OPS(FD_ARITY)
+#undef FD_ARITY
+  };
+  return arity[static_cast<int>(op)];
+}
+
 // A tensor's affine quantization: real = scale * (q - zero_point).
 struct Q8Quant {
   float scale = 1.f;

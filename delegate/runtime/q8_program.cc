@@ -225,7 +225,7 @@ void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const*
         }
       }
       const int64_t blocked = s.blocked ? std::clamp<int64_t>(q8_blocked_values(total_) - e, 0, n) : 0;
-      q8_eval_n(s.op, x[0], x[1], buffer + k * tile_, n, blocked);
+      p_->kernel->binary(s.op, x[0], x[1], buffer + k * tile_, n, blocked);
     }
     for (size_t o = 0; o < p_->outputs.size(); ++o)
       lookup(p_->outputs[o].table, source(p_->outputs[o].src), outputs[o] + e, e, n);

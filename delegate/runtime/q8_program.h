@@ -14,7 +14,7 @@
 
 #include "ir/graph.h"
 #include "kernels/q8_ops.h"
-#include "kernels/q8_lut.h"
+#include "kernels/q8_kernel.h"
 
 namespace fd {
 

@@ -83,6 +83,26 @@ TEST(Q8, EveryLookupKernelMatchesScalar) {
     }
 }
 
+// Every ISA's two-input loop against q8_eval value by value: random scales
+// (ratios far apart too), every op, both ADD forms, blocks ending anywhere.
+TEST(Q8, EveryBinaryKernelMatchesScalar) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> scale(0.002f, 0.2f);
+  std::uniform_int_distribution<int> zp(-128, 127);
+  const std::vector<int8_t> a = random_int8(1000, 8), b = random_int8(1000, 9);
+  for (const std::string& isa : available_isas())
+    for (Q8Op op : {Q8Op::Add, Q8Op::Sub, Q8Op::Mul, Q8Op::Maximum, Q8Op::Minimum})
+      for (int trial = 0; trial < 20; ++trial) {
+        const Q8Quant in[2] = {{scale(rng), zp(rng)}, {trial % 4 ? scale(rng) : in[0].scale / 37, zp(rng)}};
+        const Q8Prepared p = q8_prepare(op, in, {scale(rng) * 2, zp(rng)}, static_cast<Q8Activation>(trial % 4), 0.f);
+        const int64_t n = 1 + trial * 47, blocked = (trial * 29) % (n + 1);
+        std::vector<int8_t> got(n + 1, 5), want(n + 1, 5);
+        kernels_for(isa)->q8->binary(p, a.data(), b.data(), got.data(), n, blocked);
+        for (int64_t i = 0; i < n; ++i) want[i] = q8_eval(p, a[i], b[i], i < blocked);
+        ASSERT_EQ(got, want) << isa << " " << q8_op_name(op) << " trial " << trial;
+      }
+}
+
 // An int8 tensor of one scale and zero point; a constant holds `values`.
 int q8_tensor(Graph& g, Shape shape, float scale, int zp, const std::vector<int8_t>* values = nullptr) {
   Tensor t;

@@ -1,5 +1,7 @@
-// Table lookups, scalar reference: one load per value.
-#include "kernels/q8_lut.h"
+// int8 kernels, scalar reference: one table load per value, the two-input
+// ops one lane at a time.
+#include "kernels/q8_binary.h"
+#include "kernels/q8_kernel.h"
 
 namespace fd {
 namespace {
@@ -11,7 +13,7 @@ void q8_lut_scalar(const int8_t* table, const int8_t* x, int8_t* y, int64_t n) {
 }  // namespace
 
 const Q8Kernel& q8_kernel_scalar() {
-  static const Q8Kernel kernel{"q8_lut_scalar", &q8_lut_scalar};
+  static const Q8Kernel kernel{"q8_scalar", &q8_lut_scalar, &q8_binary<I32x1>};
   return kernel;
 }
 
