@@ -10,6 +10,7 @@ ops and tensors of dynamic shape) and conversion allows builtin ops only.
 import os
 import sys
 
+import numpy as np
 import tensorflow as tf
 
 layers = tf.keras.layers
@@ -77,11 +78,25 @@ BUILDERS = {
 }
 
 
+WEIGHTS = ("float32", "float16", "dynamic_int8", "int8", "int8_float_io")
+
+
+def noise_dataset(model, samples=8):
+    """A representative dataset of seeded uniform [-1, 1] noise, one array per input: the
+    range the benchmarks feed (an int8 input's full range maps onto about [-1, 1])."""
+    rng = np.random.default_rng(0)
+    shapes = [[1, *t.shape[1:]] for t in model.inputs]
+    return lambda: ([rng.uniform(-1, 1, s).astype(np.float32) for s in shapes] for _ in range(samples))
+
+
 def convert(model, weights="float32"):
     """weights "float16": the converter's float16 quantization (weights read through
     DEQUANTIZE); "dynamic_int8": dynamic-range quantization (Optimize.DEFAULT without a
-    representative dataset: int8 weights, float32 activations)."""
-    if weights not in ("float32", "float16", "dynamic_int8"):
+    representative dataset: int8 weights, float32 activations); "int8": full-integer
+    quantization (Optimize.DEFAULT with noise_dataset, int8 builtin ops only, int8 inputs and
+    outputs); "int8_float_io": the same with float32 inputs and outputs (a QUANTIZE in, a
+    DEQUANTIZE out)."""
+    if weights not in WEIGHTS:
         raise ValueError(f"unknown weights '{weights}'")
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # no SELECT_TF_OPS
@@ -89,6 +104,11 @@ def convert(model, weights="float32"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
     if weights == "float16":
         converter.target_spec.supported_types = [tf.float16]
+    if weights.startswith("int8"):
+        converter.representative_dataset = noise_dataset(model)
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    if weights == "int8":
+        converter.inference_input_type = converter.inference_output_type = tf.int8
     return converter.convert()
 
 

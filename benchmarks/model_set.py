@@ -13,6 +13,7 @@ needs tensorflow, benchmarking only the runtime bench uses.
     .venv/bin/python benchmarks/model_set.py --models mobilenet_v3_small,yolo_like --num_runs 5
     .venv/bin/python benchmarks/model_set.py --delegate_options "fusions:all" --json all.json
     .venv/bin/python benchmarks/model_set.py --weights dynamic_int8 --build_only   # <model>_dynamic_int8.tflite
+    .venv/bin/python benchmarks/model_set.py --weights int8 --build_only           # <model>_int8.tflite
 
 Each (model, thread count) is one `fusedelegate bench` run: builtin, xnnpack,
 fusedelegate and fusedelegate+xnnpack in their own processes, rounds alternating,
@@ -22,7 +23,9 @@ are one measurement per worker process (the table shows the min over the thread
 counts' runs). bench runs all four configurations every round, so ResNet-50 with
 builtin kernels (~250 ms a run) dominates: on a 2-core x86 machine the whole set at
 1 and 2 threads with the default 50 rounds takes about 2.5 minutes (plus about a
-minute to build the models the first time).
+minute to build the models the first time). bench compares float outputs only: int8 outputs
+(--weights int8) read as no error; benchmarks/int8_package_models.py compares them in
+quantization steps (--models benchmarks/models/<model>_int8.tflite).
 """
 import argparse
 import contextlib
@@ -34,11 +37,14 @@ import os
 import sys
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # keras_models, real_models (imported lazily: they import tensorflow)
 
 MODELS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "resnet50", "bert_small", "yolo_like")
-WEIGHTS = ("float32", "float16", "dynamic_int8")  # keras_models.convert's weight formats
+# keras_models.convert's weight formats; real_set.py takes the first a file name ends with
+WEIGHTS = ("float32", "float16", "dynamic_int8", "int8", "int8_float_io")
 TARGETS = {"geomean_fd_xnn": 0.90, "max_fd_xnn": 1.05, "geomean_fdx_xnn": 0.85, "max_rel_err": 1e-4}
 
 
@@ -77,7 +83,6 @@ def check_model(path, allow_dynamic=False, expected_ops=()):
     Flex/custom ops, lacks one of `expected_ops` or has tensors of dynamic shape
     (unless `allow_dynamic`)."""
     import warnings
-    import numpy as np
     import tensorflow as tf
     warnings.filterwarnings("ignore", message=".*tf.lite.Interpreter is deprecated")
     it = tf.lite.Interpreter(model_path=path, experimental_op_resolver_type=(
@@ -93,12 +98,21 @@ def check_model(path, allow_dynamic=False, expected_ops=()):
     missing = [o for o in expected_ops if o not in ops]
     if missing:
         raise SystemExit(f"{path}: the converter emitted no {', '.join(missing)}")
+    rng = np.random.default_rng(0)
     for d in it.get_input_details():
-        it.set_tensor(d["index"], np.random.default_rng(0).uniform(-1, 1, d["shape"]).astype(np.float32))
+        it.set_tensor(d["index"], random_input(rng, d["shape"], d["dtype"]))
     it.invoke()
     if not all(np.isfinite(it.get_tensor(d["index"])).all() for d in it.get_output_details()):
         raise SystemExit(f"{path}: non-finite outputs")
     return ops
+
+
+def random_input(rng, shape, dtype):
+    """Uniform noise: every value of an integer type, else [-1, 1]."""
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+    return rng.uniform(-1, 1, shape).astype(dtype)
 
 
 def bench(path, threads, args, options):
@@ -106,8 +120,11 @@ def bench(path, threads, args, options):
     from fusedelegate.bench import run_bench
     from fusedelegate.cli import build_parser
     from fusedelegate._runtime import load_runtime_name
+    # int8 inputs: every int8 value (the calibration's [-1, 1]), not bench's default -1, 0, 1
+    value_range = ["--input_layer_value_range=-128,127"] if args.weights == "int8" else []
     ns = build_parser().parse_args(["bench", path, "--num_threads", str(threads), "--num_runs",
-                                    str(args.num_runs), "--init_runs", str(args.init_runs), "--runtime", args.runtime])
+                                    str(args.num_runs), "--init_runs", str(args.init_runs), "--runtime", args.runtime,
+                                    *value_range])
     if ns.runtime == "auto":
         ns.runtime = load_runtime_name()
     return run_bench(ns, options)
@@ -206,7 +223,9 @@ def parse_args(argv):
     p.add_argument("--rebuild", action="store_true", help="rebuild models even if their file exists")
     p.add_argument("--weights", default="float32", choices=WEIGHTS,
                    help="float16: the converter's float16 weights, read through DEQUANTIZE (files <model>_float16); "
-                        "dynamic_int8: dynamic-range int8 weights (files <model>_dynamic_int8)")
+                        "dynamic_int8: dynamic-range int8 weights (files <model>_dynamic_int8); "
+                        "int8: full-integer, int8 activations, inputs and outputs, calibrated on seeded noise "
+                        "(files <model>_int8); int8_float_io: the same with float32 inputs and outputs")
     p.add_argument("--build_only", action="store_true", help="build and check the models, no bench")
     p.add_argument("--json", metavar="FILE", help="write every bench result and the summary as JSON")
     args = p.parse_args(argv)
