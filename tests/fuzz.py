@@ -18,8 +18,10 @@ CONCATENATION on any axis, attention, a lone PAD on any axes; and SIN, which it 
 Some graphs take a dynamic batch (the worker resizes it). Weights come in the formats real
 models carry: float32, the converter's float16, dynamic-range int8 (layers of 1024+ weights;
 the reference is the float twin, the same weights dequantized), sparse (80% zeros, through a
-DENSIFY), and sparse int8. Outputs: the last value, values nothing reads, and a few
-intermediates.
+DENSIFY), and sparse int8; some graphs are full-integer int8 (int8 inputs, outputs and
+activations, calibrated on seeded inputs; the reference is the builtin int8 kernels, which
+the delegate must match bit for bit; a graph with an op TFLite has no int8 kernel for stays
+float32). Outputs: the last value, values nothing reads, and a few intermediates.
 
 The steps, and how they keep values finite and in their ops' domains: tests/fuzz_steps.py.
 """
@@ -36,7 +38,8 @@ from fuzz_steps import MAX_ELEMENTS, Graph, broadcast_kind, size, step
 MAX_STEPS = 14
 INPUT_RANGES = ((-3.0, 3.0), (-8.0, 8.0), (-1.0, 1.0), (0.5, 2.0))
 DYNAMIC_SHARE = 0.2
-WEIGHT_FORMATS = {"float32": 0.5, "float16": 0.2, "dynamic_int8": 0.15, "sparse": 0.1, "sparse_dynamic_int8": 0.05}
+WEIGHT_FORMATS = {"float32": 0.4, "float16": 0.2, "dynamic_int8": 0.15, "sparse": 0.1, "sparse_dynamic_int8": 0.05,
+                  "int8": 0.1}
 
 
 def input_shapes(g, dynamic):
@@ -68,33 +71,53 @@ def trace(g, xs, bound):
     return tuple(v.t for v in outs)
 
 
-def convert(tf, g, sigs, bound, weights):
+def convert(tf, g, sigs, bound, weights, lo, hi):
     """The tflite model of the graph g traces from inputs `sigs` of magnitude `bound`, its
-    weights in format `weights` (models.set_weight_format)."""
+    weights in format `weights` (models.set_weight_format; int8: full-integer, calibrated on
+    seeded inputs in [lo, hi])."""
     fn = tf.function(lambda *xs: trace(g, xs, bound), input_signature=sigs, autograph=False)
     converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()])
-    models.set_weight_format(tf, converter, weights)
+    if weights == "int8":
+        set_full_integer(tf, converter, [[d or 1 for d in s.shape] for s in sigs], lo, hi, g.rng.integers(1 << 30))
+    else:
+        models.set_weight_format(tf, converter, weights)
     return converter.convert()
 
 
-def make_graph(tf, seed, index, exact_gelu=True):
+def set_full_integer(tf, converter, shapes, lo, hi, seed):
+    """Asks the converter for a full-integer int8 model with int8 inputs and outputs."""
+    def samples():
+        rng = np.random.default_rng(seed)
+        for _ in range(8):
+            yield [rng.uniform(lo, hi, size=s).astype(np.float32) for s in shapes]
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = samples
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = converter.inference_output_type = tf.int8
+
+
+def make_graph(tf, seed, index, exact_gelu=True, weights=None):
     """(tflite bytes or None, manifest entry) of graph `index` of `seed`. Where the converter
     leaves GELU's erf form unfused (as tf.Erfc, which TFLite lacks: after a NEG, with a
-    dynamic batch, after some matmuls), the same graph with GELU's tanh form."""
+    dynamic batch, after some matmuls), the same graph with GELU's tanh form; where a
+    full-integer graph holds an op without an int8 kernel, the same graph in float32."""
     rng = np.random.default_rng([seed, index])
     dynamic = rng.random() < DYNAMIC_SHARE
-    weights = str(rng.choice(list(WEIGHT_FORMATS), p=list(WEIGHT_FORMATS.values())))
-    g = Graph(tf, rng, exact_gelu, sparse=weights.startswith("sparse"), wide=weights.endswith("int8"))
+    drawn = str(rng.choice(list(WEIGHT_FORMATS), p=list(WEIGHT_FORMATS.values())))
+    weights = weights or drawn
+    g = Graph(tf, rng, exact_gelu, sparse=weights.startswith("sparse"), wide=weights.endswith("dynamic_int8"))
     lo, hi = g.pick(INPUT_RANGES)
     shapes = input_shapes(g, dynamic)
     sigs = [tf.TensorSpec(s, tf.float32, name=f"in{i}") for i, s in enumerate(shapes)]
     entry = {"seed": seed, "index": index, "weights": weights,
              "dynamic_batch": dynamic, "input_ranges": [[lo, hi]] * len(shapes)}
     try:
-        model = convert(tf, g, sigs, max(abs(lo), abs(hi)), weights)
+        model = convert(tf, g, sigs, max(abs(lo), abs(hi)), weights, lo, hi)
     except Exception as e:
         if exact_gelu and "Erfc" in str(e):
-            return make_graph(tf, seed, index, exact_gelu=False)
+            return make_graph(tf, seed, index, exact_gelu=False, weights=weights)
+        if weights == "int8":
+            return make_graph(tf, seed, index, exact_gelu, weights="float32")
         model = None  # a generator bug: the test reports it with the graph
         entry["error"] = f"{type(e).__name__}: {e}"[:2000]
     entry["about"] = "; ".join(g.steps)

@@ -43,8 +43,8 @@ UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU"
              "TANH", "HARD_SWISH", "GELU", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "NEG", "ABS")
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
 # ... and in int8 (every operand int8 of one scale and zero point; QUANTIZE: int8 to int8).
-INT8_OPS = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU",
-            "LOGISTIC", "TANH", "HARD_SWISH", "QUANTIZE")
+INT8_OPS = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "PRELU", "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1",
+            "LEAKY_RELU", "LOGISTIC", "TANH", "ELU", "GELU", "EXP", "LOG", "HARD_SWISH", "ABS", "QUANTIZE")
 # Anchors (families fully_connected and conv), with the pads folded into a convolution or pool.
 RESIZE_OPS = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")  # their size is an int32 tensor
 # Its first input is the int32 output shape, its data the third (TFLite's order).
@@ -464,9 +464,9 @@ def special_specs():
              about="BATCH_MATMUL of a [None,3,4,5] and b [None,1,5,2]: at batch 1 b is one matrix for every "
                    "batch, resized it broadcasts along the second axis only, which the anchor does not do: "
                    "left, and so is the TANH; resized"),
-        Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 0, 0, quantize=True,
+        Spec("int8_quantized", quant, [[1, 4, 4, 8], [1, 4, 4, 8]], 1, 1, quantize=True,
              about="full-integer int8 (int8 inputs and outputs): MUL and ADD of two independent inputs are "
-                   "left (slower than XNNPACK's loops so far), and the TANH by the policy"),
+                   "left (slower than XNNPACK's loops so far); the TANH runs as a table"),
     ] + int8_specs()
 
 
@@ -489,19 +489,29 @@ def int8_specs():
         y = x * 3e-8
         return y * tf.nn.relu6(y + 3.0) / 6.0
 
+    def tabulated(tf, x):  # the ops TFLite's int8 kernels tabulate from float functions, and PRELU, ABS
+        y = _prelu(tf, x, "q8_prelu", [1, 1, 16])
+        e = tf.abs(y) - y * 0.5
+        g = tf.nn.gelu(e, approximate=False) - tf.nn.gelu(y, approximate=True)
+        return tf.math.log(tf.exp(g * 0.5) * 1.5)
+
     return [
+        Spec("int8_tabulated", tabulated, [[1, 8, 8, 16]], 12, 4, quantize=True,
+             about="int8 PRELU (alpha per channel), ABS, GELU, EXP, LOG (TFLite's tables from float libm "
+                   "functions) and the MUL/TANH the converter makes of the tanh GELU, composed into tables; the "
+                   "GELU's DEQUANTIZE and what it splits off run apart"),
         Spec("int8_tiny_scales", tiny_scales, [[1, 8, 8, 32]], 2, 1, quantize=True,
              about="int8 MUL by a constant of 3e-8 and HARD_SWISH: gemmlowp's 16-bit rounding shift by more "
                    "than 15 bits (its mask cut to 16 bits), as TFLite computes it"),
-        Spec("int8_chain", chain, [[1, 16, 16, 24]], 8, 1, quantize=True,
+        Spec("int8_chain", chain, [[1, 16, 16, 24]], 10, 2, quantize=True,
              about="int8 LOGISTIC, MUL (x * LOGISTIC(x)), HARD_SWISH, LEAKY_RELU, TANH, RELU6, ADD of two of "
                    "them, per-channel MUL, all of one input: one table per channel, bit-exact; the ADD of a "
                    "constant is left (TFLite's broadcast kernels round it by the value's place), and the "
-                   "MAXIMUM and MINIMUM after it by the policy"),
-        Spec("int8_two_sources", two_sources, [[2, 8, 8, 16], [2, 8, 8, 16]], 0, 0, quantize=True,
+                   "MAXIMUM and MINIMUM after it are a second table"),
+        Spec("int8_two_sources", two_sources, [[2, 8, 8, 16], [2, 8, 8, 16]], 4, 4, quantize=True,
              about="int8 ADD (RELU), SUB, MUL, MAXIMUM, MINIMUM of two inputs and the QUANTIZEs (requantizes) "
                    "the converter puts before MAXIMUM: ops of two independent inputs are left (slower than "
-                   "XNNPACK's so far), and the rest by the policy"),
+                   "XNNPACK's so far); the QUANTIZEs, LOGISTIC and TANH are tables, one group each"),
     ]
 
 

@@ -118,13 +118,30 @@ def test_plan_is_the_delegates_own(tmp_path, chain, model_dir, manifest):
             assert g["program"].strip() and g["outputs"]
     assert plan["summary"]["bytes_saved"] > 0
     assert dot.read_text().startswith("digraph plan {")
-    # A quantized model: nothing claimed, and every node says why.
+    # A full-integer model: its TANH a table, the MUL and ADD of two inputs left, saying why.
     proc = cli("plan", model_dir / "int8_quantized.tflite", "--runtime", "litert", "--json", out)
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(out.read_text())
-    assert plan["summary"]["claimed"] == 0 and plan["partitions"] == []
-    assert all(n["reason"] for n in plan["nodes"])
-    assert any("dtype" in n["reason"] for n in plan["nodes"])
+    assert plan["summary"]["claimed"] == 1
+    assert [g["program"].strip() for p in plan["partitions"] for g in p["groups"]] == ["out0 = table(in0);"]
+    left = [n for n in plan["nodes"] if n["partition"] < 0]
+    assert [n["op"] for n in left] == ["MUL", "ADD"]
+    assert all("two independent inputs" in n["reason"] for n in left), left
+
+
+def test_bench_reports_int8_outputs_in_quantization_steps(tmp_path, model_dir):
+    require_runtime("litert")
+    out = tmp_path / "b.json"
+    proc = cli("bench", model_dir / "int8_chain.tflite", "--runtime", "litert", "--num_runs", 2,
+               "--warmup_runs", 1, "--init_runs", 1, "--json", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "steps (exact)" in proc.stdout
+    configs = json.loads(out.read_text())["configurations"]
+    builtin = configs["builtin"]["accuracy_vs_builtin"]
+    assert [(a["max_steps"], a["exact_share"]) for a in builtin] == [(0.0, 1.0)]
+    for c in configs.values():
+        for a in c["accuracy_vs_builtin"]:
+            assert a["max_steps"] == a["max_abs"] and 0.0 <= a["exact_share"] <= 1.0, a
 
 
 def test_plan_reports_policy_and_unsupported_ops(tmp_path, manifest, model_dir):

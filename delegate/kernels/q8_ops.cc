@@ -53,12 +53,29 @@ void prepare_relu(Q8Quant in, Q8Quant out, float act_min, float act_max, Q8Prepa
   p->hi = std::isinf(act_max) ? 127 : std::min(127, out.zero_point + static_cast<int32_t>(std::round(act_max / out.scale)));
 }
 
-// LOGISTIC and TANH: TFLite's table, from the float function of each input.
-void prepare_table(Q8Quant in, Q8Quant out, float (*f)(float), Q8Prepared* p) {
+// The float function TFLite tabulates for op (its LUTPopulate transforms),
+// each a float libm call as there; LOG's floor: the output's lowest value.
+float tabulated(Q8Op op, float v, float log_floor) {
+  constexpr float kSqrt2dPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
+  switch (op) {
+    case Q8Op::Logistic: return 1.f / (1.f + std::exp(-v));
+    case Q8Op::Tanh: return std::tanh(v);
+    case Q8Op::Elu: return v < 0.f ? std::expm1(v) : v;
+    case Q8Op::Exp: return std::exp(v);
+    case Q8Op::Log: return v <= 0.f ? log_floor : std::log(v);
+    case Q8Op::Gelu: return (0.5f * v) * std::erfc(v * static_cast<float>(-M_SQRT1_2));
+    case Q8Op::GeluTanh: return (0.5f * v) * (1.f + std::tanh(kSqrt2dPi * (v + ((0.044715f * v) * v) * v)));
+    default: return v;
+  }
+}
+
+// TFLite's table of a tabulated op, from the float function of each input.
+void prepare_table(Q8Op op, Q8Quant in, Q8Quant out, Q8Prepared* p) {
   const float inverse_scale = 1.f / out.scale;
+  const float log_floor = static_cast<float>(-128 - out.zero_point) * out.scale;
   for (int32_t v = -128; v <= 127; ++v) {
     const float dequantized = in.scale * static_cast<float>(v - in.zero_point);
-    const float rescaled = q8_round(f(dequantized) * inverse_scale);
+    const float rescaled = q8_round(tabulated(op, dequantized, log_floor) * inverse_scale);
     const int32_t q = static_cast<int32_t>(rescaled + static_cast<float>(out.zero_point));
     p->table[v + 128] = static_cast<int8_t>(q8_clamp(q, -128, 127));
   }
@@ -116,8 +133,25 @@ int32_t eval_hard_swish(const Q8Prepared& p, int32_t a) {
   return static_cast<int16_t>(rounding_divide_by_pot_16(output, -p.exponent[0]) + p.out_zp);  // in int16
 }
 
-float logistic(float x) { return 1.f / (1.f + std::exp(-x)); }
-float tanh_(float x) { return std::tanh(x); }
+// The ops of one input that requantize: TFLite's Prepare of each.
+void prepare_unary(Q8Op op, Q8Quant in, Q8Quant out, float param, Q8Prepared* p) {
+  switch (op) {
+    case Q8Op::Relu: return prepare_relu(in, out, 0.f, INFINITY, p);
+    case Q8Op::Relu6: return prepare_relu(in, out, 0.f, 6.f, p);
+    case Q8Op::ReluN1To1: return prepare_relu(in, out, -1.f, 1.f, p);
+    case Q8Op::Relu0To1: return prepare_relu(in, out, 0.f, 1.f, p);
+    case Q8Op::LeakyRelu:
+      p->m[0] = q8_multiplier(in.scale * param / out.scale);  // in float, as TFLite
+      p->m[1] = q8_multiplier(in.scale / out.scale);
+      return;
+    case Q8Op::Abs:  // rescaled only where the scales differ
+      if (in.scale != out.scale) p->m[0] = q8_multiplier(in.scale / out.scale);
+      return;
+    case Q8Op::Quantize: p->m[0] = q8_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale)); return;
+    case Q8Op::HardSwish: return prepare_hard_swish(in, out, p);
+    default: return prepare_table(op, in, out, p);
+  }
+}
 
 }  // namespace
 
@@ -146,20 +180,12 @@ Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act,
       p.m[0] = q8_multiplier(in[0].scale * in[1].scale / out.scale);  // in float, as TFLite
       activation_range(act, out, &p.lo, &p.hi);
       break;
-    case Q8Op::Relu: prepare_relu(in[0], out, 0.f, INFINITY, &p); break;
-    case Q8Op::Relu6: prepare_relu(in[0], out, 0.f, 6.f, &p); break;
-    case Q8Op::ReluN1To1: prepare_relu(in[0], out, -1.f, 1.f, &p); break;
-    case Q8Op::LeakyRelu:
-      p.m[0] = q8_multiplier(in[0].scale * param / out.scale);  // in float, as TFLite
-      p.m[1] = q8_multiplier(in[0].scale / out.scale);
+    case Q8Op::Prelu:  // alpha: the second input
+      p.in_zp[1] = in[1].zero_point;
+      p.m[0] = q8_multiplier(in[0].scale / out.scale);  // in float, as TFLite
+      p.m[1] = q8_multiplier(in[0].scale * in[1].scale / out.scale);
       break;
-    case Q8Op::Logistic: prepare_table(in[0], out, &logistic, &p); break;
-    case Q8Op::Tanh: prepare_table(in[0], out, &tanh_, &p); break;
-    case Q8Op::Quantize:
-      p.m[0] = q8_multiplier(static_cast<double>(in[0].scale) / static_cast<double>(out.scale));
-      break;
-    case Q8Op::HardSwish: prepare_hard_swish(in[0], out, &p); break;
-    default: break;
+    default: prepare_unary(op, in[0], out, param, &p);
   }
   return p;
 }
@@ -170,14 +196,19 @@ namespace {
 // two-input ops' arithmetic: kernels/q8_binary.h).
 template <Q8Op OP>
 inline int8_t eval(const Q8Prepared& p, int32_t a, int32_t b, bool blocked) {
-  if constexpr (q8_arity(OP) == 2) return static_cast<int8_t>(q8_binary_lanes<OP>(p, I32x1{a}, I32x1{b}, blocked).v);
+  if constexpr (q8_lane_op(OP)) return static_cast<int8_t>(q8_binary_lanes<OP>(p, I32x1{a}, I32x1{b}, blocked).v);
   int32_t y = 0;
-  if constexpr (OP == Q8Op::Relu || OP == Q8Op::Relu6 || OP == Q8Op::ReluN1To1)
-    y = q8_multiply(a - p.in_zp[0], p.m[0]) + p.out_zp;
+  const int32_t x = a - p.in_zp[0];
+  if constexpr (OP == Q8Op::Relu || OP == Q8Op::Relu6 || OP == Q8Op::ReluN1To1 || OP == Q8Op::Relu0To1)
+    y = q8_multiply(x, p.m[0]) + p.out_zp;
+  if constexpr (OP == Q8Op::Prelu) y = (x >= 0 ? q8_multiply(x, p.m[0]) : q8_multiply(x * (b - p.in_zp[1]), p.m[1])) + p.out_zp;
+  if constexpr (OP == Q8Op::Abs) y = (p.m[0].multiplier ? q8_multiply(x < 0 ? -x : x, p.m[0]) : (x < 0 ? -x : x)) + p.out_zp;
   if constexpr (OP == Q8Op::Quantize)
     y = blocked ? eval_requantize_blocked(p, a) : q8_multiply(a - p.in_zp[0], p.m[0]) + p.out_zp;
-  if constexpr (OP == Q8Op::LeakyRelu) y = q8_multiply(a - p.in_zp[0], a - p.in_zp[0] >= 0 ? p.m[1] : p.m[0]) + p.out_zp;
-  if constexpr (OP == Q8Op::Logistic || OP == Q8Op::Tanh) y = p.table[a + 128];
+  if constexpr (OP == Q8Op::LeakyRelu) y = q8_multiply(x, x >= 0 ? p.m[1] : p.m[0]) + p.out_zp;
+  if constexpr (OP == Q8Op::Logistic || OP == Q8Op::Tanh || OP == Q8Op::Elu || OP == Q8Op::Gelu ||
+                OP == Q8Op::GeluTanh || OP == Q8Op::Exp || OP == Q8Op::Log)
+    y = p.table[a + 128];
   if constexpr (OP == Q8Op::HardSwish) y = eval_hard_swish(p, a);
   return static_cast<int8_t>(q8_clamp(y, p.lo, p.hi));
 }

@@ -51,9 +51,10 @@ bool is_q8_tensor(const Tensor& t) {
 
 bool has_q8_form(EwOp op) {
   switch (op) {
-    case EwOp::Add: case EwOp::Sub: case EwOp::Mul: case EwOp::Maximum: case EwOp::Minimum:
-    case EwOp::Relu: case EwOp::Relu6: case EwOp::ReluN1To1: case EwOp::LeakyRelu:
-    case EwOp::Logistic: case EwOp::Tanh: case EwOp::HardSwish: case EwOp::Quantize:
+    case EwOp::Add: case EwOp::Sub: case EwOp::Mul: case EwOp::Maximum: case EwOp::Minimum: case EwOp::Prelu:
+    case EwOp::Relu: case EwOp::Relu6: case EwOp::ReluN1To1: case EwOp::Relu0To1: case EwOp::LeakyRelu:
+    case EwOp::Logistic: case EwOp::Tanh: case EwOp::Elu: case EwOp::Gelu: case EwOp::GeluTanh: case EwOp::Exp:
+    case EwOp::Log: case EwOp::HardSwish: case EwOp::Abs: case EwOp::Quantize:
       return true;
     default:
       return false;

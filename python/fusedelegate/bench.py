@@ -132,15 +132,29 @@ class Worker:
 
 
 def accuracy(outputs: Sequence[NDArray[Any]], reference: Sequence[NDArray[Any]]) -> list[dict[str, float]]:
+    """Per output: max |y - reference| and that over max |reference|; a quantized (integer)
+    output also in quantization steps: the largest difference and the share of values equal."""
     per_output: list[dict[str, float]] = []
     for y, r in zip(outputs, reference):
-        if r.size == 0 or r.dtype.kind != "f":
+        if r.size == 0 or r.dtype.kind not in "fiu":
             per_output.append({"max_abs": 0.0, "max_rel": 0.0})
             continue
-        diff = float(np.max(np.abs(y.astype(np.float64) - r)))
-        scale = float(np.max(np.abs(r)))
-        per_output.append({"max_abs": diff, "max_rel": diff / scale if scale else diff})
+        diff = np.abs(y.astype(np.float64) - r.astype(np.float64))
+        scale = float(np.max(np.abs(r.astype(np.float64))))
+        entry = {"max_abs": float(diff.max()), "max_rel": float(diff.max()) / scale if scale else float(diff.max())}
+        if r.dtype.kind in "iu":
+            entry.update({"max_steps": float(diff.max()), "exact_share": float(np.mean(diff == 0))})
+        per_output.append(entry)
     return per_output
+
+
+def quantized_accuracy(config: dict[str, Any]) -> str:
+    """'2 (99.1%)': the most quantization steps any integer output is off, and the share of
+    values exact over them all; '' without integer outputs."""
+    ints = [a for a in config["accuracy_vs_builtin"] if "max_steps" in a]
+    if not ints:
+        return ""
+    return f"{max(a['max_steps'] for a in ints):.0f} ({100 * min(a['exact_share'] for a in ints):.1f}%)"
 
 
 def worst_rel_error(config: dict[str, Any]) -> float:
@@ -309,7 +323,7 @@ def print_table(result: dict[str, Any], out: IO[str] = sys.stdout) -> None:
           f"| {result['rounds']} rounds x {result['runs_per_round']} runs", file=out)
     head = (f"{'configuration':<21}{'init':>7}{'first':>7}{'min':>8}{'median':>8}{'mean':>8}{'p90':>8}"
             f"{'p99':>8}{'std':>7}{'vs builtin':>11}{'vs xnnpack':>11}{'RSS MB':>8}{'claimed':>13}"
-            f"{'max rel err':>12}")
+            f"{'max rel err':>12}{'steps (exact)' if quantized_accuracy(any_cfg) else '':>14}")
     print(head, file=out)
     for name, c in cfgs.items():
         lat = c["latency_ms"]
@@ -319,9 +333,12 @@ def print_table(result: dict[str, Any], out: IO[str] = sys.stdout) -> None:
         print(f"{name:<21}{c['init_ms']:>7.1f}{c['first_inference_ms']:>7.2f}{lat['min']:>8.3f}"
               f"{lat['median']:>8.3f}{lat['mean']:>8.3f}{lat['p90']:>8.3f}{lat['p99']:>8.3f}"
               f"{lat['std']:>7.3f}{c['ratio_vs']['builtin']:>10.2f}x{c['ratio_vs']['xnnpack']:>10.2f}x"
-              f"{c['peak_rss_mb']:>8.1f}{claimed:>13}{err:>12.2e}", file=out)
+              f"{c['peak_rss_mb']:>8.1f}{claimed:>13}{err:>12.2e}{quantized_accuracy(c):>14}", file=out)
     print(f"times in ms; ratios: medians of per-round paired ratios (lower is faster); claimed: nodes "
           f"run by fusedelegate (fd) and XNNPACK (xnn) of {any_cfg['nodes']}", file=out)
+    if quantized_accuracy(any_cfg):
+        print("integer outputs: the most quantization steps off the builtin kernels (share of values exact)",
+              file=out)
 
 
 def latency_columns() -> list[Column]:
