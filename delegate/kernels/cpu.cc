@@ -1,7 +1,11 @@
 #include "kernels/cpu.h"
 
+#include "kernels/q8_gemm.h"
+
 #if defined(__x86_64__)
 #include <cpuid.h>
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
 #endif
 
 namespace fd {
@@ -98,6 +102,58 @@ const Kernels* kernels_for(const std::string& isa) {
                               &spmm_kernel_neon(), &q8_kernel_neon()};
     return &neon;
   }
+#endif
+  return nullptr;
+}
+
+namespace {
+
+#if defined(__aarch64__)
+// The dot product instructions (SDOT): HWCAP_ASIMDDP, bit 20 of AT_HWCAP.
+bool has_dotprod() { return (getauxval(AT_HWCAP) >> 20) & 1; }
+#endif
+
+// Every q8 GEMM kernel this CPU runs, best last within each ISA.
+std::vector<const Q8GemmKernel*> q8_runnable() {
+  std::vector<const Q8GemmKernel*> kernels = {&q8_gemm_kernel_scalar()};
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return kernels;
+  kernels.push_back(&q8_gemm_kernel_avx2());
+  if (has_avx_vnni()) kernels.push_back(&q8_gemm_kernel_avxvnni());
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw")) return kernels;
+  kernels.push_back(&q8_gemm_kernel_avx512());
+  if (__builtin_cpu_supports("avx512vnni")) kernels.push_back(&q8_gemm_kernel_avx512vnni());
+#elif defined(__aarch64__)
+  kernels.push_back(&q8_gemm_kernel_neon());
+  if (has_dotprod()) kernels.push_back(&q8_gemm_kernel_neondot());
+#endif
+  return kernels;
+}
+
+}  // namespace
+
+int q8_gemm_kernels_runnable(const Q8GemmKernel** out, int capacity) {
+  static const std::vector<const Q8GemmKernel*> kernels = q8_runnable();
+  int n = 0;
+  for (; n < capacity && n < static_cast<int>(kernels.size()); ++n) out[n] = kernels[n];
+  return n;
+}
+
+// avx2: AVX-VNNI's kernel where the CPU has it; avx512: AVX512-VNNI's, or
+// AVX512BW's, or without AVX512BW avx2's; neon: SDOT's where the CPU has it.
+const Q8GemmKernel* q8_gemm_kernel_for(const std::string& isa) {
+  const std::string want = resolve(isa);
+  if (want == "scalar") return &q8_gemm_kernel_scalar();
+#if defined(__x86_64__)
+  const Q8GemmKernel* avx2 = has_avx_vnni() ? &q8_gemm_kernel_avxvnni() : &q8_gemm_kernel_avx2();
+  if (want == "avx2") return avx2;
+  if (want == "avx512") {
+    if (!__builtin_cpu_supports("avx512bw")) return avx2;
+    return __builtin_cpu_supports("avx512vnni") ? &q8_gemm_kernel_avx512vnni() : &q8_gemm_kernel_avx512();
+  }
+#elif defined(__aarch64__)
+  if (want == "neon") return has_dotprod() ? &q8_gemm_kernel_neondot() : &q8_gemm_kernel_neon();
 #endif
   return nullptr;
 }

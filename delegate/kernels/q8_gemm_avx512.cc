@@ -1,0 +1,170 @@
+// q8 GEMM for avx512 (needs AVX512BW: cpu.cc picks avx2's kernel without it):
+// 8 rows x 16 columns on int16 panels, avx2's vpmaddwd scheme at 512 bits
+// (each row's 4 int8 depths widened to int16 and repeated over 8 column slots;
+// 2 partial sums per column, folded at the end). With AVX512-VNNI: int8 panels,
+// 8 rows x 32 columns, one vpdpbusd per row, group and 16 columns, the rows
+// read as u8 (a ^ 0x80 = a + 128; the packed bias takes the 128 back). The
+// output step is q8_gemm_lanes.h's on 16 lanes, stored by vpmovdb with a mask.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/q8_gemm.h"
+#include "kernels/q8_gemm_lanes.h"
+
+#define FD_AVX512BW __attribute__((target("avx512f,avx512bw")))
+#define FD_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define FD_INLINE inline __attribute__((always_inline))
+
+namespace fd {
+namespace {
+
+// AVX512F only.
+struct Lanes16 {
+  __m512i v;
+  static Lanes16 load(const int32_t* p) { return {_mm512_loadu_si512(p)}; }
+  static Lanes16 splat(int32_t c) { return {_mm512_set1_epi32(c)}; }
+  static Lanes16 shlv(Lanes16 x, Lanes16 s) { return {_mm512_sllv_epi32(x.v, s.v)}; }
+  static Lanes16 srav(Lanes16 x, Lanes16 s) { return {_mm512_srav_epi32(x.v, s.v)}; }
+  static Lanes16 min(Lanes16 a, Lanes16 b) { return {_mm512_min_epi32(a.v, b.v)}; }
+  static Lanes16 max(Lanes16 a, Lanes16 b) { return {_mm512_max_epi32(a.v, b.v)}; }
+  static Lanes16 ones(__mmask16 m) { return {_mm512_maskz_mov_epi32(m, _mm512_set1_epi32(-1))}; }
+  static Lanes16 gt(Lanes16 a, Lanes16 b) { return ones(_mm512_cmpgt_epi32_mask(a.v, b.v)); }
+  static Lanes16 negative(Lanes16 x) { return {_mm512_srai_epi32(x.v, 31)}; }
+  static Lanes16 nonzero(Lanes16 x) { return ones(_mm512_test_epi32_mask(x.v, x.v)); }
+  // Even lanes' 64-bit sums shifted down by 31; odd lanes' shifted up by 1 into the high halves.
+  static Lanes16 mulhi(Lanes16 x, Lanes16 m) {
+    const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+    const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x.v, m.v), nudge);
+    const __m512i odd =
+        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x.v, 32), _mm512_srli_epi64(m.v, 32)), nudge);
+    return {_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1))};
+  }
+};
+inline Lanes16 operator+(Lanes16 a, Lanes16 b) { return {_mm512_add_epi32(a.v, b.v)}; }
+inline Lanes16 operator-(Lanes16 a, Lanes16 b) { return {_mm512_sub_epi32(a.v, b.v)}; }
+inline Lanes16 operator&(Lanes16 a, Lanes16 b) { return {_mm512_and_si512(a.v, b.v)}; }
+
+// The output constants every row of a block shares.
+struct Out16 {
+  Lanes16 zero_point, lo, hi;
+  explicit Out16(const Q8GemmOutput& p)
+      : zero_point(Lanes16::splat(p.zero_point)), lo(Lanes16::splat(p.lo)), hi(Lanes16::splat(p.hi)) {}
+};
+
+// The first nc of 16 outputs of a row.
+template <Q8Rounding R>
+FD_INLINE void store_row(__m512i acc, const Q8Columns<Lanes16>& c, const Out16& o, int8_t* out, int nc) {
+  const __m512i y = q8_output_lanes<R>(Lanes16{acc}, c, o.zero_point, o.lo, o.hi).v;
+  _mm512_mask_cvtepi32_storeu_epi8(out, static_cast<__mmask16>((1u << nc) - 1), y);
+}
+
+inline int32_t load4(const int8_t* p) {
+  int32_t four;
+  std::memcpy(&four, p, sizeof four);
+  return four;
+}
+
+// One group of 4 depths for MR rows: 8 columns x 4 depths of int16 weights per vector.
+template <int MR, bool kPart>
+FD_AVX512BW FD_INLINE void madd_group(__m512i (&lo)[MR], __m512i (&hi)[MR], const int8_t* const (&row)[MR], int g,
+                                      int k, const int16_t* w) {
+  const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 32);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    const int32_t four = kPart ? q8_load_group(row[r], g, k) : load4(row[r] + g * kQ8Group);
+    const __m512i x = _mm512_cvtepi8_epi16(_mm256_set1_epi32(four));
+    lo[r] = _mm512_add_epi32(lo[r], _mm512_madd_epi16(x, w0));
+    hi[r] = _mm512_add_epi32(hi[r], _mm512_madd_epi16(x, w1));
+  }
+}
+
+// Sums of 16 columns from partials over columns 0-7 (lo) and 8-15 (hi).
+FD_AVX512BW FD_INLINE __m512i fold_partials(__m512i lo, __m512i hi) {
+  const __m256i a = _mm512_cvtepi64_epi32(_mm512_add_epi32(lo, _mm512_srli_epi64(lo, 32)));
+  const __m256i b = _mm512_cvtepi64_epi32(_mm512_add_epi32(hi, _mm512_srli_epi64(hi, 32)));
+  return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+template <int MR, Q8Rounding R>
+FD_AVX512BW void q8_gemm_avx512(int mr, int nc, int k, const int8_t* a, size_t lda, const void* panel, int8_t* out,
+                                size_t ldc, const Q8GemmOutput& p) {
+  constexpr int NR = 16;
+  const int16_t* w = static_cast<const int16_t*>(panel);
+  const int8_t* row[MR];
+  q8_block_rows(a, lda, mr, row);
+  __m512i lo[MR], hi[MR];  // columns 0-7 and 8-15, 2 partial sums each
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) lo[r] = hi[r] = _mm512_setzero_si512();
+  const int full = k / kQ8Group;
+  for (int g = 0; g < full; ++g, w += NR * kQ8Group) madd_group<MR, false>(lo, hi, row, g, k, w);
+  if (full < q8_groups(k)) madd_group<MR, true>(lo, hi, row, full, k, w);
+  const Q8Columns<Lanes16> c = q8_columns<Lanes16>(q8_panel_tail(panel, k, NR, 2), 0);
+  const Out16 o(p);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+    if (r < mr) store_row<R>(fold_partials(lo[r], hi[r]), c, o, out + r * ldc, nc);
+}
+
+// One group of 4 depths for MR rows, 16 * P int8 columns: rows as u8 (a + 128).
+template <int MR, int P, bool kPart>
+FD_AVX512VNNI FD_INLINE void dot_group(__m512i (&acc)[MR][P], const int8_t* const (&row)[MR], int g, int k,
+                                       const int8_t* w) {
+  __m512i wv[P];
+#pragma GCC unroll 4
+  for (int v = 0; v < P; ++v) wv[v] = _mm512_loadu_si512(w + 64 * v);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    const int32_t four = kPart ? q8_load_group(row[r], g, k) : load4(row[r] + g * kQ8Group);
+    const __m512i x = _mm512_xor_si512(_mm512_set1_epi32(four), flip);
+#pragma GCC unroll 4
+    for (int v = 0; v < P; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], x, wv[v]);
+  }
+}
+
+template <int MR, int P, Q8Rounding R>
+FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, size_t lda, const void* panel,
+                                      int8_t* out, size_t ldc, const Q8GemmOutput& p) {
+  constexpr int NR = 16 * P;
+  const int8_t* w = static_cast<const int8_t*>(panel);
+  const int8_t* row[MR];
+  q8_block_rows(a, lda, mr, row);
+  __m512i acc[MR][P];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < P; ++v) acc[r][v] = _mm512_setzero_si512();
+  const int full = k / kQ8Group;
+  for (int g = 0; g < full; ++g, w += NR * kQ8Group) dot_group<MR, P, false>(acc, row, g, k, w);
+  if (full < q8_groups(k)) dot_group<MR, P, true>(acc, row, full, k, w);
+  const Q8PanelTail tail = q8_panel_tail(panel, k, NR, 1);
+  const Out16 o(p);
+#pragma GCC unroll 4
+  for (int v = 0; v < P; ++v) {
+    if (nc <= 16 * v) break;
+    const Q8Columns<Lanes16> c = q8_columns<Lanes16>(tail, 16 * v);
+    const int n = nc - 16 * v < 16 ? nc - 16 * v : 16;
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+      if (r < mr) store_row<R>(acc[r][v], c, o, out + r * ldc + 16 * v, n);
+  }
+}
+
+}  // namespace
+
+const Q8GemmKernel& q8_gemm_kernel_avx512() {
+  static const Q8GemmKernel kernel{"q8_gemm_8x16_avx512", 8, 16, 2, 0,
+                                   {&q8_walk_panels<&q8_gemm_avx512<8, Q8Rounding::kRuyX86>, 16, 2>,
+                                    &q8_walk_panels<&q8_gemm_avx512<8, Q8Rounding::kReference>, 16, 2>}};
+  return kernel;
+}
+
+const Q8GemmKernel& q8_gemm_kernel_avx512vnni() {
+  static const Q8GemmKernel kernel{"q8_gemm_8x32_avx512vnni", 8, 32, 1, 128,
+                                   {&q8_walk_panels<&q8_gemm_avx512vnni<8, 2, Q8Rounding::kRuyX86>, 32, 1>,
+                                    &q8_walk_panels<&q8_gemm_avx512vnni<8, 2, Q8Rounding::kReference>, 32, 1>}};
+  return kernel;
+}
+
+}  // namespace fd
