@@ -118,14 +118,18 @@ inline int32_t q8_requantize(int32_t acc, int32_t multiplier, int left, int righ
 }
 
 // An ISA's one-panel kernel K (nc <= NR) run over each panel of nc columns in
-// turn: what the tables hold.
-template <void (*K)(int, int, int, const int8_t*, size_t, const void*, int8_t*, size_t, const Q8GemmOutput&), int NR,
-          int WeightBytes>
+// turn, its one-row form K1 for a single row (FULLY_CONNECTED at batch 1: K
+// would sum MR rows to store one): what the tables hold.
+using Q8PanelKernel = void (*)(int, int, int, const int8_t*, size_t, const void*, int8_t*, size_t,
+                               const Q8GemmOutput&);
+template <Q8PanelKernel K, Q8PanelKernel K1, int NR, int WeightBytes>
 void q8_walk_panels(int mr, int nc, int k, const int8_t* a, size_t lda, const void* panel, int8_t* out, size_t ldc,
                     const Q8GemmOutput& params) {
   const size_t bytes = q8_panel_bytes(k, NR, WeightBytes);
+  const Q8PanelKernel kernel = mr == 1 ? K1 : K;
   const char* p = static_cast<const char*>(panel);
-  for (int c0 = 0; c0 < nc; c0 += NR, p += bytes) K(mr, nc - c0 < NR ? nc - c0 : NR, k, a, lda, p, out + c0, ldc, params);
+  for (int c0 = 0; c0 < nc; c0 += NR, p += bytes)
+    kernel(mr, nc - c0 < NR ? nc - c0 : NR, k, a, lda, p, out + c0, ldc, params);
 }
 
 // The MR row pointers of a block of mr rows; rows past mr reread the last

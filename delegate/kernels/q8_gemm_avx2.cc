@@ -158,19 +158,26 @@ FD_AVXVNNI void q8_gemm_avxvnni(int mr, int nc, int k, const int8_t* a, size_t l
     }
 }
 
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8GemmAvx2Fn =
+    &q8_walk_panels<&q8_gemm_avx2<6, R>, &q8_gemm_avx2<1, R>, 8, 2>;
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8GemmAvxvnniFn =
+    &q8_walk_panels<&q8_gemm_avxvnni<6, R>, &q8_gemm_avxvnni<1, R>, 16, 1>;
+
 }  // namespace
 
 const Q8GemmKernel& q8_gemm_kernel_avx2() {
   static const Q8GemmKernel kernel{"q8_gemm_6x8_avx2", 6, 8, 2, 0,
-                                   {&q8_walk_panels<&q8_gemm_avx2<6, Q8Rounding::kRuyX86>, 8, 2>,
-                                    &q8_walk_panels<&q8_gemm_avx2<6, Q8Rounding::kReference>, 8, 2>}};
+                                   {kQ8GemmAvx2Fn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmAvx2Fn<Q8Rounding::kReference>}};
   return kernel;
 }
 
 const Q8GemmKernel& q8_gemm_kernel_avxvnni() {
   static const Q8GemmKernel kernel{"q8_gemm_6x16_avxvnni", 6, 16, 1, 128,
-                                   {&q8_walk_panels<&q8_gemm_avxvnni<6, Q8Rounding::kRuyX86>, 16, 1>,
-                                    &q8_walk_panels<&q8_gemm_avxvnni<6, Q8Rounding::kReference>, 16, 1>}};
+                                   {kQ8GemmAvxvnniFn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmAvxvnniFn<Q8Rounding::kReference>}};
   return kernel;
 }
 

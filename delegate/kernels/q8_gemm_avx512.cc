@@ -151,19 +151,26 @@ FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, si
   }
 }
 
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8GemmAvx512Fn =
+    &q8_walk_panels<&q8_gemm_avx512<8, R>, &q8_gemm_avx512<1, R>, 16, 2>;
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8GemmAvx512vnniFn =
+    &q8_walk_panels<&q8_gemm_avx512vnni<8, 2, R>, &q8_gemm_avx512vnni<1, 2, R>, 32, 1>;
+
 }  // namespace
 
 const Q8GemmKernel& q8_gemm_kernel_avx512() {
   static const Q8GemmKernel kernel{"q8_gemm_8x16_avx512", 8, 16, 2, 0,
-                                   {&q8_walk_panels<&q8_gemm_avx512<8, Q8Rounding::kRuyX86>, 16, 2>,
-                                    &q8_walk_panels<&q8_gemm_avx512<8, Q8Rounding::kReference>, 16, 2>}};
+                                   {kQ8GemmAvx512Fn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmAvx512Fn<Q8Rounding::kReference>}};
   return kernel;
 }
 
 const Q8GemmKernel& q8_gemm_kernel_avx512vnni() {
   static const Q8GemmKernel kernel{"q8_gemm_8x32_avx512vnni", 8, 32, 1, 128,
-                                   {&q8_walk_panels<&q8_gemm_avx512vnni<8, 2, Q8Rounding::kRuyX86>, 32, 1>,
-                                    &q8_walk_panels<&q8_gemm_avx512vnni<8, 2, Q8Rounding::kReference>, 32, 1>}};
+                                   {kQ8GemmAvx512vnniFn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmAvx512vnniFn<Q8Rounding::kReference>}};
   return kernel;
 }
 

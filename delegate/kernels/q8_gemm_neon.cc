@@ -144,19 +144,26 @@ FD_DOTPROD void q8_gemm_neondot(int mr, int nc, int k, const int8_t* a, size_t l
     if (r < mr) store_row16<R>(acc[r], c, o, out + r * ldc, nc);
 }
 
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8GemmNeonFn =
+    &q8_walk_panels<&q8_gemm_neon<4, R>, &q8_gemm_neon<1, R>, 8, 1>;
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8GemmNeondotFn =
+    &q8_walk_panels<&q8_gemm_neondot<6, R>, &q8_gemm_neondot<1, R>, 16, 1>;
+
 }  // namespace
 
 const Q8GemmKernel& q8_gemm_kernel_neon() {
   static const Q8GemmKernel kernel{"q8_gemm_4x8_neon", 4, 8, 1, 0,
-                                   {&q8_walk_panels<&q8_gemm_neon<4, Q8Rounding::kRuyX86>, 8, 1>,
-                                    &q8_walk_panels<&q8_gemm_neon<4, Q8Rounding::kReference>, 8, 1>}};
+                                   {kQ8GemmNeonFn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmNeonFn<Q8Rounding::kReference>}};
   return kernel;
 }
 
 const Q8GemmKernel& q8_gemm_kernel_neondot() {
   static const Q8GemmKernel kernel{"q8_gemm_6x16_neondot", 6, 16, 1, 0,
-                                   {&q8_walk_panels<&q8_gemm_neondot<6, Q8Rounding::kRuyX86>, 16, 1>,
-                                    &q8_walk_panels<&q8_gemm_neondot<6, Q8Rounding::kReference>, 16, 1>}};
+                                   {kQ8GemmNeondotFn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmNeondotFn<Q8Rounding::kReference>}};
   return kernel;
 }
 

@@ -33,12 +33,16 @@ void q8_gemm_4x4_scalar(int mr, int nc, int k, const int8_t* a, size_t lda, cons
     }
 }
 
+template <Q8Rounding R>
+constexpr Q8GemmMicroKernel kQ8Gemm4x4ScalarFn =
+    &q8_walk_panels<&q8_gemm_4x4_scalar<R>, &q8_gemm_4x4_scalar<R>, kNr, 1>;
+
 }  // namespace
 
 const Q8GemmKernel& q8_gemm_kernel_scalar() {
   static const Q8GemmKernel kernel{"q8_gemm_4x4_scalar", 4, kNr, 1, 0,
-                                   {&q8_walk_panels<&q8_gemm_4x4_scalar<Q8Rounding::kRuyX86>, kNr, 1>,
-                                    &q8_walk_panels<&q8_gemm_4x4_scalar<Q8Rounding::kReference>, kNr, 1>}};
+                                   {kQ8Gemm4x4ScalarFn<Q8Rounding::kRuyX86>,
+                                    kQ8Gemm4x4ScalarFn<Q8Rounding::kReference>}};
   return kernel;
 }
 

@@ -35,15 +35,19 @@ struct Problem {
 // lands on ties often); some with large right shifts, up to 31; some with
 // multipliers > 1 (left shifts); some 0.
 enum Kind { kTies, kLargeShift, kGreaterThanOne, kZero, kScaled };
-Kind kind(int c) { return c % 7 == 0 ? kTies : c % 7 == 1 ? kLargeShift : c % 14 == 2 ? kGreaterThanOne : c % 14 == 9 ? kZero : kScaled; }
+Kind kind(int c) {
+  if (c % 7 == 0) return kTies;
+  if (c % 7 == 1) return kLargeShift;
+  return c % 14 == 2 ? kGreaterThanOne : c % 14 == 9 ? kZero : kScaled;
+}
 
 Q8Multiplier random_multiplier(std::mt19937& rng, Kind kind, int k) {
   std::uniform_real_distribution<double> u(-2., 2.);
   const double typical = std::sqrt(static_cast<double>(k)) * 128. * 74. + 40000.;  // |sum| + |bias|, roughly
   switch (kind) {
     case kTies: {
-      const int r = static_cast<int>(std::log2(std::sqrt(static_cast<double>(k)) * 128.)) - 6 + static_cast<int>(rng() % 3) - 1;
-      return {1 << 30, -std::max(0, r)};
+      const int r = static_cast<int>(std::log2(std::sqrt(static_cast<double>(k)) * 128.)) - 7;  // |h / 2^r| ~ 64
+      return {1 << 30, -std::max(0, r + static_cast<int>(rng() % 3))};
     }
     case kLargeShift: return {1 << 30, -10 - static_cast<int>(rng() % 22)};
     case kGreaterThanOne: return q8_multiplier(std::exp2(4. + 2. * u(rng)));
@@ -130,7 +134,8 @@ TEST(Q8Gemm, ScalarMatchesInt64Formula) {
           const std::vector<int8_t> out = run(q8_gemm_kernel_scalar(), rounding, p);
           for (int i = 0; i < m; ++i) {
             for (int j = 0; j < n; ++j)
-              ASSERT_EQ(out[i * p.ldc + j], expected(p, i, j, rounding)) << describe(p, rounding) << " at " << i << "," << j;
+              ASSERT_EQ(out[i * p.ldc + j], expected(p, i, j, rounding))
+                  << describe(p, rounding) << " at " << i << "," << j;
             for (size_t j = n; j < p.ldc; ++j) ASSERT_EQ(out[i * p.ldc + j], 0x5A) << "written past n";
           }
         }
