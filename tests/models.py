@@ -495,7 +495,21 @@ def int8_specs():
         g = tf.nn.gelu(e, approximate=False) - tf.nn.gelu(y, approximate=True)
         return tf.math.log(tf.exp(g * 0.5) * 1.5)
 
+    def fc_chain(tf, x):  # int8 FULLY_CONNECTED (per-channel weights) with tables fused after it
+        y = tf.matmul(x, _const("q8_fc_w", [96, 40], -0.3, 0.3)) + _const("q8_fc_b", [40], -1.0, 1.0)
+        y = tf.sigmoid(y) * y
+        return tf.tanh(tf.matmul(y, _const("q8_fc_w2", [40, 24], -0.3, 0.3)))
+
+    def fc_rows(tf, x):  # rows of a rank-3 input (keep_num_dims), RELU6 fused, then HARD_SWISH
+        y = tf.nn.relu6(tf.matmul(x, _const("q8_fcr_w", [33, 20], -0.4, 0.4)))
+        return y * tf.nn.relu6(y + 3.0) / 6.0
+
     return [
+        Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
+             about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
+                   "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),
+        Spec("int8_fc_rows", fc_rows, [[2, 5, 33]], 1, 1, quantize=True, claimed_all=2, partitions_all=1,
+             about="int8 FULLY_CONNECTED of a [2,5,33] input keeping its axes, RELU6 fused, then HARD_SWISH"),
         Spec("int8_tabulated", tabulated, [[1, 8, 8, 16]], 12, 4, quantize=True,
              about="int8 PRELU (alpha per channel), ABS, GELU, EXP, LOG (TFLite's tables from float libm "
                    "functions) and the MUL/TANH the converter makes of the tanh GELU, composed into tables; the "

@@ -7,6 +7,7 @@
 
 #include "kernels/ew_table.h"
 #include "kernels/gemm.h"
+#include "kernels/q8_gemm.h"
 #include "kernels/q8_kernel.h"
 #include "kernels/qd8_gemm.h"
 
@@ -40,6 +41,7 @@ struct Kernels {
   const Kernels* rounded = nullptr;
   const SpmmKernel* spmm = nullptr;  // optional: weights mostly zero (runtime/sparse_gemm.h)
   const Q8Kernel* q8 = &q8_kernel_scalar();  // int8 table lookups
+  const Q8GemmKernel* q8_gemm = nullptr;     // int8 GEMM (q8_gemm.h); set by kernels_for
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build

@@ -9,10 +9,8 @@
 #include "kernels/q8_binary.h"
 
 namespace fd {
-namespace {
 
-// TFLite's CalculateActivationRangeQuantized for an int8 output.
-void activation_range(Q8Activation act, Q8Quant out, int32_t* lo, int32_t* hi) {
+void q8_activation_range(Q8Activation act, Q8Quant out, int32_t* lo, int32_t* hi) {
   auto quantize = [&](float f) { return out.zero_point + static_cast<int32_t>(q8_round(f / out.scale)); };
   *lo = -128;
   *hi = 127;
@@ -26,6 +24,8 @@ void activation_range(Q8Activation act, Q8Quant out, int32_t* lo, int32_t* hi) {
     *hi = std::min(*hi, quantize(1.f));
   }
 }
+
+namespace {
 
 // ADD and SUB: both inputs rescaled to twice the larger input scale over 2^20.
 void prepare_add(const Q8Quant* in, Q8Quant out, Q8Prepared* p) {
@@ -173,12 +173,12 @@ Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act,
     case Q8Op::Add: case Q8Op::Sub:
       p.in_zp[1] = in[1].zero_point;
       prepare_add(in, out, &p);
-      activation_range(act, out, &p.lo, &p.hi);
+      q8_activation_range(act, out, &p.lo, &p.hi);
       break;
     case Q8Op::Mul:
       p.in_zp[1] = in[1].zero_point;
       p.m[0] = q8_multiplier(in[0].scale * in[1].scale / out.scale);  // in float, as TFLite
-      activation_range(act, out, &p.lo, &p.hi);
+      q8_activation_range(act, out, &p.lo, &p.hi);
       break;
     case Q8Op::Prelu:  // alpha: the second input
       p.in_zp[1] = in[1].zero_point;

@@ -63,6 +63,9 @@ struct Q8Prepared {
   int8_t table[256] = {};       // the ops TFLite tabulates (LOGISTIC, TANH, ...): its table, by value + 128
 };
 
+// TFLite's CalculateActivationRangeQuantized: the clamp of a fused activation on an int8 output.
+void q8_activation_range(Q8Activation act, Q8Quant out, int32_t* lo, int32_t* hi);
+
 // Prepares `op` for inputs `in` (arity of them), output `out`, fused
 // activation `act` (ADD, SUB, MUL) and scalar `param` (LEAKY_RELU's alpha).
 Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act, float param);

@@ -1,8 +1,11 @@
 #include "ops/quantized.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/shape.h"
+#include "ops/fully_connected.h"
+#include "ops/shape_rules.h"
 
 namespace fd {
 namespace {
@@ -39,6 +42,15 @@ int q8_source(const Graph& g, int t) {
     source = s;
   }
   return source >= 0 ? source : t;
+}
+
+// ADD's and SUB's output multiplier, 2 max(input scales) / (2^20 output scale),
+// below 1 (TFLite's Prepare requires it of ADD; SUB's Eval shifts by a negative amount past it).
+bool rescales_down(const Graph& g, const Node& node) {
+  const float s0 = g.tensors[node.inputs[0]].quantization.scales[0];
+  const float s1 = g.tensors[node.inputs[1]].quantization.scales[0];
+  const float out = g.tensors[node.outputs[0]].quantization.scales[0];
+  return static_cast<double>(2 * std::max(s0, s1)) / static_cast<double>((1 << 20) * out) < 1.0;
 }
 
 }  // namespace
@@ -87,7 +99,11 @@ std::string local_rule(const Graph& g, const Node& node) {
     if (x.has_dynamic_shape || x.shape != out.shape) return "int8: a run-time input does not have the output's shape";
     runs = true;
   }
-  return runs ? "" : "int8: every input is a constant";
+  if (!runs) return "int8: every input is a constant";
+  if ((node.ew == EwOp::Add || node.ew == EwOp::Sub) && !rescales_down(g, node))
+    return "int8 ADD/SUB of an output scale under the inputs' / 2^19: TFLite's kernel shifts by a negative "
+           "amount there (undefined)";
+  return "";
 }
 
 }  // namespace
@@ -100,6 +116,44 @@ std::string q8_elementwise_rule(const Graph& g, const Node& node) {
                           !g.tensors[node.inputs[1]].is_constant;
   if (two_values && q8_source(g, node.inputs[0]) != q8_source(g, node.inputs[1]))
     return "int8: an op of two independent inputs (slower than XNNPACK's so far: only ops of one source)";
+  return "";
+}
+
+namespace {
+
+// Int8 weights [n, k] of zero point 0, one scale or one per output channel (axis 0).
+std::string q8_weights_rule(const Tensor& w) {
+  const Quantization& q = w.quantization;
+  if (!w.is_constant || w.data.empty() || w.dtype != DType::kI8 || w.shape.size() != 2 || q.scales.empty())
+    return "int8 FULLY_CONNECTED: weights are not a constant int8 matrix";
+  if (q.scales.size() != 1 && (q.axis != 0 || static_cast<int64_t>(q.scales.size()) != w.shape[0]))
+    return "int8 FULLY_CONNECTED: weight scales are not one, or one per output channel";
+  for (size_t i = 0; i < q.scales.size(); ++i)
+    if (!(q.scales[i] > 0.f) || (i < q.zero_points.size() && q.zero_points[i] != 0))
+      return "int8 FULLY_CONNECTED: weights of a zero point or a scale not positive";
+  return "";
+}
+
+}  // namespace
+
+std::string q8_anchor_rule(const Graph& g, const Node& node) {
+#if !defined(__x86_64__)
+  return "int8 layers: TFLite's ARM kernels round once, which the runtime does not yet";
+#endif
+  if (node.anchor != AnchorOp::kFullyConnected) return "int8 " + node.name + " is not supported yet";
+  const Tensor& in = g.tensors[node.inputs[0]];
+  const Tensor& out = g.tensors[node.outputs[0]];
+  if (!is_q8_tensor(in) || !is_q8_tensor(out)) return "int8: input or output not int8 of one scale and zero point";
+  if (in.has_dynamic_shape || out.has_dynamic_shape) return "dynamic shape: known only at run time";
+  const Tensor& w = g.tensors[node.inputs[1]];
+  if (std::string why = q8_weights_rule(w); !why.empty()) return why;
+  if (node.inputs.size() > 2 && node.inputs[2] >= 0) {
+    const Tensor& b = g.tensors[node.inputs[2]];
+    if (!b.is_constant || b.data.empty() || b.dtype != DType::kI32 || b.shape != Shape{w.shape[0]})
+      return "int8 FULLY_CONNECTED: bias is not a constant int32 vector";
+  }
+  const auto shape = fully_connected_shape(in.shape, w.shape, params_as<FullyConnectedParams>(node.params).keep_num_dims);
+  if (!shape || *shape != out.shape) return "int8 FULLY_CONNECTED: input " + to_string(in.shape) + " does not fit";
   return "";
 }
 

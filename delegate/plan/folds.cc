@@ -16,7 +16,10 @@ namespace fd {
 namespace {
 
 // An anchor whose registry row takes fold `t`.
-bool takes(const Node& n, Trait t) { return n.kind == OpKind::kAnchor && anchor_info(n.anchor).has(t); }
+// (An int8 anchor takes none: its arithmetic is TFLite's integer one.)
+bool takes(const Graph& g, const Node& n, Trait t) {
+  return n.kind == OpKind::kAnchor && anchor_info(n.anchor).has(t) && g.tensors[n.outputs[0]].is_f32();
+}
 
 // A MUL, ADD or SUB of x by a constant k (scalar or per channel) whose values
 // are known now: x * a + b per channel, composed onto the map (scale, shift)
@@ -39,7 +42,7 @@ bool compose_affine_step(const Graph& g, const Node& n, const Shape& in, std::ve
 std::optional<Fold> input_affine(const Graph& g, const GraphIndex& index, int conv) {
   const Node& c = g.nodes[conv];
   // An int8 conv quantizes its input as it is (ops/dynamic_range.h): no map folds into it.
-  if (!takes(c, kFoldsInputAffine) || c.inputs.empty() || is_dynamic_range_conv(g, c)) return std::nullopt;
+  if (!takes(g, c, kFoldsInputAffine) || c.inputs.empty() || is_dynamic_range_conv(g, c)) return std::nullopt;
   const Shape& in = g.tensors[c.inputs[0]].shape;
   if (in.size() != 4 || in.back() <= 0) return std::nullopt;
   const int64_t channels = in.back();
@@ -67,7 +70,7 @@ std::optional<Fold> input_affine(const Graph& g, int conv) { return input_affine
 
 int folded_transpose(const Graph& g, const GraphIndex& index, int bmm, int i) {
   const Node& b = g.nodes[bmm];
-  if (!takes(b, kFoldsOperandTranspose) || b.inputs.size() != 2) return -1;
+  if (!takes(g, b, kFoldsOperandTranspose) || b.inputs.size() != 2) return -1;
   const int t = b.inputs[i];
   if (b.inputs[1 - i] == t) return -1;
   const int producer = index.producer[t];
@@ -199,7 +202,7 @@ void fold_channel_scales(const Graph& g, const GraphIndex& index, const std::vec
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& r = g.nodes[i];
     if (!legal[i] || rounded[i] || !only_output_maps(i) ||
-        !takes(r, kFoldsChannelScale) || is_dynamic_range_fc(g, r) ||
+        !takes(g, r, kFoldsChannelScale) || is_dynamic_range_fc(g, r) ||
         is_dynamic_range_conv(g, r))
       continue;
     const int t = r.inputs[0], p = index.producer[t];
@@ -232,8 +235,7 @@ void fold_output_affine(const Graph& g, const GraphIndex& index, const std::vect
                         const std::vector<bool>& rounded, FoldSet& s) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& a = g.nodes[i];
-    if (!legal[i] || rounded[i] || a.kind != OpKind::kAnchor || !anchor_info(a.anchor).has(kConstantWeights) ||
-        a.act != Activation::kNone)
+    if (!legal[i] || rounded[i] || !takes(g, a, kConstantWeights) || a.act != Activation::kNone)
       continue;
     Fold f;
     f.kind = FoldKind::kOutputAffine;
@@ -271,7 +273,7 @@ FoldSet find_folds(const Graph& g, const GraphIndex& index, const std::vector<bo
   }
   fold_channel_scales(g, index, legal, rounded, s);
   for (int i = 0; i < n; ++i) {  // TRANSPOSEs read only by a BATCH_MATMUL: no copy
-    if (!legal[i] || !takes(g.nodes[i], kFoldsOperandTranspose)) continue;
+    if (!legal[i] || !takes(g, g.nodes[i], kFoldsOperandTranspose)) continue;
     for (int operand = 0; operand < 2; ++operand) {
       const int p = folded_transpose(g, index, i, operand);
       if (p < 0 || !legal[p]) continue;

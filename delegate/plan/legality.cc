@@ -63,6 +63,7 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   if (node.act == Activation::kUnsupported || (!fuses_activation && node.act != Activation::kNone))
     return "fused activation of " + node.name + " is not supported";
   if (info.read_params && !node.params) return node.name + " without its parameters";
+  if (g.tensors[node.outputs[0]].dtype == DType::kI8) return q8_anchor_rule(g, node);
   if (std::string d = dtype_legality(g, node); !d.empty()) return d;
   return info.rule(g, node);
 }

@@ -241,7 +241,7 @@ Program ProgramBuilder::build(const std::vector<int>& group) {
 
 // An int8 group (every node int8, planner's grouping): tables of its inputs.
 Program build_int8_program(const Graph& g, const std::vector<int>& group, const std::vector<bool>& written,
-                           const Q8Kernel& kernel) {
+                           const Kernels& kernels) {
   Program p;
   std::set<int> produced;
   for (int pos : group) produced.insert(g.nodes[pos].outputs[0]);
@@ -252,7 +252,8 @@ Program build_int8_program(const Graph& g, const std::vector<int>& group, const 
         p.inputs.push_back(t);
     if (written[g.nodes[pos].outputs[0]]) p.outputs.push_back(g.nodes[pos].outputs[0]);
   }
-  p.q8 = std::make_shared<const Q8Program>(build_q8_program(g, group, p.inputs, p.outputs, kernel));
+  p.q8 = std::make_shared<const Q8Program>(
+      build_q8_program(g, group, p.inputs, p.outputs, *kernels.q8, kernels.q8_gemm));
   return p;
 }
 
@@ -273,7 +274,7 @@ Program build_program(const Graph& g, const std::vector<int>& group, const std::
                       const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place,
                       const std::vector<bool>& rounded) {
   if (!group.empty() && g.tensors[g.nodes[group[0]].outputs[0]].dtype == DType::kI8)
-    return build_int8_program(g, group, written, *kernels.q8);
+    return build_int8_program(g, group, written, kernels);
   return ProgramBuilder(g, folds_within(folds, group), written, kernels, in_place, rounded).build(group);
 }
 

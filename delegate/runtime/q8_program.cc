@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "ir/shape.h"
+#include "ops/shape_rules.h"
+#include "runtime/q8_quant.h"
 #include "runtime/thread_pool.h"
 
 namespace fd {
@@ -16,10 +19,6 @@ struct Expr {
   Q8Table table;
 };
 
-Q8Quant quant_of(const Tensor& t) {
-  return {t.quantization.scales[0], static_cast<int32_t>(t.quantization.zero_points[0])};
-}
-
 Q8Op q8_op_of(EwOp op) {
   switch (op) {
 #define FD_Q8_CASE(name, arity) \
@@ -27,15 +26,6 @@ Q8Op q8_op_of(EwOp op) {
     FD_Q8_OPS(FD_Q8_CASE)
 #undef FD_Q8_CASE
     default: return Q8Op::kCount;
-  }
-}
-
-Q8Activation q8_activation(Activation act) {
-  switch (act) {
-    case Activation::kRelu: return Q8Activation::kRelu;
-    case Activation::kRelu6: return Q8Activation::kRelu6;
-    case Activation::kReluN1To1: return Q8Activation::kReluN1To1;
-    default: return Q8Activation::kNone;
   }
 }
 
@@ -67,7 +57,8 @@ struct Operand {
 
 class Q8Builder {
  public:
-  Q8Builder(const Graph& g, const std::vector<int>& inputs) : g_(g), sources_(static_cast<int>(inputs.size())) {
+  Q8Builder(const Graph& g, const std::vector<int>& inputs, const Q8GemmKernel* gemm)
+      : g_(g), gemm_(gemm), sources_(static_cast<int>(inputs.size())) {
     for (int i = 0; i < sources_; ++i) expr_[inputs[i]] = Expr{i, {}};
   }
   void add(const Node& node);
@@ -76,7 +67,10 @@ class Q8Builder {
  private:
   Operand operand(int t) const;
 
+  void add_fully_connected(const Node& node);
+
   const Graph& g_;
+  const Q8GemmKernel* gemm_;
   int sources_;
   std::map<int, Expr> expr_;
   Q8Program p_;
@@ -93,15 +87,16 @@ Operand Q8Builder::operand(int t) const {
 // sources, or rounding by place where its forms differ on the table, a step
 // making a new source.
 void Q8Builder::add(const Node& node) {
+  if (node.kind == OpKind::kAnchor) return add_fully_connected(node);
   const int arity = static_cast<int>(node.inputs.size());
   Q8Quant in[2];
   Operand ops[2];
   for (int i = 0; i < arity; ++i) {
-    in[i] = quant_of(g_.tensors[node.inputs[i]]);
+    in[i] = q8_quant_of(g_.tensors[node.inputs[i]]);
     ops[i] = operand(node.inputs[i]);
   }
-  const Q8Prepared op = q8_prepare(q8_op_of(node.ew), in, quant_of(g_.tensors[node.outputs[0]]),
-                                   q8_activation(node.act), node.param);
+  const Q8Prepared op = q8_prepare(q8_op_of(node.ew), in, q8_quant_of(g_.tensors[node.outputs[0]]),
+                                   q8_activation_of(node.act), node.param);
   int src = -1, channels = 1;
   for (int i = 0; i < arity; ++i) {
     if (ops[i].expr) src = ops[i].expr->src;
@@ -117,14 +112,27 @@ void Q8Builder::add(const Node& node) {
   const bool values = ops[0].expr && (arity == 1 || ops[1].expr);
   const bool two_sources = values && arity == 2 && ops[0].expr->src != ops[1].expr->src;
   if (two_sources || (values && q8_has_blocked_form(op.op) && table(true).entries != t.entries)) {
-    Q8Step step{op, {ops[0].expr->src, arity == 2 ? ops[1].expr->src : -1}, {ops[0].expr->table, {}},
-                q8_has_blocked_form(op.op)};
-    if (arity == 2) step.table[1] = ops[1].expr->table;
+    Q8Step step;
+    step.op = op;
+    step.blocked = q8_has_blocked_form(op.op);
+    for (int i = 0; i < arity; ++i) {
+      step.src[i] = ops[i].expr->src;
+      step.table[i] = ops[i].expr->table;
+    }
     p_.steps.push_back(std::move(step));
     expr_[node.outputs[0]] = Expr{sources_++, {}};
     return;
   }
   expr_[node.outputs[0]] = Expr{src, std::move(t)};
+}
+
+// The group's FULLY_CONNECTED (its first node: it reads a program input as it is).
+void Q8Builder::add_fully_connected(const Node& node) {
+  Q8Step step;
+  step.src[0] = expr_.at(node.inputs[0]).src;
+  step.fc = make_q8_fully_connected(g_, node, step.src[0], *gemm_);
+  p_.steps.push_back(std::move(step));
+  expr_[node.outputs[0]] = Expr{sources_++, {}};
 }
 
 Q8Program Q8Builder::finish(const std::vector<int>& outputs) {
@@ -156,7 +164,8 @@ std::string Q8Program::to_string(int inputs) const {
   auto table = [&](const Q8Table& t, int s) { return t.identity() ? name(s) : "table(" + name(s) + ")"; };
   std::string text;
   for (size_t k = 0; k < steps.size(); ++k)
-    text += "s" + std::to_string(inputs + k) + " = " + q8_op_name(steps[k].op.op) + (steps[k].blocked ? "/16" : "") +
+    text += "s" + std::to_string(inputs + k) + " = " + (steps[k].fc ? "FullyConnected" : q8_op_name(steps[k].op.op)) +
+            (steps[k].blocked ? "/16" : "") +
             "(" + table(steps[k].table[0], steps[k].src[0]) +
             (steps[k].src[1] >= 0 ? ", " + table(steps[k].table[1], steps[k].src[1]) : "") + "); ";
   for (size_t o = 0; o < outputs.size(); ++o)
@@ -165,32 +174,46 @@ std::string Q8Program::to_string(int inputs) const {
 }
 
 Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const std::vector<int>& inputs,
-                           const std::vector<int>& outputs, const Q8Kernel& kernel) {
-  Q8Builder b(g, inputs);
+                           const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8GemmKernel* gemm) {
+  Q8Builder b(g, inputs, gemm);
   for (int pos : group) b.add(g.nodes[pos]);
   Q8Program p = b.finish(outputs);
   p.kernel = &kernel;
   return p;
 }
 
+// The values' shape: the inputs', or a FULLY_CONNECTED's output; the tile whole rows of it.
+bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* error) {
+  const Q8FullyConnected* fc = p_->steps.empty() ? nullptr : p_->steps[0].fc.get();
+  std::optional<Shape> domain = inputs.empty() ? Shape{} : inputs[0];
+  if (fc) domain = fully_connected_shape(inputs[fc->input], {fc->n, fc->k}, fc->keep_num_dims);
+  if (!domain) {
+    *error = "int8 FULLY_CONNECTED of " + std::to_string(fc->k) + " depths on " + to_string(inputs[fc->input]);
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] != *domain && !(fc && static_cast<int>(i) == fc->input)) {
+      *error = "int8 values of different shapes: " + to_string(*domain) + " and " + to_string(inputs[i]);
+      return false;
+    }
+  shape_ = *domain;
+  total_ = num_elements(shape_);
+  const int64_t row = fc ? fc->n : 1, unit = fc ? fc->kernel->mr : 1;  // whole blocks of the GEMM's rows
+  tile_ = std::max<int64_t>(unit, std::min(kTile, total_) / row / unit * unit) * row;
+  return true;
+}
+
 std::unique_ptr<BoundQ8Program> BoundQ8Program::bind(std::shared_ptr<const Q8Program> p,
                                                      const std::vector<Shape>& inputs, std::string* error) {
   auto b = std::unique_ptr<BoundQ8Program>(new BoundQ8Program());
-  for (const Shape& s : inputs)
-    if (s != inputs[0]) {
-      *error = "int8 inputs of different shapes: " + to_string(inputs[0]) + " and " + to_string(s);
-      return nullptr;
-    }
-  b->shape_ = inputs.empty() ? Shape{} : inputs[0];
-  b->channels_ = p->channels();
+  b->p_ = std::move(p);
+  b->inputs_ = static_cast<int>(inputs.size());
+  if (!b->bind_domain(inputs, error)) return nullptr;
+  b->channels_ = b->p_->channels();
   if (b->channels_ > 1 && (b->shape_.empty() || b->shape_.back() != b->channels_)) {
     *error = "int8 tables of " + std::to_string(b->channels_) + " channels for values of shape " + to_string(b->shape_);
     return nullptr;
   }
-  b->p_ = std::move(p);
-  b->total_ = num_elements(b->shape_);
-  b->inputs_ = static_cast<int>(inputs.size());
-  b->tile_ = std::min(kTile, std::max<int64_t>(b->total_, 1));
   return b;
 }
 
@@ -216,6 +239,10 @@ void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const*
     auto source = [&](int s) -> const int8_t* { return s < inputs_ ? inputs[s] + e : buffer + (s - inputs_) * tile_; };
     for (size_t k = 0; k < steps; ++k) {
       const Q8Step& s = p_->steps[k];
+      if (s.fc) {  // rows [e / n, (e + n) / n): tiles are whole rows
+        run_q8_fully_connected(*s.fc, inputs[s.src[0]], e / s.fc->n, n / s.fc->n, buffer + k * tile_);
+        continue;
+      }
       const int8_t* x[2] = {nullptr, nullptr};
       for (int i = 0; i < 2 && s.src[i] >= 0; ++i) {
         x[i] = source(s.src[i]);
