@@ -9,6 +9,10 @@
 
 namespace fd {
 
+// A node of int8 output: it runs in int8 (the rules below), and groups only with
+// int8 nodes (plan/grouping.cc), whose programs are tables (runtime/q8_program.h).
+inline bool is_int8_node(const Graph& g, const Node& n) { return g.tensors[n.outputs[0]].dtype == DType::kI8; }
+
 // An int8 tensor of one scale and zero point (TFLite's per-tensor affine
 // quantization, a positive scale, the zero point in int8's range).
 bool is_q8_tensor(const Tensor& t);

@@ -8,6 +8,7 @@
 
 #include "ir/shape.h"
 #include "ops/op_classes.h"
+#include "ops/quantized.h"
 #include "plan/passes.h"
 
 namespace fd {
@@ -39,8 +40,6 @@ class Grouper {
   bool inside(const std::vector<int>& members, int t) const {
     return ix_.producer[t] >= 0 && contains(members, ix_.producer[t]);
   }
-  // An int8 node (its output int8) groups only with int8 nodes: their values are integers.
-  bool is_int8(int node) const { return g_.tensors[g_.nodes[node].outputs[0]].dtype == DType::kI8; }
   bool alone(const std::vector<int>& members) const {  // a group no node may join
     for (int m : members)
       if (g_.nodes[m].kind == OpKind::kAnchor && stands_alone(g_.nodes[m].anchor)) return true;
@@ -158,7 +157,7 @@ void Grouper::add(int i) {
     const int p = ix_.producer[t];
     if (p < 0 || group_of_[p] < 0 || contains(merged, group_of_[p])) continue;
     const int gp = group_of_[p];
-    if (alone(groups_[gp]) || is_int8(groups_[gp][0]) != is_int8(i)) continue;
+    if (alone(groups_[gp]) || is_int8_node(g_, g_.nodes[groups_[gp][0]]) != is_int8_node(g_, node)) continue;
     const std::optional<Domain> joint = join_domains(dom, group_dom_[gp]);
     if (!joint) continue;
     std::vector<int> trial = members;

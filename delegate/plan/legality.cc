@@ -63,7 +63,7 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   if (node.act == Activation::kUnsupported || (!fuses_activation && node.act != Activation::kNone))
     return "fused activation of " + node.name + " is not supported";
   if (info.read_params && !node.params) return node.name + " without its parameters";
-  if (g.tensors[node.outputs[0]].dtype == DType::kI8) return q8_anchor_rule(g, node);
+  if (is_int8_node(g, node)) return q8_anchor_rule(g, node);
   if (std::string d = dtype_legality(g, node); !d.empty()) return d;
   return info.rule(g, node);
 }
@@ -90,7 +90,7 @@ std::string node_legality(const Graph& g, const Node& node, uint32_t families) {
     return "fused activation of " + node.name + " is not supported";
   if (node.outputs.size() != 1 || static_cast<int>(node.inputs.size()) != ew_arity(node.ew))
     return node.name + " has an unexpected number of inputs or outputs";
-  if (g.tensors[node.outputs[0]].dtype == DType::kI8) return q8_elementwise_rule(g, node);
+  if (is_int8_node(g, node)) return q8_elementwise_rule(g, node);
   Shape out_shape;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Tensor& t = g.tensors[node.inputs[i]];

@@ -1,14 +1,16 @@
 // Policy: an anchored group is worth running alone; a small elementwise group
 // saves no traffic, unless it sits next to an anchored group, whose partition
-// it then joins instead of splitting the model around itself. An int8 group
-// of any size runs as one table pass, no slower than one op of XNNPACK's, and
-// XNNPACK leaves some int8 ops (HARD_SWISH) to the slow builtin kernels; but an
-// int8 layer with nothing fused into it is left (no faster than XNNPACK's). So does an
+// it then joins instead of splitting the model around itself. So does an
 // anchor that moves or reduces values (a pool, MEAN, a resize, a view) alone in
 // its group: it saves nothing and runs no faster than the runtime's kernel.
+// An int8 group of any size runs as one table pass, no slower than one op of
+// XNNPACK's, and XNNPACK leaves some int8 ops (HARD_SWISH) to the slow builtin
+// kernels; but an int8 layer with nothing fused into it is left (measured no
+// faster than XNNPACK's).
 #include <algorithm>
 
 #include "ops/op_classes.h"
+#include "ops/quantized.h"
 #include "plan/passes.h"
 
 namespace fd {
@@ -57,7 +59,7 @@ void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std
     }
     const auto runs = std::count_if(groups[k].begin(), groups[k].end(),  // constant nodes never run
                                     [&](int m) { return g.nodes[m].kind != OpKind::kConstant; });
-    const bool int8 = g.tensors[g.nodes[groups[k][0]].outputs[0]].dtype == DType::kI8;
+    const bool int8 = is_int8_node(g, first);
     if (int8 && groups[k].size() == 1 && first.kind == OpKind::kAnchor) {  // nothing fused into it
       plan->reason[groups[k][0]] = "policy: an int8 " + first.name + " alone runs no faster than the runtime's";
       continue;

@@ -10,6 +10,7 @@
 #include "ir/shape.h"
 #include "ops/op_classes.h"
 #include "ops/pad.h"
+#include "ops/quantized.h"
 
 namespace fd {
 namespace {
@@ -273,7 +274,7 @@ EwKernelOp kernel_op(EwOp op) {
 Program build_program(const Graph& g, const std::vector<int>& group, const std::vector<Fold>& folds,
                       const std::vector<bool>& written, const Kernels& kernels, const std::set<int>& in_place,
                       const std::vector<bool>& rounded) {
-  if (!group.empty() && g.tensors[g.nodes[group[0]].outputs[0]].dtype == DType::kI8)
+  if (!group.empty() && is_int8_node(g, g.nodes[group[0]]))
     return build_int8_program(g, group, written, kernels);
   return ProgramBuilder(g, folds_within(folds, group), written, kernels, in_place, rounded).build(group);
 }
