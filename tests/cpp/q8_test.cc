@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu.h"
+#include "qd8_test_util.h"
 #include "ir/shape.h"
 
 namespace fd {
@@ -62,13 +63,7 @@ TEST(Q8, ActivationsClampWhereTheirBoundsQuantize) {
   EXPECT_EQ(q8_eval(relu6, 10, 5), 20);      // 1.5 / 0.05 - 10
 }
 
-std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> u(-128, 127);
-  std::vector<int8_t> v(n);
-  for (int8_t& x : v) x = static_cast<int8_t>(u(rng));
-  return v;
-}
+using test::random_int8;
 
 TEST(Q8, EveryLookupKernelMatchesScalar) {
   const std::vector<int8_t> table = random_int8(256, 1), x = random_int8(4096 + 200, 2);

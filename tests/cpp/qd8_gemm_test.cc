@@ -31,16 +31,9 @@ const std::vector<Problem> kProblems = {
 
 using test::every_qd8_kernel;
 using test::random_floats;
+using test::random_int8;
 
 const Qd8GemmKernel& scalar_kernel() { return *kernels_for("scalar")->qd8_gemm; }
-
-std::vector<int8_t> random_weights(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> u(-128, 127);
-  std::vector<int8_t> v(n);
-  for (int8_t& x : v) x = static_cast<int8_t>(u(rng));
-  return v;
-}
 
 // Row i's first `count` quantized values, whatever their width (row_bytes).
 std::vector<int> row_values(const Qd8Rows& rows, int i, int count) {
@@ -125,7 +118,7 @@ TEST(Qd8, EveryIsaMatchesScalarBitForBit) {
                                             {-0.5f, 0.5f, true}, {-INFINITY, INFINITY, false}}) {
       const auto a = random_floats(p.m * p.k, p.m + p.k, -2.f, 3.f),
                  scale = random_floats(p.n, p.n, 0.001f, 0.01f), bias = random_floats(p.n, p.n + 1, -1.f, 1.f);
-      const auto w = random_weights(p.n * p.k, p.n * 7 + p.k);
+      const auto w = random_int8(p.n * p.k, p.n * 7 + p.k);
       const float* b = with_bias ? bias.data() : nullptr;
       const auto ref = run_gemm(scalar_kernel(), p, a, w, scale, b, lo, hi);
       for (const auto* kernel : every_qd8_kernel())
@@ -141,7 +134,7 @@ TEST(Qd8, ScalesBackWithTheScalesMultipliedFirst) {
   const Problem p{9, 13, 50};
   const auto a = random_floats(p.m * p.k, 3, -2.f, 3.f), scale = random_floats(p.n, 4, 0.001f, 0.01f),
              bias = random_floats(p.n, 5, -1.f, 1.f);
-  const auto w = random_weights(p.n * p.k, 6);
+  const auto w = random_int8(p.n * p.k, 6);
   Qd8Rows rows;
   qd8_quantize_rows(scalar_kernel(), p.m, p.k, a.data(), p.k, &rows);
   const auto out = run_gemm(scalar_kernel(), p, a, w, scale, bias.data(), -INFINITY, INFINITY);
@@ -215,7 +208,7 @@ TEST(Qd8, WithinQuantizationErrorOfTheFloatProduct) {
   for (const auto& p : kProblems) {
     const auto a = random_floats(p.m * p.k, p.k + 5, -1.f, 4.f), scale = random_floats(p.n, p.n, 0.001f, 0.01f),
                bias = random_floats(p.n, p.n + 2, -1.f, 1.f);
-    const auto w = random_weights(p.n * p.k, p.n + p.k);
+    const auto w = random_int8(p.n * p.k, p.n + p.k);
     Qd8Rows rows;
     qd8_quantize_rows(scalar_kernel(), p.m, p.k, a.data(), p.k, &rows);
     const auto out = run_gemm(scalar_kernel(), p, a, w, scale, bias.data(), -INFINITY, INFINITY);

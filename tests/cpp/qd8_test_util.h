@@ -35,4 +35,13 @@ inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float
   return v;
 }
 
+// n int8 values over the whole range.
+inline std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> u(-128, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t& x : v) x = static_cast<int8_t>(u(rng));
+  return v;
+}
+
 }  // namespace fd::test
