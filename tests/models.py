@@ -504,7 +504,22 @@ def int8_specs():
         y = tf.nn.relu6(tf.matmul(x, _const("q8_fcr_w", [33, 20], -0.4, 0.4)))
         return y * tf.nn.relu6(y + 3.0) / 6.0
 
+    def conv_chain(tf, x):  # int8 CONV_2D of every geometry, each with tables fused after it
+        y = tf.nn.relu(tf.nn.conv2d(x, _const("q8_c1", [3, 3, 8, 24], -0.3, 0.3), 1, "SAME")
+                       + _const("q8_c1_b", [24], -0.5, 0.5))
+        y = y * tf.nn.relu6(y + 3.0) / 6.0
+        y = tf.nn.conv2d(y, _const("q8_c2", [3, 3, 24, 16], -0.2, 0.2), 2, "VALID") + _const("q8_c2_b", [16])
+        y = tf.sigmoid(y) * y
+        y = tf.tanh(tf.nn.conv2d(y, _const("q8_c3", [1, 1, 16, 32], -0.4, 0.4), 1, "SAME"))
+        y = tf.nn.relu6(tf.nn.conv2d(y, _const("q8_c4", [5, 3, 32, 8], -0.2, 0.2), 1, "SAME", dilations=2))
+        return tf.sigmoid(tf.nn.conv2d(y, _const("q8_c5", [1, 1, 8, 12], -0.5, 0.5), 2, "SAME"))
+
     return [
+        Spec("int8_conv_chain", conv_chain, [[2, 13, 11, 8]], 5, 4, quantize=True, claimed_all=9,
+             partitions_all=4,
+             about="int8 CONV_2D 3x3 (SAME, RELU fused), 3x3 stride 2 VALID, 1x1 dense, 5x3 of dilation 2 "
+                   "(RELU6 fused: alone, left), 1x1 stride 2, each the first step of a group with the tables after it: "
+                   "HARD_SWISH, x * LOGISTIC(x), TANH, LOGISTIC"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
                    "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),

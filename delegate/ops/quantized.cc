@@ -6,6 +6,7 @@
 #include "ir/shape.h"
 #include "ops/fully_connected.h"
 #include "ops/shape_rules.h"
+#include "ops/window.h"
 
 namespace fd {
 namespace {
@@ -121,17 +122,48 @@ std::string q8_elementwise_rule(const Graph& g, const Node& node) {
 
 namespace {
 
-// Int8 weights [n, k] of zero point 0, one scale or one per output channel (axis 0).
-std::string q8_weights_rule(const Tensor& w) {
+// Int8 weights of `rank` axes, zero point 0, one scale or one per output channel (axis 0).
+std::string q8_weights_rule(const Tensor& w, size_t rank) {
   const Quantization& q = w.quantization;
-  if (!w.is_constant || w.data.empty() || w.dtype != DType::kI8 || w.shape.size() != 2 || q.scales.empty())
-    return "int8 FULLY_CONNECTED: weights are not a constant int8 matrix";
+  if (!w.is_constant || w.data.empty() || w.dtype != DType::kI8 || w.shape.size() != rank || q.scales.empty())
+    return "int8 layer: weights are not a constant int8 tensor of " + std::to_string(rank) + " axes";
   if (q.scales.size() != 1 && (q.axis != 0 || static_cast<int64_t>(q.scales.size()) != w.shape[0]))
-    return "int8 FULLY_CONNECTED: weight scales are not one, or one per output channel";
+    return "int8 layer: weight scales are not one, or one per output channel";
   for (size_t i = 0; i < q.scales.size(); ++i)
     if (!(q.scales[i] > 0.f) || (i < q.zero_points.size() && q.zero_points[i] != 0))
-      return "int8 FULLY_CONNECTED: weights of a zero point or a scale not positive";
+      return "int8 layer: weights of a zero point or a scale not positive";
   return "";
+}
+
+std::string q8_bias_rule(const Graph& g, const Node& node, int64_t n) {
+  if (node.inputs.size() < 3 || node.inputs[2] < 0) return "";
+  const Tensor& b = g.tensors[node.inputs[2]];
+  if (!b.is_constant || b.data.empty() || b.dtype != DType::kI32 || b.shape != Shape{n})
+    return "int8 layer: bias is not a constant int32 vector";
+  return "";
+}
+
+std::string q8_fully_connected_rule(const Graph& g, const Node& node) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  if (std::string why = q8_weights_rule(w, 2); !why.empty()) return why;
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  const auto shape = fully_connected_shape(in, w.shape, params_as<FullyConnectedParams>(node.params).keep_num_dims);
+  if (!shape || *shape != g.tensors[node.outputs[0]].shape)
+    return "int8 FULLY_CONNECTED: input " + to_string(in) + " does not fit";
+  return q8_bias_rule(g, node, w.shape[0]);
+}
+
+std::string q8_conv_rule(const Graph& g, const Node& node) {
+  const Tensor& w = g.tensors[node.inputs[1]];
+  if (std::string why = q8_weights_rule(w, 4); !why.empty()) return why;
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  std::string error;
+  const auto geo =
+      conv_geometry(in, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), window_of(node), FoldedPad{}, &error);
+  if (!geo) return error;
+  if (w.shape[3] != geo->channels || Shape{geo->batch, geo->out_h, geo->out_w, w.shape[0]} != g.tensors[node.outputs[0]].shape)
+    return "int8 CONV_2D: input " + to_string(in) + " does not fit filter " + to_string(w.shape);
+  return q8_bias_rule(g, node, w.shape[0]);
 }
 
 }  // namespace
@@ -140,21 +172,14 @@ std::string q8_anchor_rule(const Graph& g, const Node& node) {
 #if !defined(__x86_64__)
   return "int8 layers: TFLite's ARM kernels round once, which the runtime does not yet";
 #endif
-  if (node.anchor != AnchorOp::kFullyConnected) return "int8 " + node.name + " is not supported yet";
+  if (node.anchor != AnchorOp::kFullyConnected && node.anchor != AnchorOp::kConv2D)
+    return "int8 " + node.name + " is not supported yet";
   const Tensor& in = g.tensors[node.inputs[0]];
   const Tensor& out = g.tensors[node.outputs[0]];
   if (!is_q8_tensor(in) || !is_q8_tensor(out)) return "int8: input or output not int8 of one scale and zero point";
   if (in.has_dynamic_shape || out.has_dynamic_shape) return "dynamic shape: known only at run time";
-  const Tensor& w = g.tensors[node.inputs[1]];
-  if (std::string why = q8_weights_rule(w); !why.empty()) return why;
-  if (node.inputs.size() > 2 && node.inputs[2] >= 0) {
-    const Tensor& b = g.tensors[node.inputs[2]];
-    if (!b.is_constant || b.data.empty() || b.dtype != DType::kI32 || b.shape != Shape{w.shape[0]})
-      return "int8 FULLY_CONNECTED: bias is not a constant int32 vector";
-  }
-  const auto shape = fully_connected_shape(in.shape, w.shape, params_as<FullyConnectedParams>(node.params).keep_num_dims);
-  if (!shape || *shape != out.shape) return "int8 FULLY_CONNECTED: input " + to_string(in.shape) + " does not fit";
-  return "";
+  if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
+  return node.anchor == AnchorOp::kConv2D ? q8_conv_rule(g, node) : q8_fully_connected_rule(g, node);
 }
 
 }  // namespace fd

@@ -7,6 +7,8 @@
 
 #include "ir/shape.h"
 #include "ops/shape_rules.h"
+#include "runtime/q8_conv.h"
+#include "runtime/q8_fully_connected.h"
 #include "runtime/q8_quant.h"
 #include "runtime/thread_pool.h"
 
@@ -67,7 +69,7 @@ class Q8Builder {
  private:
   Operand operand(int t) const;
 
-  void add_fully_connected(const Node& node);
+  void add_layer(const Node& node);
 
   const Graph& g_;
   const Q8GemmKernel* gemm_;
@@ -87,7 +89,7 @@ Operand Q8Builder::operand(int t) const {
 // sources, or rounding by place where its forms differ on the table, a step
 // making a new source.
 void Q8Builder::add(const Node& node) {
-  if (node.kind == OpKind::kAnchor) return add_fully_connected(node);
+  if (node.kind == OpKind::kAnchor) return add_layer(node);
   const int arity = static_cast<int>(node.inputs.size());
   Q8Quant in[2];
   Operand ops[2];
@@ -126,11 +128,14 @@ void Q8Builder::add(const Node& node) {
   expr_[node.outputs[0]] = Expr{src, std::move(t)};
 }
 
-// The group's FULLY_CONNECTED (its first node: it reads a program input as it is).
-void Q8Builder::add_fully_connected(const Node& node) {
+// The group's layer (its first node: it reads a program input as it is).
+void Q8Builder::add_layer(const Node& node) {
   Q8Step step;
   step.src[0] = expr_.at(node.inputs[0]).src;
-  step.fc = make_q8_fully_connected(g_, node, step.src[0], *gemm_);
+  if (node.anchor == AnchorOp::kConv2D)
+    step.layer = std::make_shared<const Q8Conv>(g_, node, step.src[0], *gemm_);
+  else
+    step.layer = std::make_shared<const Q8FullyConnected>(g_, node, step.src[0], *gemm_);
   p_.steps.push_back(std::move(step));
   expr_[node.outputs[0]] = Expr{sources_++, {}};
 }
@@ -164,7 +169,7 @@ std::string Q8Program::to_string(int inputs) const {
   auto table = [&](const Q8Table& t, int s) { return t.identity() ? name(s) : "table(" + name(s) + ")"; };
   std::string text;
   for (size_t k = 0; k < steps.size(); ++k)
-    text += "s" + std::to_string(inputs + k) + " = " + (steps[k].fc ? "FullyConnected" : q8_op_name(steps[k].op.op)) +
+    text += "s" + std::to_string(inputs + k) + " = " + (steps[k].layer ? steps[k].layer->name() : q8_op_name(steps[k].op.op)) +
             (steps[k].blocked ? "/16" : "") +
             "(" + table(steps[k].table[0], steps[k].src[0]) +
             (steps[k].src[1] >= 0 ? ", " + table(steps[k].table[1], steps[k].src[1]) : "") + "); ";
@@ -182,23 +187,20 @@ Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const 
   return p;
 }
 
-// The values' shape: the inputs', or a FULLY_CONNECTED's output; the tile whole rows of it.
+// The values' shape: the inputs', or a layer's output; the tile whole blocks of its rows.
 bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* error) {
-  const Q8FullyConnected* fc = p_->steps.empty() ? nullptr : p_->steps[0].fc.get();
+  const Q8Layer* layer = p_->steps.empty() ? nullptr : p_->steps[0].layer.get();
   std::optional<Shape> domain = inputs.empty() ? Shape{} : inputs[0];
-  if (fc) domain = fully_connected_shape(inputs[fc->input], {fc->n, fc->k}, fc->keep_num_dims);
-  if (!domain) {
-    *error = "int8 FULLY_CONNECTED of " + std::to_string(fc->k) + " depths on " + to_string(inputs[fc->input]);
-    return false;
-  }
+  if (layer) domain = layer->output_shape(inputs[layer->input()], error);
+  if (!domain) return false;
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i] != *domain && !(fc && static_cast<int>(i) == fc->input)) {
+    if (inputs[i] != *domain && !(layer && static_cast<int>(i) == layer->input())) {
       *error = "int8 values of different shapes: " + to_string(*domain) + " and " + to_string(inputs[i]);
       return false;
     }
   shape_ = *domain;
   total_ = num_elements(shape_);
-  const int64_t row = fc ? fc->n : 1, unit = fc ? fc->kernel->mr : 1;  // whole blocks of the GEMM's rows
+  const int64_t row = layer ? layer->channels() : 1, unit = layer ? layer->block_rows() : 1;
   tile_ = std::max<int64_t>(unit, std::min(kTile, total_) / row / unit * unit) * row;
   return true;
 }
@@ -239,8 +241,9 @@ void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const*
     auto source = [&](int s) -> const int8_t* { return s < inputs_ ? inputs[s] + e : buffer + (s - inputs_) * tile_; };
     for (size_t k = 0; k < steps; ++k) {
       const Q8Step& s = p_->steps[k];
-      if (s.fc) {  // rows [e / n, (e + n) / n): tiles are whole rows
-        run_q8_fully_connected(*s.fc, inputs[s.src[0]], e / s.fc->n, n / s.fc->n, buffer + k * tile_);
+      if (s.layer) {  // tiles are whole rows
+        const int64_t row = s.layer->channels();
+        s.layer->run(inputs[s.src[0]], e / row, n / row, buffer + k * tile_);
         continue;
       }
       const int8_t* x[2] = {nullptr, nullptr};

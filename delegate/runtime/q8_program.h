@@ -15,7 +15,7 @@
 #include "ir/graph.h"
 #include "kernels/q8_ops.h"
 #include "kernels/q8_kernel.h"
-#include "runtime/q8_fully_connected.h"
+#include "runtime/q8_layer.h"
 
 namespace fd {
 
@@ -31,14 +31,14 @@ struct Q8Table {
 
 // A source made by an op of two sources, op(table[0](src[0]), table[1](src[1])),
 // or by one whose rounding depends on the value's place (q8_has_blocked_form:
-// blocked, src[1] -1 for a one-input op), or by a FULLY_CONNECTED of program
-// input src[0] (fc; then the group's first step: its output is the domain).
+// blocked, src[1] -1 for a one-input op), or by a layer reading program input
+// src[0] (then the group's first step: its output is the domain).
 struct Q8Step {
   Q8Prepared op;
   int src[2] = {-1, -1};  // sources: program inputs first, then one per step
   Q8Table table[2];
   bool blocked = false;  // the values TFLite computes in blocks of 16 take its blocked form
-  std::shared_ptr<const Q8FullyConnected> fc;
+  std::shared_ptr<const Q8Layer> layer;
 };
 
 // A program output: table(source).
@@ -55,8 +55,8 @@ struct Q8Program {
   std::string to_string(int inputs) const;
 };
 
-// Compiles an int8 group (node positions in execution order: a FULLY_CONNECTED
-// first or none, then elementwise nodes; ops/quantized.h's rules hold) reading
+// Compiles an int8 group (node positions in execution order: a layer
+// (FULLY_CONNECTED, CONV_2D) first or none, then elementwise nodes; ops/quantized.h's rules hold) reading
 // the tensors `inputs` and writing `outputs`.
 Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const std::vector<int>& inputs,
                            const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8GemmKernel* gemm);
@@ -64,8 +64,8 @@ Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const 
 // A Q8Program bound to its inputs' shape (they all have it), ready to run.
 class BoundQ8Program {
  public:
-  // Null (and *error) if the inputs differ in shape (a FULLY_CONNECTED's: its
-  // output has the others' shape), or per-channel tables do not match the last axis.
+  // Null (and *error) if the inputs differ in shape (a layer's: its output has
+  // the others' shape), or per-channel tables do not match the last axis.
   static std::unique_ptr<BoundQ8Program> bind(std::shared_ptr<const Q8Program> p, const std::vector<Shape>& inputs,
                                               std::string* error);
   const Shape& shape() const { return shape_; }

@@ -1,0 +1,60 @@
+#include "runtime/q8_conv.h"
+
+#include <cstring>
+
+#include "ir/shape.h"
+#include "ops/window.h"
+#include "runtime/q8_quant.h"
+
+namespace fd {
+
+Q8Conv::Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& kernel) : kernel_(&kernel) {
+  const Tensor& in = g.tensors[node.inputs[0]];
+  const Shape& w = g.tensors[node.inputs[1]].shape;
+  std::string error;
+  geo_ = *conv_geometry(in.shape, static_cast<int>(w[1]), static_cast<int>(w[2]), window_of(node), FoldedPad{},
+                        &error);
+  input_ = input;
+  input_shape_ = in.shape;
+  channels_ = static_cast<int>(w[0]);
+  block_rows_ = kernel.mr;
+  k_ = static_cast<int>(w[1] * w[2] * w[3]);
+  input_zero_point_ = static_cast<int8_t>(q8_quant_of(in).zero_point);
+  offsets_ = conv_offsets(geo_);
+  Q8PackedLayer l = q8_pack_layer(g, node, channels_, k_, /*float_product=*/false, kernel);
+  packed_ = std::move(l.packed);
+  output_ = l.output;
+}
+
+std::optional<Shape> Q8Conv::output_shape(const Shape& in, std::string* error) const {
+  if (in != input_shape_) {
+    *error = "int8 CONV_2D prepared for " + to_string(input_shape_) + " given " + to_string(in);
+    return std::nullopt;
+  }
+  return Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_};
+}
+
+void Q8Conv::gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a) const {
+  const int taps = geo_.taps();
+  const size_t c = static_cast<size_t>(geo_.channels);
+  const int32_t* o = offsets_.data() + first * taps;
+  for (int64_t i = 0; i < rows * taps; ++i, a += c)
+    if (o[i] >= 0)
+      std::memcpy(a, input + o[i], c);
+    else
+      std::memset(a, input_zero_point_, c);
+}
+
+void Q8Conv::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
+  const int n = channels_, m = static_cast<int>(rows);
+  if (offsets_.empty()) {  // dense 1x1: pixel p's row is input pixel p
+    q8_gemm(*kernel_, rounding_, m, n, k_, input + first * k_, k_, packed_.data(), out, n, output_);
+    return;
+  }
+  thread_local std::vector<int8_t> im2col;
+  if (im2col.size() < static_cast<size_t>(rows) * k_) im2col.resize(static_cast<size_t>(rows) * k_);
+  gather(input, first, rows, im2col.data());
+  q8_gemm(*kernel_, rounding_, m, n, k_, im2col.data(), k_, packed_.data(), out, n, output_);
+}
+
+}  // namespace fd
