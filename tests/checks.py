@@ -27,7 +27,10 @@ def _labels(entry, nodes):
 
 def counts(entry, fusions="default"):
     """(nodes claimed, fused groups) as the spec states them by hand, for default options
-    (every family; the same as fusions=all) or for fusions="elementwise"."""
+    (every family; the same as fusions=all), for fusions="elementwise", or (int8 models) for
+    fusions "all,int8_conv"."""
+    if fusions == "int8_conv":
+        return tuple(entry["expect_int8_conv"])
     suffix = {"default": "", "all": "", "elementwise": "_elementwise"}[fusions]
     return entry["expect_claimed" + suffix], entry["expect_partitions" + suffix]
 

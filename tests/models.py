@@ -81,6 +81,8 @@ class Spec:
     weights: str = "float32"
     patch: dict = field(default_factory=dict)  # builtin op renames, e.g. RELU -> RELU_0_TO_1
     claimed_all: int = None  # nodes claimed with default options, every family; default: claimed_elementwise
+    # int8 models: (nodes claimed, fused groups) with fusions "all,int8_conv"; default: claimed_all's
+    int8_conv: tuple = None
     partitions_all: int = None  # fused groups they form; default: partitions_elementwise
     emits: tuple = ()  # op labels (or their start, up to an option) the converted model must hold
     # Per case, a shape per input the worker resizes to; default (a signature with -1s): the
@@ -515,11 +517,11 @@ def int8_specs():
         return tf.sigmoid(tf.nn.conv2d(y, _const("q8_c5", [1, 1, 8, 12], -0.5, 0.5), 2, "SAME"))
 
     return [
-        Spec("int8_conv_chain", conv_chain, [[2, 13, 11, 8]], 5, 4, quantize=True, claimed_all=9,
-             partitions_all=4,
+        Spec("int8_conv_chain", conv_chain, [[2, 13, 11, 8]], 5, 4, quantize=True, int8_conv=(9, 4),
              about="int8 CONV_2D 3x3 (SAME, RELU fused), 3x3 stride 2 VALID, 1x1 dense, 5x3 of dilation 2 "
-                   "(RELU6 fused: alone, left), 1x1 stride 2, each the first step of a group with the tables after it: "
-                   "HARD_SWISH, x * LOGISTIC(x), TANH, LOGISTIC"),
+                   "(RELU6 fused: alone, left), 1x1 stride 2: left by default (slower than XNNPACK's so far), "
+                   "the tables after them claimed (HARD_SWISH, x * LOGISTIC(x), TANH, LOGISTIC); with fusions "
+                   "int8_conv each convolution is the first step of its group"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
                    "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),
@@ -1353,6 +1355,10 @@ def model_names():
     return [s.name for s in all_specs()]
 
 
+def int8_model_names():
+    return [s.name for s in all_specs() if s.quantize]
+
+
 def source_hash():
     """Changes whenever this generator changes (the cache key for generated models)."""
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
@@ -1636,6 +1642,7 @@ def manifest_entry(spec, nodes, it, size):
         "expect_partitions": expected_all(spec)[1],  # and the fused groups they form
         "expect_claimed_elementwise": spec.claimed_elementwise,  # the same with fusions=elementwise
         "expect_partitions_elementwise": spec.partitions_elementwise,
+        "expect_int8_conv": list(spec.int8_conv or expected_all(spec)),  # with fusions "all,int8_conv"
         "ops": [_op_label(n) for n in nodes],
         "approx_ops": [o for o in ops if o in APPROX_OPS],
         "int8_weight_nodes": [i for i, n in enumerate(nodes) if n["int8_weights"]],

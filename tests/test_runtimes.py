@@ -39,6 +39,21 @@ def test_option_variant(worker_results, manifest, name, variant, options, hand_c
     check_result(worker_results.get(VARIANT_RUNTIME, options)[name], entry, expect)
 
 
+INT8_NAMES = models.int8_model_names()
+INT8_CONV_VARIANTS = [{}, {"isa": "scalar"}, {"isa": "avx2"}, {"num_threads": 2}]
+
+
+@pytest.mark.parametrize("name", INT8_NAMES)
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("variant", INT8_CONV_VARIANTS, ids=["auto", "scalar", "avx2", "threads-2"])
+def test_int8_conv_family(worker_results, manifest, runtime, variant, name):
+    """fusions "all,int8_conv" claims int8 CONV_2D too: exact against every runtime's builtin kernels."""
+    if variant.get("isa") == "avx2" and not cpu_has("avx2"):
+        pytest.skip("this CPU has no avx2")
+    results = worker_results.get(runtime, {"fusions": "all,int8_conv", **variant}, names=INT8_NAMES)
+    check_result(results[name], manifest[name], counts(manifest[name], "int8_conv"))
+
+
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_min_nodes_1_claims_what_the_default_claims(worker_results, manifest, name):
     """min_nodes_per_partition=1 claims every node the default claims, and no node is left

@@ -55,6 +55,7 @@ uint32_t family_named(const std::string& name) {
   if (name == "fully_connected") return kFamilyFullyConnected;
   if (name == "conv") return kFamilyConv;
   if (name == "transformer") return kFamilyTransformer;
+  if (name == "int8_conv") return kFamilyInt8Conv;
   return 0;
 }
 
@@ -90,7 +91,7 @@ std::string parse_option(const std::string& key, const std::string& value, Optio
     return parse_isa(value, &o->isa);
   } else if (key == "fusions") {
     if (!parse_families(value, &o->families))
-      return bad_value(key, value, "all, none, or a comma list of: elementwise, fully_connected, conv, transformer");
+      return bad_value(key, value, "all, none, or a comma list of: elementwise, fully_connected, conv, transformer, int8_conv");
   } else if (key == "min_nodes_per_partition") {
     if (!parse_int(value, 1, 1 << 20, &o->min_nodes_per_partition)) return bad_value(key, value, "an integer >= 1");
   } else if (key == "log") {

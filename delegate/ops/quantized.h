@@ -27,8 +27,9 @@ bool has_q8_form(EwOp op);
 std::string q8_elementwise_rule(const Graph& g, const Node& node);
 
 // "" if the int8 anchor can be claimed, else why not: a FULLY_CONNECTED of an
-// int8 input, int8 weights [n, k] of zero point 0 (one scale, or one per
-// output channel), an optional int32 bias [n], an int8 output (x86 only: ARM's
+// int8 input, int8 weights [n, k] (FULLY_CONNECTED) or [oc, kh, kw, ic]
+// (CONV_2D) of zero point 0 (one scale, or one per output channel), an
+// optional int32 bias, an int8 output (x86 only: ARM's
 // TFLite rounds its requantization once, which the runtime does not yet).
 std::string q8_anchor_rule(const Graph& g, const Node& node);
 
