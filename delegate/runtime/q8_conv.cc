@@ -34,15 +34,23 @@ std::optional<Shape> Q8Conv::output_shape(const Shape& in, std::string* error) c
   return Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_};
 }
 
+// Each pixel's taps, runs of taps side by side in the input copied at once.
 void Q8Conv::gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a) const {
   const int taps = geo_.taps();
-  const size_t c = static_cast<size_t>(geo_.channels);
+  const int32_t c = static_cast<int32_t>(geo_.channels);
   const int32_t* o = offsets_.data() + first * taps;
-  for (int64_t i = 0; i < rows * taps; ++i, a += c)
-    if (o[i] >= 0)
-      std::memcpy(a, input + o[i], c);
-    else
-      std::memset(a, input_zero_point_, c);
+  for (int64_t p = 0; p < rows; ++p, o += taps)
+    for (int t = 0; t < taps;) {
+      if (o[t] < 0) {
+        std::memset(a, input_zero_point_, c);
+        a += c, ++t;
+        continue;
+      }
+      int end = t + 1;
+      while (end < taps && o[end] == o[end - 1] + c) ++end;
+      std::memcpy(a, input + o[t], static_cast<size_t>(end - t) * c);
+      a += static_cast<size_t>(end - t) * c, t = end;
+    }
 }
 
 void Q8Conv::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
