@@ -73,7 +73,8 @@ const Kernels* kernels_for(const std::string& isa) {
                                  &row_kernel_scalar_rounded(), nullptr, nullptr, &qd8_gemm_kernel_scalar()};
     static const Kernels scalar{&ew_table_scalar(), &gemm_kernel_scalar(), &dw_kernel_scalar(), &row_kernel_scalar(),
                                 nullptr, &winograd_kernel_scalar(), &qd8_gemm_kernel_scalar(), &rounded,
-                                &spmm_kernel_scalar(), &q8_kernel_scalar(), &q8_gemm_kernel_scalar()};
+                                &spmm_kernel_scalar(), &q8_kernel_scalar(), &q8_gemm_kernel_scalar(),
+                                &q8_depthwise_kernel_scalar()};
     return &scalar;
   }
 #if defined(__x86_64__)
@@ -82,7 +83,8 @@ const Kernels* kernels_for(const std::string& isa) {
                                  &row_kernel_avx2_rounded(), nullptr, nullptr, qd8_avx2()};
     static const Kernels avx2{&ew_table_avx2(), &gemm_kernel_avx2(), &dw_kernel_avx2(), &row_kernel_avx2(),
                               nullptr, &winograd_kernel_avx2(), qd8_avx2(), &rounded,
-                              &spmm_kernel_avx2(), &q8_kernel_avx2(), q8_gemm_kernel_for("avx2")};
+                              &spmm_kernel_avx2(), &q8_kernel_avx2(), q8_gemm_kernel_for("avx2"),
+                              q8_depthwise_kernel_for("avx2")};
     return &avx2;
   }
   if (want == "avx512") {
@@ -91,7 +93,7 @@ const Kernels* kernels_for(const std::string& isa) {
     static const Kernels avx512{&ew_table_avx512(), &gemm_kernel_avx512(), &dw_kernel_avx512(),
                                 &row_kernel_avx512(), &gemm_kernel_avx512_wide(), &winograd_kernel_avx512(),
                                 qd8_avx512(), &rounded, &spmm_kernel_avx512(), q8_avx512(),
-                                q8_gemm_kernel_for("avx512")};
+                                q8_gemm_kernel_for("avx512"), q8_depthwise_kernel_for("avx512")};
     return &avx512;
   }
 #elif defined(__aarch64__)
@@ -100,7 +102,8 @@ const Kernels* kernels_for(const std::string& isa) {
                                  &row_kernel_neon_rounded(), nullptr, nullptr, &qd8_gemm_kernel_neon()};
     static const Kernels neon{&ew_table_neon(), &gemm_kernel_neon(), &dw_kernel_neon(), &row_kernel_neon(),
                               nullptr, &winograd_kernel_neon(), &qd8_gemm_kernel_neon(), &rounded,
-                              &spmm_kernel_neon(), &q8_kernel_neon(), q8_gemm_kernel_for("neon")};
+                              &spmm_kernel_neon(), &q8_kernel_neon(), q8_gemm_kernel_for("neon"),
+                              q8_depthwise_kernel_for("neon")};
     return &neon;
   }
 #endif

@@ -7,6 +7,7 @@
 
 #include "kernels/ew_table.h"
 #include "kernels/gemm.h"
+#include "kernels/q8_depthwise.h"
 #include "kernels/q8_gemm.h"
 #include "kernels/q8_kernel.h"
 #include "kernels/qd8_gemm.h"
@@ -42,6 +43,7 @@ struct Kernels {
   const SpmmKernel* spmm = nullptr;  // optional: weights mostly zero (runtime/sparse_gemm.h)
   const Q8Kernel* q8 = &q8_kernel_scalar();  // int8 table lookups
   const Q8GemmKernel* q8_gemm = nullptr;     // int8 GEMM (q8_gemm.h); set by kernels_for
+  const Q8DepthwiseKernel* q8_depthwise = nullptr;  // int8 DEPTHWISE_CONV_2D (q8_depthwise.h); likewise
 };
 
 // The kernels for `isa` ("auto" = best available), or null if this CPU or build
