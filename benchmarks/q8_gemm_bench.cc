@@ -4,13 +4,12 @@
 // call), the median of 15 rounds. A benchmark, not a test:
 //   build/benchmarks/q8_gemm_bench
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "kernels/q8_gemm.h"
 
 namespace {
@@ -27,19 +26,6 @@ const Shape kShapes[] = {
     {8, 1024, 1000, "FULLY_CONNECTED batch 8"},
 };
 
-// This CPU's model name, family and model (/proc/cpuinfo).
-std::string cpu_name() {
-  std::ifstream info("/proc/cpuinfo");
-  std::string line, name, family, model;
-  const auto value = [](const std::string& l) { return l.substr(l.find(':') + 2); };
-  while (std::getline(info, line)) {
-    if (name.empty() && line.rfind("model name", 0) == 0) name = value(line);
-    if (family.empty() && line.rfind("cpu family", 0) == 0) family = value(line);
-    if (model.empty() && line.rfind("model\t", 0) == 0) model = value(line);
-  }
-  return name + " (family " + family + ", model " + model + ")";
-}
-
 double gops(const fd::Q8GemmKernel& kernel, const Shape& s) {
   std::mt19937 rng(s.k + s.n);
   std::uniform_int_distribution<int> i8(-128, 127);
@@ -54,17 +40,10 @@ double gops(const fd::Q8GemmKernel& kernel, const Shape& s) {
   const fd::Q8GemmOutput params{-5, -128, 127};
   const double ops = 2.0 * s.m * s.n * s.k;
   const int calls = std::max(1, static_cast<int>(2e8 / ops));
-  std::vector<double> rounds;
-  for (int r = 0; r < 15; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int c = 0; c < calls; ++c)
-      fd::q8_gemm(kernel, fd::Q8Rounding::kRuyX86, s.m, s.n, s.k, a.data(), s.k, packed.data(), out.data(), s.n,
-                  params);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    rounds.push_back(ops * calls / seconds / 1e9);
-  }
-  std::sort(rounds.begin(), rounds.end());
-  return rounds[rounds.size() / 2];
+  return fd::bench::median_rate(15, calls, ops / 1e9, [&] {
+    fd::q8_gemm(kernel, fd::Q8Rounding::kRuyX86, s.m, s.n, s.k, a.data(), s.k, packed.data(), out.data(), s.n,
+                params);
+  });
 }
 
 }  // namespace
@@ -72,7 +51,7 @@ double gops(const fd::Q8GemmKernel& kernel, const Shape& s) {
 int main() {
   const fd::Q8GemmKernel* kernels[8];
   const int count = fd::q8_gemm_kernels_runnable(kernels, 8);
-  std::printf("CPU: %s; GOP/s, one thread, median of 15 rounds\n%-45s", cpu_name().c_str(), "m x k -> n");
+  std::printf("CPU: %s; GOP/s, one thread, median of 15 rounds\n%-45s", fd::bench::cpu_name().c_str(), "m x k -> n");
   for (int i = 0; i < count; ++i) std::printf(" %24s", kernels[i]->name);
   std::printf("\n");
   for (const Shape& s : kShapes) {
