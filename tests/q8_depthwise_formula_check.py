@@ -8,6 +8,9 @@ reference's. Not a pytest test (builds models with TensorFlow, then runs both
 runtimes in the same process):
     python tests/q8_depthwise_formula_check.py
 """
+import contextlib
+import io
+
 import numpy as np
 
 from q8_gemm_formula_check import q8_multiplier, quant, requantize
@@ -27,7 +30,8 @@ def convert(channels, multiplier, kernel, size, padding):
     conv.representative_dataset = lambda: ([rng.normal(size=x.shape).astype(np.float32)] for _ in range(20))
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     conv.inference_input_type = conv.inference_output_type = tf.int8
-    return conv.convert()
+    with contextlib.redirect_stdout(io.StringIO()):  # the converter prints the model's signature
+        return conv.convert()
 
 
 def sums(x, w, bias, zp_in, multiplier, padding):
