@@ -149,7 +149,8 @@ void q8_depthwise_blocks(int pixels, int depth, int taps, const int8_t* const* r
   const size_t bytes = q8_depthwise_block_bytes(L, taps);
   const char* block = static_cast<const char*>(packed);
   int c0 = 0;
-  for (; c0 + L.block <= depth; c0 += L.block, block += bytes) Whole(pixels, taps, rows, c0, L.block, block, out, out_stride, p);
+  for (; c0 + L.block <= depth; c0 += L.block, block += bytes)
+    Whole(pixels, taps, rows, c0, L.block, block, out, out_stride, p);
   if (c0 == depth) return;
   const Q8DepthwiseBlockFn last = depth >= L.block ? Slid : Copied;
   last(pixels, taps, rows, c0, depth - c0, block, out, out_stride, p);
@@ -163,7 +164,8 @@ using Q8DepthwiseChunkFn = void (*)(int pixels, int depth, int taps, const int8_
 template <Q8DepthwiseChunkFn Chunk>
 void q8_depthwise_pixel(int depth, int multiplier, int taps, const int8_t* const* rows, const void* packed,
                         int8_t* out, const Q8DepthwiseOutput& p) {
-  if (multiplier != 1) return q8_depthwise_widened(&q8_depthwise_pixel<Chunk>, depth, multiplier, taps, rows, packed, out, p);
+  if (multiplier != 1)
+    return q8_depthwise_widened(&q8_depthwise_pixel<Chunk>, depth, multiplier, taps, rows, packed, out, p);
   Chunk(1, depth, taps, rows, packed, out, depth, p);
 }
 

@@ -20,10 +20,10 @@
 namespace fd {
 namespace {
 
-constexpr int kBlock = 16;
 using Half = Q8DepthwiseHalf<8>;
 using Constants = Q8DepthwiseX86Constants<8>;
-constexpr Q8DepthwiseLayout kLayout{kBlock, 2, true, true, sizeof(Constants), &q8_depthwise_pack_x86<8, true>};
+constexpr const Q8DepthwiseLayout& kLayout = q8_depthwise_x86_layout<8, true>;
+constexpr int kBlock = kLayout.block;
 
 // The zero point and clamp every block shares.
 struct Out {

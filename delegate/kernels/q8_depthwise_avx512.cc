@@ -17,10 +17,10 @@
 namespace fd {
 namespace {
 
-constexpr int kBlock = 32;
 using Half = Q8DepthwiseHalf<16>;
 using Constants = Q8DepthwiseX86Constants<16>;
-constexpr Q8DepthwiseLayout kLayout{kBlock, 2, true, true, sizeof(Constants), &q8_depthwise_pack_x86<16, false>};
+constexpr const Q8DepthwiseLayout& kLayout = q8_depthwise_x86_layout<16, false>;
+constexpr int kBlock = kLayout.block;
 
 // The zero point and clamp every block shares.
 struct Out {

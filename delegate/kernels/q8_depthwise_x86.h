@@ -49,5 +49,11 @@ void q8_depthwise_pack_x86(const Q8DepthwiseChannel* slots, void* constants) {
   for (int s = 0; s < 2 * L; ++s) q8_depthwise_pack_slot(slots[s], kLogical, s % L, c.half[s / L]);
 }
 
+// The layout of an x86 kernel's blocks of 2 L channels: int16 weights of tap
+// pairs in vpunpck{l,h}wd's order, then these constants.
+template <int L, bool kLogical>
+constexpr Q8DepthwiseLayout q8_depthwise_x86_layout{2 * L, 2, true, true, sizeof(Q8DepthwiseX86Constants<L>),
+                                                    &q8_depthwise_pack_x86<L, kLogical>};
+
 }  // namespace
 }  // namespace fd
