@@ -63,7 +63,8 @@ double mpixels(const fd::Q8DepthwiseKernel& kernel, const Shape& s) {
 int main() {
   const fd::Q8DepthwiseKernel* kernels[8];
   const int count = fd::q8_depthwise_kernels_runnable(kernels, 8);
-  std::printf("CPU: %s; Mpixel/s, one thread, median of 15 rounds\n%-20s", fd::bench::cpu_name().c_str(), "pixels x depth, kxk");
+  std::printf("CPU: %s; Mpixel/s, one thread, median of 15 rounds\n%-20s", fd::bench::cpu_name().c_str(),
+              "pixels x depth, kxk");
   for (int i = 0; i < count; ++i) std::printf(" %24s", kernels[i]->name);
   std::printf("\n");
   for (const Shape& s : kShapes) {

@@ -40,9 +40,9 @@ struct Problem {
 };
 
 // The kinds of channel: sums mostly scaled into the int8 range; some with
-// weights -1 or 1 at two taps and M = 2^30 at right shifts 1, 2 (ties often); large
-// right shifts; multipliers > 1 (left shifts, that wrap); zero; a bias near
-// the int32 limits (the sum wraps).
+// weights -1 or 1 at two taps and M = 2^30 at right shifts 1, 2 (ties
+// often); large right shifts; multipliers > 1 (left shifts, that wrap); zero;
+// a bias near the int32 limits (the sum wraps).
 enum Kind { kTies, kScaled, kLargeShift, kGreaterThanOne, kZero, kWraps };
 // Around the split between the roundings (the last channel of the 8-channel
 // part, the tail) mostly ties.
