@@ -101,20 +101,6 @@ const T& q8_depthwise_constants(const Q8DepthwiseLayout& l, int taps, const void
   return *reinterpret_cast<const T*>(static_cast<const char*>(block) + q8_depthwise_weight_bytes(l, taps));
 }
 
-// The requantization as one 64-bit product (x86's kernels): with
-// p = (acc << l) * M, t = (p + nudge - (p < -2^30 ? away_fix : 0)) >> (31 + r)
-// (arithmetic), where nudge = 2^30 + 2^(30+r) (2^30 where r = 0) gives ruy's
-// floor((floor((p + 2^30) / 2^31) + 2^(r-1)) / 2^r), and away_fix = 2^31 (for
-// a channel that rounds ties away, r > 0; else 0) TFLite's tie away from zero
-// where h = floor((p + 2^30) / 2^31) < 0.
-inline int64_t q8_depthwise_nudge(Q8Multiplier m) {
-  const int r = m.shift > 0 ? 0 : -m.shift;
-  return (int64_t{1} << 30) + (r > 0 ? int64_t{1} << (30 + r) : 0);
-}
-inline int64_t q8_depthwise_away_fix(const Q8DepthwiseChannel& c) {
-  return c.away && c.multiplier.shift < 0 ? int64_t{1} << 31 : 0;
-}
-
 // Packs w [taps][depth], bias [depth] (null: 0) and the channels' multipliers
 // [depth] for `kernel` and the input zero point into `packed`
 // (q8_depthwise_packed_bytes of it, 8-byte aligned).

@@ -1,7 +1,7 @@
-// The per-channel constants of the x86 q8 depthwise kernels: the 64-bit
-// requantization of q8_depthwise.h (q8_depthwise_nudge) on L int32 lanes,
-// whose even and odd lanes vpmuldq multiplies apart. Plain C++; each file
-// keeps its own copy (unnamed namespace: built with its own ISA's flags).
+// The per-channel constants of the x86 q8 depthwise kernels: the
+// requantization as one 64-bit product (below) on L int32 lanes, whose even
+// and odd lanes vpmuldq multiplies apart. Plain C++; each file keeps its own
+// copy (unnamed namespace: built with its own ISA's flags).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,20 @@
 
 namespace fd {
 namespace {
+
+// The requantization as one 64-bit product: with
+// p = (acc << l) * M, t = (p + nudge - (p < -2^30 ? away_fix : 0)) >> (31 + r)
+// (arithmetic), where nudge = 2^30 + 2^(30+r) (2^30 where r = 0) gives ruy's
+// floor((floor((p + 2^30) / 2^31) + 2^(r-1)) / 2^r), and away_fix = 2^31 (for
+// a channel that rounds ties away, r > 0; else 0) TFLite's tie away from zero
+// where h = floor((p + 2^30) / 2^31) < 0.
+inline int64_t q8_depthwise_nudge(Q8Multiplier m) {
+  const int r = m.shift > 0 ? 0 : -m.shift;
+  return (int64_t{1} << 30) + (r > 0 ? int64_t{1} << (30 + r) : 0);
+}
+inline int64_t q8_depthwise_away_fix(const Q8DepthwiseChannel& c) {
+  return c.away && c.multiplier.shift < 0 ? int64_t{1} << 31 : 0;
+}
 
 // The constants of L slots (half a block).
 template <int L>
