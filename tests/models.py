@@ -83,6 +83,9 @@ class Spec:
     claimed_all: int = None  # nodes claimed with default options, every family; default: claimed_elementwise
     # int8 models: (nodes claimed, fused groups) with fusions "all,int8_conv"; default: claimed_all's
     int8_conv: tuple = None
+    # int8 models: quantization steps by which tflite-runtime 2.14's builtin kernels (its own
+    # rounding, docs/int8-semantics.md) may differ from LiteRT's and TF's, which we match
+    steps_2_14: int = 0
     partitions_all: int = None  # fused groups they form; default: partitions_elementwise
     emits: tuple = ()  # op labels (or their start, up to an option) the converted model must hold
     # Per case, a shape per input the worker resizes to; default (a signature with -1s): the
@@ -516,7 +519,31 @@ def int8_specs():
         y = tf.nn.relu6(tf.nn.conv2d(y, _const("q8_c4", [5, 3, 32, 8], -0.2, 0.2), 1, "SAME", dilations=2))
         return tf.sigmoid(tf.nn.conv2d(y, _const("q8_c5", [1, 1, 8, 12], -0.5, 0.5), 2, "SAME"))
 
+    def depthwise_chain(tf, x):  # int8 DEPTHWISE_CONV_2D: depths off 8 (TFLite rounds the last depth % 8 apart)
+        y = tf.nn.relu6(tf.nn.depthwise_conv2d(x, _const("q8_d1", [3, 3, 21, 1], -0.5, 0.5), [1, 1, 1, 1], "SAME")
+                        + _const("q8_d1_b", [21], -0.5, 0.5))
+        y = y * tf.nn.relu6(y + 3.0) / 6.0
+        y = tf.nn.depthwise_conv2d(y, _const("q8_d2", [3, 3, 21, 2], -0.4, 0.4), [1, 2, 2, 1], "VALID")
+        y = tf.sigmoid(y) * y
+        y = tf.nn.depthwise_conv2d(y, _const("q8_d3", [5, 5, 42, 1], -0.3, 0.3), [1, 1, 1, 1], "SAME",
+                                   dilations=[2, 2])
+        return tf.tanh(y)
+
+    def layers_alone(tf, x):  # int8 layers with nothing fused after them are left
+        y = tf.nn.relu(tf.nn.depthwise_conv2d(x, _const("q8_da", [3, 3, 16, 1], -0.5, 0.5), [1, 1, 1, 1], "SAME"))
+        return tf.nn.conv2d(y, _const("q8_ca", [1, 1, 16, 8], -0.4, 0.4), 1, "SAME")
+
     return [
+        Spec("int8_layers_alone", layers_alone, [[1, 9, 10, 16]], 0, 0, quantize=True,
+             about="int8 DEPTHWISE_CONV_2D (RELU fused), then a 1x1 CONV_2D, nothing fused after either: both "
+                   "left (policy: claimed alone, each split XNNPACK's partition and real keyword spotters and "
+                   "wake-word nets of such layers ran 1.17-1.42x slower), with fusions int8_conv too"),
+        Spec("int8_depthwise_chain", depthwise_chain, [[1, 15, 13, 21]], 4, 3, quantize=True, claimed_all=7,
+             partitions_all=3, steps_2_14=2,
+             about="int8 DEPTHWISE_CONV_2D 3x3 of 21 channels (RELU6 fused), 3x3 stride 2 VALID of multiplier 2, "
+                   "5x5 of dilation 2 on 42 channels, each the first step of a group with the tables after it "
+                   "(HARD_SWISH, x * LOGISTIC(x), TANH); the last depth % 8 channels rounded as TFLite's scalar "
+                   "tail (tflite-runtime 2.14 rounds every channel so: up to 2 steps apart after three layers)"),
         Spec("int8_conv_chain", conv_chain, [[2, 13, 11, 8]], 5, 4, quantize=True, int8_conv=(9, 4),
              about="int8 CONV_2D 3x3 (SAME, RELU fused), 3x3 stride 2 VALID, 1x1 dense, 5x3 of dilation 2 "
                    "(RELU6 fused: alone, left), 1x1 stride 2: left by default (slower than XNNPACK's so far), "
@@ -1643,6 +1670,7 @@ def manifest_entry(spec, nodes, it, size):
         "expect_claimed_elementwise": spec.claimed_elementwise,  # the same with fusions=elementwise
         "expect_partitions_elementwise": spec.partitions_elementwise,
         "expect_int8_conv": list(spec.int8_conv or expected_all(spec)),  # with fusions "all,int8_conv"
+        "steps_2_14": spec.steps_2_14,
         "ops": [_op_label(n) for n in nodes],
         "approx_ops": [o for o in ops if o in APPROX_OPS],
         "int8_weight_nodes": [i for i, n in enumerate(nodes) if n["int8_weights"]],

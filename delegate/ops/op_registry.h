@@ -25,7 +25,7 @@ enum Family : uint32_t {
   // On by default: every family. What runs slower fused than in the runtime's
   // kernels is declined by the planner's policy, not by a family.
   kFamilyDefault = kFamilyAll,
-  // Off unless named (not in "all"): int8 CONV_2D in fusedelegate's own kernels,
+  // Off unless named (not in "all"): int8 CONV_2D and DEPTHWISE_CONV_2D in fusedelegate's own kernels,
   // exact but slower than XNNPACK's so far (docs/ops.md), for tests and tuning.
   kFamilyInt8Conv = 1u << 4,
 };

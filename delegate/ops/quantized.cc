@@ -122,12 +122,12 @@ std::string q8_elementwise_rule(const Graph& g, const Node& node) {
 
 namespace {
 
-// Int8 weights of `rank` axes, zero point 0, one scale or one per output channel (axis 0).
-std::string q8_weights_rule(const Tensor& w, size_t rank) {
+// Int8 weights of `rank` axes, zero point 0, one scale or one per output channel (axis `axis`).
+std::string q8_weights_rule(const Tensor& w, size_t rank, int axis = 0) {
   const Quantization& q = w.quantization;
   if (!w.is_constant || w.data.empty() || w.dtype != DType::kI8 || w.shape.size() != rank || q.scales.empty())
     return "int8 layer: weights are not a constant int8 tensor of " + std::to_string(rank) + " axes";
-  if (q.scales.size() != 1 && (q.axis != 0 || static_cast<int64_t>(q.scales.size()) != w.shape[0]))
+  if (q.scales.size() != 1 && (q.axis != axis || static_cast<int64_t>(q.scales.size()) != w.shape[axis]))
     return "int8 layer: weight scales are not one, or one per output channel";
   for (size_t i = 0; i < q.scales.size(); ++i)
     if (!(q.scales[i] > 0.f) || (i < q.zero_points.size() && q.zero_points[i] != 0))
@@ -153,17 +153,23 @@ std::string q8_fully_connected_rule(const Graph& g, const Node& node) {
   return q8_bias_rule(g, node, w.shape[0]);
 }
 
+// CONV_2D (filter [oc, kh, kw, ic], scales on axis 0) or DEPTHWISE_CONV_2D
+// ([1, kh, kw, ic * multiplier], scales on axis 3).
 std::string q8_conv_rule(const Graph& g, const Node& node) {
+  const bool depthwise = node.anchor == AnchorOp::kDepthwiseConv2D;
   const Tensor& w = g.tensors[node.inputs[1]];
-  if (std::string why = q8_weights_rule(w, 4); !why.empty()) return why;
+  if (std::string why = q8_weights_rule(w, 4, depthwise ? 3 : 0); !why.empty()) return why;
+  if (depthwise && w.shape[0] != 1) return "int8 DEPTHWISE_CONV_2D: filter is not [1, kh, kw, c]";
   const Shape& in = g.tensors[node.inputs[0]].shape;
   std::string error;
   const auto geo =
       conv_geometry(in, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), window_of(node), FoldedPad{}, &error);
   if (!geo) return error;
-  if (w.shape[3] != geo->channels || Shape{geo->batch, geo->out_h, geo->out_w, w.shape[0]} != g.tensors[node.outputs[0]].shape)
-    return "int8 CONV_2D: input " + to_string(in) + " does not fit filter " + to_string(w.shape);
-  return q8_bias_rule(g, node, w.shape[0]);
+  const int64_t oc = w.shape[depthwise ? 3 : 0];
+  const bool fits = depthwise ? oc % geo->channels == 0 : w.shape[3] == geo->channels;
+  if (!fits || Shape{geo->batch, geo->out_h, geo->out_w, oc} != g.tensors[node.outputs[0]].shape)
+    return "int8 " + node.name + ": input " + to_string(in) + " does not fit filter " + to_string(w.shape);
+  return q8_bias_rule(g, node, oc);
 }
 
 }  // namespace
@@ -172,14 +178,14 @@ std::string q8_anchor_rule(const Graph& g, const Node& node) {
 #if !defined(__x86_64__)
   return "int8 layers: TFLite's ARM kernels round once, which the runtime does not yet";
 #endif
-  if (node.anchor != AnchorOp::kFullyConnected && node.anchor != AnchorOp::kConv2D)
-    return "int8 " + node.name + " is not supported yet";
+  const bool conv = node.anchor == AnchorOp::kConv2D || node.anchor == AnchorOp::kDepthwiseConv2D;
+  if (node.anchor != AnchorOp::kFullyConnected && !conv) return "int8 " + node.name + " is not supported yet";
   const Tensor& in = g.tensors[node.inputs[0]];
   const Tensor& out = g.tensors[node.outputs[0]];
   if (!is_q8_tensor(in) || !is_q8_tensor(out)) return "int8: input or output not int8 of one scale and zero point";
   if (in.has_dynamic_shape || out.has_dynamic_shape) return "dynamic shape: known only at run time";
   if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
-  return node.anchor == AnchorOp::kConv2D ? q8_conv_rule(g, node) : q8_fully_connected_rule(g, node);
+  return conv ? q8_conv_rule(g, node) : q8_fully_connected_rule(g, node);
 }
 
 }  // namespace fd

@@ -66,8 +66,8 @@ std::string anchor_legality(const Graph& g, const Node& node, uint32_t families)
   if (info.read_params && !node.params) return node.name + " without its parameters";
   if (is_int8_node(g, node))
     return node.anchor == AnchorOp::kConv2D && !(families & kFamilyInt8Conv)
-               ? "int8 CONV_2D: fusedelegate's kernels run it 1.1-2.3x XNNPACK's time so far (fusions int8_conv "
-                 "claims it)"
+               ? "int8 " + node.name + ": fusedelegate's kernels run it slower than XNNPACK's so far (fusions "
+                 "int8_conv claims it)"
                : q8_anchor_rule(g, node);
   if (std::string d = dtype_legality(g, node); !d.empty()) return d;
   return info.rule(g, node);

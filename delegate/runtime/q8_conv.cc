@@ -27,11 +27,7 @@ Q8Conv::Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& 
 }
 
 std::optional<Shape> Q8Conv::output_shape(const Shape& in, std::string* error) const {
-  if (in != input_shape_) {
-    *error = "int8 CONV_2D prepared for " + to_string(input_shape_) + " given " + to_string(in);
-    return std::nullopt;
-  }
-  return Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_};
+  return q8_prepared_shape("CONV_2D", input_shape_, in, Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_}, error);
 }
 
 // Each pixel's taps, runs of taps side by side in the input copied at once.

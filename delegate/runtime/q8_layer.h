@@ -30,11 +30,20 @@ class Q8Layer {
   int input_ = -1, channels_ = 0, block_rows_ = 1;
 };
 
-// A layer node's weights [n, k] (filter rows), bias and per-channel multipliers
-// packed for `kernel`, and its output step (zero point, activation clamp).
-// TFLite's multipliers (kernel_util.cc, fully_connected.cc Prepare): per
-// channel s_in * s_w[c] / s_out in double; FULLY_CONNECTED of one weight
-// scale: the product in float (`float_product`), then divided in double.
+// A layer node's n per-channel multipliers as TFLite's Prepare computes them
+// (kernel_util.cc, fully_connected.cc): s_in * s_w[c] / s_out in double;
+// FULLY_CONNECTED of one weight scale: the product in float (`float_product`),
+// then divided in double.
+std::vector<Q8Multiplier> q8_layer_multipliers(const Graph& g, const Node& node, int n, bool float_product);
+// Its output step (zero point, the fused activation's clamp) and its int32 bias (or null).
+Q8GemmOutput q8_layer_output(const Graph& g, const Node& node);
+const int32_t* q8_layer_bias(const Graph& g, const Node& node);
+// For a layer prepared for one input shape: `out`, or nothing (and *error) if `in` is another.
+std::optional<Shape> q8_prepared_shape(const char* what, const Shape& prepared, const Shape& in, const Shape& out,
+                                       std::string* error);
+
+// A layer node's weights [n, k] (filter rows), bias and multipliers packed for
+// `kernel`, and its output step.
 struct Q8PackedLayer {
   std::vector<int32_t> packed;  // q8_pack_weights' bytes
   Q8GemmOutput output;

@@ -8,6 +8,7 @@
 #include "ir/shape.h"
 #include "ops/shape_rules.h"
 #include "runtime/q8_conv.h"
+#include "runtime/q8_depthwise.h"
 #include "runtime/q8_fully_connected.h"
 #include "runtime/q8_quant.h"
 #include "runtime/thread_pool.h"
@@ -59,8 +60,8 @@ struct Operand {
 
 class Q8Builder {
  public:
-  Q8Builder(const Graph& g, const std::vector<int>& inputs, const Q8GemmKernel* gemm)
-      : g_(g), gemm_(gemm), sources_(static_cast<int>(inputs.size())) {
+  Q8Builder(const Graph& g, const std::vector<int>& inputs, const Q8LayerKernels& kernels)
+      : g_(g), kernels_(kernels), sources_(static_cast<int>(inputs.size())) {
     for (int i = 0; i < sources_; ++i) expr_[inputs[i]] = Expr{i, {}};
   }
   void add(const Node& node);
@@ -72,7 +73,7 @@ class Q8Builder {
   void add_layer(const Node& node);
 
   const Graph& g_;
-  const Q8GemmKernel* gemm_;
+  Q8LayerKernels kernels_;
   int sources_;
   std::map<int, Expr> expr_;
   Q8Program p_;
@@ -133,9 +134,11 @@ void Q8Builder::add_layer(const Node& node) {
   Q8Step step;
   step.src[0] = expr_.at(node.inputs[0]).src;
   if (node.anchor == AnchorOp::kConv2D)
-    step.layer = std::make_shared<const Q8Conv>(g_, node, step.src[0], *gemm_);
+    step.layer = std::make_shared<const Q8Conv>(g_, node, step.src[0], *kernels_.gemm);
+  else if (node.anchor == AnchorOp::kDepthwiseConv2D)
+    step.layer = std::make_shared<const Q8Depthwise>(g_, node, step.src[0], *kernels_.depthwise);
   else
-    step.layer = std::make_shared<const Q8FullyConnected>(g_, node, step.src[0], *gemm_);
+    step.layer = std::make_shared<const Q8FullyConnected>(g_, node, step.src[0], *kernels_.gemm);
   p_.steps.push_back(std::move(step));
   expr_[node.outputs[0]] = Expr{sources_++, {}};
 }
@@ -179,8 +182,8 @@ std::string Q8Program::to_string(int inputs) const {
 }
 
 Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const std::vector<int>& inputs,
-                           const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8GemmKernel* gemm) {
-  Q8Builder b(g, inputs, gemm);
+                           const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8LayerKernels& layers) {
+  Q8Builder b(g, inputs, layers);
   for (int pos : group) b.add(g.nodes[pos]);
   Q8Program p = b.finish(outputs);
   p.kernel = &kernel;

@@ -14,6 +14,8 @@
 
 #include "ir/graph.h"
 #include "kernels/q8_ops.h"
+#include "kernels/q8_depthwise.h"
+#include "kernels/q8_gemm.h"
 #include "kernels/q8_kernel.h"
 #include "runtime/q8_layer.h"
 
@@ -58,8 +60,12 @@ struct Q8Program {
 // Compiles an int8 group (node positions in execution order: a layer
 // (FULLY_CONNECTED, CONV_2D) first or none, then elementwise nodes; ops/quantized.h's rules hold) reading
 // the tensors `inputs` and writing `outputs`.
+struct Q8LayerKernels {
+  const Q8GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
+  const Q8DepthwiseKernel* depthwise = nullptr;
+};
 Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const std::vector<int>& inputs,
-                           const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8GemmKernel* gemm);
+                           const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8LayerKernels& layers);
 
 // A Q8Program bound to its inputs' shape (they all have it), ready to run.
 class BoundQ8Program {

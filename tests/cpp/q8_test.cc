@@ -181,7 +181,7 @@ TEST(Q8, ComposedTablesMatchNodeByNode) {
   const int mx = q8_node(g, EwOp::Maximum, {th, q8_tensor(g, {1}, 1.f / 128, 0, &k)}, q8_tensor(g, shape, 1.f / 128, 0));
   const int rq = q8_node(g, EwOp::Quantize, {y}, q8_tensor(g, shape, 0.32f, -21));  // x / 4: ties at -2 mod 4
   const std::vector<int> group = {0, 1, 2, 3, 4, 5, 6, 7, 8}, outputs = {lr, mx, sum, rq};
-  const Q8Program p = build_q8_program(g, group, {x, y}, outputs, *kernels_for("auto")->q8, nullptr);
+  const Q8Program p = build_q8_program(g, group, {x, y}, outputs, *kernels_for("auto")->q8, {});
   ASSERT_EQ(p.steps.size(), 2u) << p.to_string(2);  // the ADD, the QUANTIZE (its forms differ)
   std::string error;
   auto bound = BoundQ8Program::bind(std::make_shared<const Q8Program>(p), {shape, shape}, &error);
