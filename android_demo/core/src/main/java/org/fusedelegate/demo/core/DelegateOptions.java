@@ -22,7 +22,8 @@ public final class DelegateOptions {
       "num_threads", "isa", "fusions", "min_nodes_per_partition", "log", "plan_file", "profile_file"));
 
   static final List<String> ISAS = Arrays.asList("auto", "scalar", "avx2", "avx512", "neon");
-  static final List<String> FUSION_FAMILIES = Arrays.asList("all", "elementwise", "fully_connected", "conv", "transformer");
+  static final List<String> FUSION_FAMILIES =
+      Arrays.asList("all", "elementwise", "fully_connected", "conv", "transformer", "int8_conv");
 
   private static final DelegateOptions EMPTY = new DelegateOptions(new LinkedHashMap<String, String>());
 
@@ -141,7 +142,8 @@ public final class DelegateOptions {
         if (value.equals("none")) return null;
         for (String family : value.split(",", -1))
           if (!FUSION_FAMILIES.contains(family))
-            return badValue(key, value, "all, none, or a comma list of: elementwise, fully_connected, conv, transformer");
+            return badValue(key, value,
+                "all, none, or a comma list of: elementwise, fully_connected, conv, transformer, int8_conv");
         return null;
       case "min_nodes_per_partition": {
         Long n = CInt.parse(value);

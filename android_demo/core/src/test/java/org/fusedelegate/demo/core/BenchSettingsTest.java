@@ -49,7 +49,7 @@ public class BenchSettingsTest {
   @Test
   public void badDelegateOptionsGetTheLibraryMessage() {
     assertEquals("fusedelegate: option 'fusions' has bad value 'fast'; accepted: all, none, or a comma list of: "
-        + "elementwise, fully_connected, conv, transformer", errorOf("5", "1", "fusions:fast"));
+        + "elementwise, fully_connected, conv, transformer, int8_conv", errorOf("5", "1", "fusions:fast"));
     assertEquals("delegate options: 'fusions' is not key:value", errorOf("5", "1", "fusions"));
   }
 

@@ -86,9 +86,9 @@ public class DelegateOptionsTest {
     assertEquals("fusedelegate: option 'isa' has bad value 'sse'; accepted: auto, scalar, avx2, avx512, neon",
         errorOf("isa:sse"));
     assertEquals("fusedelegate: option 'fusions' has bad value 'elementwise,'; accepted: all, none, or a comma "
-        + "list of: elementwise, fully_connected, conv, transformer", errorOf("fusions:elementwise,"));
+        + "list of: elementwise, fully_connected, conv, transformer, int8_conv", errorOf("fusions:elementwise,"));
     assertEquals("fusedelegate: option 'fusions' has bad value 'all,none'; accepted: all, none, or a comma "
-        + "list of: elementwise, fully_connected, conv, transformer", errorOf("fusions:all,none"));
+        + "list of: elementwise, fully_connected, conv, transformer, int8_conv", errorOf("fusions:all,none"));
     assertEquals("fusedelegate: option 'min_nodes_per_partition' has bad value '0'; accepted: an integer >= 1",
         errorOf("min_nodes_per_partition:0"));
     assertEquals("fusedelegate: option 'log' has bad value 'debug'; accepted: quiet, info, verbose",
