@@ -161,9 +161,6 @@ std::string q8_conv_rule(const Graph& g, const Node& node) {
   if (std::string why = q8_weights_rule(w, 4, depthwise ? 3 : 0); !why.empty()) return why;
   if (depthwise && w.shape[0] != 1) return "int8 DEPTHWISE_CONV_2D: filter is not [1, kh, kw, c]";
   const Shape& in = g.tensors[node.inputs[0]].shape;
-  const Shape& signature = g.tensors[node.inputs[0]].signature;
-  if (std::find(signature.begin(), signature.end(), -1) != signature.end())
-    return "int8 " + node.name + ": an input axis a run may resize (the layer is prepared for one shape so far)";
   std::string error;
   const auto geo =
       conv_geometry(in, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), window_of(node), FoldedPad{}, &error);

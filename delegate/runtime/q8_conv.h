@@ -20,6 +20,7 @@ class Q8Conv : public Q8Layer {
   Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& kernel);
   const char* name() const override { return "Conv2D"; }
   std::optional<Shape> output_shape(const Shape& in, std::string* error) const override;
+  std::shared_ptr<const Q8Layer> for_input(const Shape& in) const override;
   void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
 
  private:

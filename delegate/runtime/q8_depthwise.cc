@@ -26,6 +26,17 @@ Q8Depthwise::Q8Depthwise(const Graph& g, const Node& node, int input, const Q8De
                     q8_layer_bias(g, node), m.data(), in_q.zero_point, packed_.data());
 }
 
+std::shared_ptr<const Q8Layer> Q8Depthwise::for_input(const Shape& in) const {
+  std::string error;
+  const auto geo = conv_geometry(in, geo_.kh, geo_.kw, geo_.p, FoldedPad{}, &error);
+  if (in == input_shape_ || !geo || geo->channels != geo_.channels) return nullptr;  // output_shape says why
+  auto resized = std::make_shared<Q8Depthwise>(*this);
+  resized->input_shape_ = in;
+  resized->geo_ = *geo;
+  resized->offsets_ = conv_offsets(*geo);
+  return resized;
+}
+
 std::optional<Shape> Q8Depthwise::output_shape(const Shape& in, std::string* error) const {
   return q8_prepared_shape("DEPTHWISE_CONV_2D", input_shape_, in, Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_},
                            error);

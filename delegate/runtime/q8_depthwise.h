@@ -18,6 +18,7 @@ class Q8Depthwise : public Q8Layer {
   Q8Depthwise(const Graph& g, const Node& node, int input, const Q8DepthwiseKernel& kernel);
   const char* name() const override { return "DepthwiseConv2D"; }
   std::optional<Shape> output_shape(const Shape& in, std::string* error) const override;
+  std::shared_ptr<const Q8Layer> for_input(const Shape& in) const override;
   void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
 
  private:

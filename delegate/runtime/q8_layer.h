@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,9 @@ class Q8Layer {
   int block_rows() const { return block_rows_; }  // rows its kernel computes at once: tiles hold whole blocks
   // Its output's shape for an input of `in`, or nothing (and *error).
   virtual std::optional<Shape> output_shape(const Shape& in, std::string* error) const = 0;
+  // The same layer for an input of `in` where it is prepared for one shape
+  // and `in` is another (a resize), else null: it takes `in` as it is.
+  virtual std::shared_ptr<const Q8Layer> for_input(const Shape&) const { return nullptr; }
   // Output rows [first, first + rows) into out (rows * channels() values).
   virtual void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const = 0;
 

@@ -192,7 +192,11 @@ Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const 
 
 // The values' shape: the inputs', or a layer's output; the tile whole blocks of its rows.
 bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* error) {
-  const Q8Layer* layer = p_->steps.empty() ? nullptr : p_->steps[0].layer.get();
+  if (!p_->steps.empty() && p_->steps[0].layer) {
+    layer_ = p_->steps[0].layer->for_input(inputs[p_->steps[0].layer->input()]);
+    if (!layer_) layer_ = p_->steps[0].layer;
+  }
+  const Q8Layer* layer = layer_.get();
   std::optional<Shape> domain = inputs.empty() ? Shape{} : inputs[0];
   if (layer) domain = layer->output_shape(inputs[layer->input()], error);
   if (!domain) return false;
@@ -245,8 +249,8 @@ void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const*
     for (size_t k = 0; k < steps; ++k) {
       const Q8Step& s = p_->steps[k];
       if (s.layer) {  // tiles are whole rows
-        const int64_t row = s.layer->channels();
-        s.layer->run(inputs[s.src[0]], e / row, n / row, buffer + k * tile_);
+        const int64_t row = layer_->channels();
+        layer_->run(inputs[s.src[0]], e / row, n / row, buffer + k * tile_);
         continue;
       }
       const int8_t* x[2] = {nullptr, nullptr};

@@ -83,6 +83,7 @@ class BoundQ8Program {
   void lookup(const Q8Table& t, const int8_t* x, int8_t* y, int64_t first, int64_t n) const;
 
   std::shared_ptr<const Q8Program> p_;
+  std::shared_ptr<const Q8Layer> layer_;  // the first step's layer for these shapes
   Shape shape_;
   int64_t total_ = 0, tile_ = 0, channels_ = 1;
   int inputs_ = 0;
