@@ -539,12 +539,13 @@ def int8_specs():
                    "left (policy: claimed alone, each split XNNPACK's partition and real keyword spotters and "
                    "wake-word nets of such layers ran 1.17-1.42x slower), with fusions int8_conv too"),
         Spec("int8_depthwise_chain", depthwise_chain, [[1, 15, 13, 21]], 4, 3, quantize=True, claimed_all=7,
-             partitions_all=3, steps_2_14=2,
+             partitions_all=3, steps_2_14=2, resizes=[[[2, 9, 7, 21]], [[1, 5, 6, 21]], [[0, 15, 13, 21]]],
              about="int8 DEPTHWISE_CONV_2D 3x3 of 21 channels (RELU6 fused), 3x3 stride 2 VALID of multiplier 2, "
                    "5x5 of dilation 2 on 42 channels, each the first step of a group with the tables after it "
                    "(HARD_SWISH, x * LOGISTIC(x), TANH); the last depth % 8 channels rounded as TFLite's scalar "
                    "tail (tflite-runtime 2.14 rounds every channel so: up to 2 steps apart after three layers)"),
         Spec("int8_conv_chain", conv_chain, [[2, 13, 11, 8]], 5, 4, quantize=True, int8_conv=(9, 4),
+             resizes=[[[1, 9, 7, 8]], [[3, 5, 6, 8]], [[0, 13, 11, 8]]],
              about="int8 CONV_2D 3x3 (SAME, RELU fused), 3x3 stride 2 VALID, 1x1 dense, 5x3 of dilation 2 "
                    "(RELU6 fused: alone, left), 1x1 stride 2: left by default (slower than XNNPACK's so far), "
                    "the tables after them claimed (HARD_SWISH, x * LOGISTIC(x), TANH, LOGISTIC); with fusions "

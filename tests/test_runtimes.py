@@ -54,12 +54,14 @@ def test_option_variant(worker_results, manifest, name, variant, options, hand_c
 
 
 INT8_NAMES = models.int8_model_names()
-INT8_CONV_VARIANTS = [{}, {"isa": "scalar"}, {"isa": "avx2"}, {"num_threads": 2}]
+# Every runtime with the CPU's own kernels; the other kernels (no runtime changes them) in one.
+INT8_CONV_VARIANTS = [(r, {}) for r in RUNTIMES] + [
+    (VARIANT_RUNTIME, v) for v in ({"isa": "scalar"}, {"isa": "avx2"}, {"num_threads": 2})]
 
 
 @pytest.mark.parametrize("name", INT8_NAMES)
-@pytest.mark.parametrize("runtime", RUNTIMES)
-@pytest.mark.parametrize("variant", INT8_CONV_VARIANTS, ids=["auto", "scalar", "avx2", "threads-2"])
+@pytest.mark.parametrize("runtime,variant", INT8_CONV_VARIANTS,
+                         ids=[f"{r}-{'-'.join(map(str, v.values())) or 'auto'}" for r, v in INT8_CONV_VARIANTS])
 def test_int8_conv_family(worker_results, manifest, runtime, variant, name):
     """fusions "all,int8_conv" claims int8 CONV_2D too: exact against every runtime's builtin kernels."""
     if variant.get("isa") == "avx2" and not cpu_has("avx2"):

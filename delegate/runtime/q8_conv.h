@@ -6,36 +6,32 @@
 // a dense 1x1 reads its input rows in place.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "kernels/q8_gemm.h"
-#include "ops/conv_geometry.h"
-#include "runtime/q8_layer.h"
+#include "runtime/q8_window_layer.h"
 
 namespace fd {
 
-class Q8Conv : public Q8Layer {
+class Q8Conv : public Q8WindowLayer {
  public:
   // The layer `node` (ops/quantized.h's q8_anchor_rule holds) reading program input `input`.
   Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& kernel);
   const char* name() const override { return "Conv2D"; }
-  std::optional<Shape> output_shape(const Shape& in, std::string* error) const override;
-  std::shared_ptr<const Q8Layer> for_input(const Shape& in) const override;
   void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
 
  private:
+  std::shared_ptr<Q8WindowLayer> copy() const override { return std::make_shared<Q8Conv>(*this); }
   // Rows [first, first + rows) of the im2col matrix into `a` (rows * k_ values).
   void gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a) const;
 
   const Q8GemmKernel* kernel_;
   Q8Rounding rounding_ = Q8Rounding::kRuyX86;  // what TFLite's x86 kernels (ruy) round as
-  Shape input_shape_;
-  ConvGeometry geo_;
-  std::vector<int32_t> offsets_;  // conv_offsets(geo_): empty when dense
   int k_ = 0;
   int8_t input_zero_point_ = 0;
   Q8GemmOutput output_;
-  std::vector<int32_t> packed_;
+  std::shared_ptr<const std::vector<int32_t>> packed_;  // q8_pack_weights' bytes, shared by resized copies
 };
 
 }  // namespace fd

@@ -1,0 +1,34 @@
+#include "runtime/q8_window_layer.h"
+
+#include "ops/window.h"
+
+namespace fd {
+
+Q8WindowLayer::Q8WindowLayer(const Graph& g, const Node& node, int input, int channels, const char* op) : op_(op) {
+  const Shape& in = g.tensors[node.inputs[0]].shape;
+  const Shape& w = g.tensors[node.inputs[1]].shape;
+  std::string error;
+  geo_ = *conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), window_of(node), FoldedPad{}, &error);
+  input_ = input;
+  input_shape_ = in;
+  channels_ = channels;
+  offsets_ = conv_offsets(geo_);
+}
+
+std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {
+  if (in == input_shape_) return nullptr;
+  std::string error;
+  const auto geo = conv_geometry(in, geo_.kh, geo_.kw, geo_.p, FoldedPad{}, &error);
+  if (!geo || geo->channels != geo_.channels) return nullptr;
+  std::shared_ptr<Q8WindowLayer> resized = copy();
+  resized->input_shape_ = in;
+  resized->geo_ = *geo;
+  resized->offsets_ = conv_offsets(*geo);
+  return resized;
+}
+
+std::optional<Shape> Q8WindowLayer::output_shape(const Shape& in, std::string* error) const {
+  return q8_prepared_shape(op_, input_shape_, in, Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_}, error);
+}
+
+}  // namespace fd

@@ -1,0 +1,32 @@
+// A windowed int8 layer (CONV_2D, DEPTHWISE_CONV_2D) as the first step of an
+// int8 group (runtime/q8_layer.h): its window's geometry on the input shape it
+// was prepared for, and a copy of itself for another shape (a resize).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ops/conv_geometry.h"
+#include "runtime/q8_layer.h"
+
+namespace fd {
+
+class Q8WindowLayer : public Q8Layer {
+ public:
+  std::optional<Shape> output_shape(const Shape& in, std::string* error) const override;
+  // A copy with the geometry of `in` (weights shared), or null if `in` is the
+  // prepared shape or no window of this layer fits it (output_shape says why).
+  std::shared_ptr<const Q8Layer> for_input(const Shape& in) const override;
+
+ protected:
+  // `node`'s window ([_, kh, kw, _] filter) over its input, `channels` outputs per pixel.
+  Q8WindowLayer(const Graph& g, const Node& node, int input, int channels, const char* op);
+  virtual std::shared_ptr<Q8WindowLayer> copy() const = 0;
+
+  const char* op_;  // "CONV_2D"
+  Shape input_shape_;
+  ConvGeometry geo_;
+  std::vector<int32_t> offsets_;  // conv_offsets(geo_): empty when dense
+};
+
+}  // namespace fd
