@@ -12,8 +12,8 @@
 #include "kernels/q8_gemm.h"
 #include "kernels/q8_gemm_lanes.h"
 
-#define FD_AVX512BW __attribute__((target("avx512f,avx512bw")))
-#define FD_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define FD_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define FD_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define FD_INLINE inline __attribute__((always_inline))
 
 namespace fd {
@@ -52,11 +52,99 @@ struct Out16 {
       : zero_point(Lanes16::splat(p.zero_point)), lo(Lanes16::splat(p.lo)), hi(Lanes16::splat(p.hi)) {}
 };
 
-// The first nc of 16 outputs of a row.
+// The first nc of 16 outputs of a row (q8_gemm_lanes.h's output step).
 template <Q8Rounding R>
 FD_INLINE void store_row(__m512i acc, const Q8Columns<Lanes16>& c, const Out16& o, int8_t* out, int nc) {
   const __m512i y = q8_output_lanes<R>(Lanes16{acc}, c, o.zero_point, o.lo, o.hi).v;
   _mm512_mask_cvtepi32_storeu_epi8(out, static_cast<__mmask16>((1u << nc) - 1), y);
+}
+
+// kRuyX86's two roundings as one of a 64-bit product (q8_gemm.h's h and t):
+// t = floor((s M + nudge) / 2^(31 + r)), nudge = 2^30 + (r > 0 ? 2^(30 + r) : 0)
+// (floors of floors compose), on the even and the odd int32 lanes apart.
+struct Ruy16 {
+  __m512i left, m_even, m_odd, nudge_even, nudge_odd, shift_even, shift_odd;
+  bool shifts_left;  // any l > 0
+};
+
+FD_AVX512BW inline __m512i ruy_nudge(__m512i r) {
+  const __m512i one = _mm512_set1_epi64(int64_t{1} << 30);
+  const __mmask8 shifted = _mm512_test_epi64_mask(r, r);
+  return _mm512_mask_add_epi64(one, shifted, one, _mm512_sllv_epi64(one, r));
+}
+
+FD_AVX512BW inline Ruy16 ruy16(const Q8PanelTail& tail, int j) {
+  const __m512i low = _mm512_set1_epi64(0xFFFFFFFF), right = _mm512_loadu_si512(tail.right + j);
+  const __m512i m = _mm512_loadu_si512(tail.multiplier + j), left = _mm512_loadu_si512(tail.left + j);
+  const __m512i r_even = _mm512_and_si512(right, low), r_odd = _mm512_srli_epi64(right, 32);
+  const __m512i base = _mm512_set1_epi64(31);
+  return {left,
+          m,
+          _mm512_srli_epi64(m, 32),
+          ruy_nudge(r_even),
+          ruy_nudge(r_odd),
+          _mm512_add_epi64(r_even, base),
+          _mm512_add_epi64(r_odd, base),
+          _mm512_test_epi32_mask(left, left) != 0};
+}
+
+// requantize(acc) of 16 columns (acc with its bias), before the output zero point.
+FD_AVX512BW FD_INLINE __m512i ruy_requantize16(__m512i acc, const Ruy16& c) {
+  const __m512i s = c.shifts_left ? _mm512_sllv_epi32(acc, c.left) : acc;
+  const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(s, c.m_even), c.nudge_even);
+  const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(s, 32), c.m_odd), c.nudge_odd);
+  const __m512i pick = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+  return _mm512_permutex2var_epi32(_mm512_srav_epi64(even, c.shift_even), pick,
+                                   _mm512_srav_epi64(odd, c.shift_odd));
+}
+
+// The output constants of 4 rows stored at once, as int16 and int8.
+struct Pack16 {
+  __m512i zero_point, lo, hi, rows_apart;
+  explicit Pack16(const Q8GemmOutput& p)
+      : zero_point(_mm512_set1_epi16(static_cast<int16_t>(p.zero_point))),
+        lo(_mm512_set1_epi8(static_cast<char>(p.lo))),
+        hi(_mm512_set1_epi8(static_cast<char>(p.hi))),
+        rows_apart(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15)) {}
+};
+
+// The first nc of 16 columns of rows t[0..rows) (requantized, rows <= 4): the
+// zero point added and the clamp taken on saturated int16 and int8 (the same
+// as on int32, the clamp being within int8), rows ldc apart.
+FD_AVX512BW FD_INLINE void store4(const __m512i* t, const Pack16& o, int8_t* out, size_t ldc, int rows, int nc) {
+  const __m512i a = _mm512_adds_epi16(_mm512_packs_epi32(t[0], t[1]), o.zero_point);
+  const __m512i b = _mm512_adds_epi16(_mm512_packs_epi32(t[2], t[3]), o.zero_point);
+  const __m512i y8 = _mm512_max_epi8(o.lo, _mm512_min_epi8(o.hi, _mm512_packs_epi16(a, b)));
+  const __m512i y = _mm512_permutexvar_epi32(o.rows_apart, y8);  // row r in 128-bit lane r
+  const __mmask16 m = static_cast<__mmask16>((1u << nc) - 1);
+  _mm_mask_storeu_epi8(out, m, _mm512_castsi512_si128(y));
+  if (rows > 1) _mm_mask_storeu_epi8(out + ldc, m, _mm512_extracti32x4_epi32(y, 1));
+  if (rows > 2) _mm_mask_storeu_epi8(out + 2 * ldc, m, _mm512_extracti32x4_epi32(y, 2));
+  if (rows > 3) _mm_mask_storeu_epi8(out + 3 * ldc, m, _mm512_extracti32x4_epi32(y, 3));
+}
+
+// The first mr of MR rows of 16 columns (acc[r * stride], bias included) requantized and stored.
+template <int MR, Q8Rounding R>
+FD_AVX512BW FD_INLINE void store_rows(const __m512i* acc, int stride, const Q8PanelTail& tail, int j,
+                                      const Q8GemmOutput& p, int8_t* out, size_t ldc, int mr, int nc) {
+  if constexpr (R == Q8Rounding::kRuyX86 && MR % 4 == 0) {
+    const Ruy16 c = ruy16(tail, j);
+    const Pack16 o(p);
+#pragma GCC unroll 4
+    for (int r0 = 0; r0 < MR && r0 < mr; r0 += 4) {
+      __m512i t[4];
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) t[r] = ruy_requantize16(acc[(r0 + r) * stride], c);
+      store4(t, o, out + r0 * ldc, ldc, mr - r0, nc);
+    }
+  } else {
+    Q8Columns<Lanes16> c = q8_columns<Lanes16>(tail, j);
+    c.bias = Lanes16::splat(0);  // in acc
+    const Out16 o(p);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+      if (r < mr) store_row<R>(acc[r * stride], c, o, out + r * ldc, nc);
+  }
 }
 
 inline int32_t load4(const int8_t* p) {
@@ -99,11 +187,12 @@ FD_AVX512BW void q8_gemm_avx512(int mr, int nc, int k, const int8_t* a, size_t l
   const int full = k / kQ8Group;
   for (int g = 0; g < full; ++g, w += NR * kQ8Group) madd_group<MR, false>(lo, hi, row, g, k, w);
   if (full < q8_groups(k)) madd_group<MR, true>(lo, hi, row, full, k, w);
-  const Q8Columns<Lanes16> c = q8_columns<Lanes16>(q8_panel_tail(panel, k, NR, 2), 0);
-  const Out16 o(p);
+  const Q8PanelTail tail = q8_panel_tail(panel, k, NR, 2);
+  const __m512i bias = _mm512_loadu_si512(tail.bias);
+  __m512i acc[MR];
 #pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r)
-    if (r < mr) store_row<R>(fold_partials(lo[r], hi[r]), c, o, out + r * ldc, nc);
+  for (int r = 0; r < MR; ++r) acc[r] = _mm512_add_epi32(fold_partials(lo[r], hi[r]), bias);
+  store_rows<MR, R>(acc, 1, tail, 0, p, out, ldc, mr, nc);
 }
 
 // One group of 4 depths for MR rows, 16 * P int8 columns: rows as u8 (a + 128).
@@ -130,24 +219,22 @@ FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, si
   const int8_t* w = static_cast<const int8_t*>(panel);
   const int8_t* row[MR];
   q8_block_rows(a, lda, mr, row);
-  __m512i acc[MR][P];
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r)
+  const Q8PanelTail tail = q8_panel_tail(panel, k, NR, 1);
+  __m512i acc[MR][P];  // from the bias on
 #pragma GCC unroll 4
-    for (int v = 0; v < P; ++v) acc[r][v] = _mm512_setzero_si512();
+  for (int v = 0; v < P; ++v) {
+    const __m512i bias = _mm512_loadu_si512(tail.bias + 16 * v);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) acc[r][v] = bias;
+  }
   const int full = k / kQ8Group;
   for (int g = 0; g < full; ++g, w += NR * kQ8Group) dot_group<MR, P, false>(acc, row, g, k, w);
   if (full < q8_groups(k)) dot_group<MR, P, true>(acc, row, full, k, w);
-  const Q8PanelTail tail = q8_panel_tail(panel, k, NR, 1);
-  const Out16 o(p);
 #pragma GCC unroll 4
   for (int v = 0; v < P; ++v) {
     if (nc <= 16 * v) break;
-    const Q8Columns<Lanes16> c = q8_columns<Lanes16>(tail, 16 * v);
     const int n = nc - 16 * v < 16 ? nc - 16 * v : 16;
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r)
-      if (r < mr) store_row<R>(acc[r][v], c, o, out + r * ldc + 16 * v, n);
+    store_rows<MR, R>(&acc[0][v], P, tail, 16 * v, p, out + 16 * v, ldc, mr, n);
   }
 }
 
