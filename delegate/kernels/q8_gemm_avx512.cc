@@ -4,7 +4,8 @@
 // 2 partial sums per column, folded at the end). With AVX512-VNNI: int8 panels,
 // 8 rows x 32 columns, one vpdpbusd per row, group and 16 columns, the rows
 // read as u8 (a ^ 0x80 = a + 128; the packed bias takes the 128 back). The
-// output step is q8_gemm_lanes.h's on 16 lanes, stored by vpmovdb with a mask.
+// output step: kRuyX86 as one rounding of 64-bit products, 4 rows packed to
+// int8 at once (ruy_requantize16, store4); kReference by q8_gemm_lanes.h.
 #include <immintrin.h>
 
 #include <cstring>
