@@ -1,5 +1,6 @@
 // Throughput of the full-integer int8 GEMM kernels (kernels/q8_gemm.h) on the
-// shapes of MobileNet's 1x1 convolutions and a batch-1 FULLY_CONNECTED, one
+// shapes of MobileNet's 1x1 convolutions, a batch-1 FULLY_CONNECTED and the
+// im2col GEMMs of a YOLO-like net's 3x3 convolutions, one
 // thread, weights packed once, data warm in the caches: GOP/s (2 m n k per
 // call), the median of 15 rounds. A benchmark, not a test:
 //   build/benchmarks/q8_gemm_bench
@@ -23,7 +24,9 @@ const Shape kShapes[] = {
     {3136, 96, 24, "MobileNetV2 56x56 project"}, {3136, 24, 144, "MobileNetV2 56x56 expand"},
     {196, 576, 96, "MobileNetV2 14x14 project"}, {196, 96, 576, "MobileNetV2 14x14 expand"},
     {49, 960, 320, "MobileNetV2 7x7 project"},   {1, 1024, 1000, "FULLY_CONNECTED batch 1"},
-    {8, 1024, 1000, "FULLY_CONNECTED batch 8"},
+    {8, 1024, 1000, "FULLY_CONNECTED batch 8"},  {65536, 27, 16, "3x3 stem 256x256 3->16"},
+    {16384, 144, 32, "3x3 128x128 16->32"},      {4096, 288, 64, "3x3 64x64 32->64"},
+    {1024, 576, 128, "3x3 32x32 64->128"},       {16384, 32, 16, "1x1 128x128 32->16"},
 };
 
 double gops(const fd::Q8GemmKernel& kernel, const Shape& s) {

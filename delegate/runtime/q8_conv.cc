@@ -19,6 +19,13 @@ Q8Conv::Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& 
   output_ = l.output;
 }
 
+// n bytes from src to dst: 16-byte pieces (a run of taps is short: a call of
+// memcpy per run cost more than the copy), then the rest.
+inline void copy_run(int8_t* dst, const int8_t* src, size_t n) {
+  for (; n >= 16; n -= 16, dst += 16, src += 16) std::memcpy(dst, src, 16);
+  std::memcpy(dst, src, n);
+}
+
 // Each pixel's taps, runs of taps side by side in the input copied at once.
 void Q8Conv::gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a) const {
   const int taps = geo_.taps();
@@ -33,7 +40,7 @@ void Q8Conv::gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a)
       }
       int end = t + 1;
       while (end < taps && o[end] == o[end - 1] + c) ++end;
-      std::memcpy(a, input + o[t], static_cast<size_t>(end - t) * c);
+      copy_run(a, input + o[t], static_cast<size_t>(end - t) * c);
       a += static_cast<size_t>(end - t) * c, t = end;
     }
 }
