@@ -65,12 +65,19 @@ struct Q8GemmOutput {
 using Q8GemmMicroKernel = void (*)(int mr, int nc, int k, const int8_t* a, size_t lda, const void* panel,
                                    int8_t* out, size_t ldc, const Q8GemmOutput& params);
 
+// The same block where A's rows come in pieces (an indirect GEMM: a
+// convolution without its im2col copy): row i's depths [t c, (t + 1) c) are
+// the c bytes at rows[i * taps + t], c % 4 == 0.
+using Q8IgemmMicroKernel = void (*)(int mr, int nc, int taps, int c, const int8_t* const* rows, const void* panel,
+                                    int8_t* out, size_t ldc, const Q8GemmOutput& params);
+
 struct Q8GemmKernel {
   const char* name;  // e.g. q8_gemm_8x32_avx512vnni
   int mr, nr;
   int weight_bytes;  // 1: int8 panels, 2: int16
   int a_offset;      // added to every A value by the kernel: 0, or 128 (vpdpbusd)
-  Q8GemmMicroKernel fn[kQ8RoundingCount];  // indexed by Q8Rounding
+  Q8GemmMicroKernel fn[kQ8RoundingCount];    // indexed by Q8Rounding
+  Q8IgemmMicroKernel ifn[kQ8RoundingCount];  // null where the ISA has no indirect form (im2col instead)
 };
 
 inline int q8_groups(int k) { return (k + kQ8Group - 1) / kQ8Group; }
@@ -109,6 +116,11 @@ void q8_pack_weights(const Q8GemmKernel& kernel, int n, int k, const int8_t* w, 
 void q8_gemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int k, const int8_t* a, size_t lda,
              const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params);
 
+// The same product where A's row i is given in taps pieces of c bytes
+// (Q8IgemmMicroKernel; rows: m * taps pointers; kernel.ifn set, c % 4 == 0).
+void q8_igemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int taps, int c,
+              const int8_t* const* rows, const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params);
+
 // The requantization of one value, in both forms (the scalar reference).
 inline int32_t q8_requantize(int32_t acc, int32_t multiplier, int left, int right, Q8Rounding rounding) {
   const int32_t s = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
@@ -130,6 +142,19 @@ void q8_walk_panels(int mr, int nc, int k, const int8_t* a, size_t lda, const vo
   const char* p = static_cast<const char*>(panel);
   for (int c0 = 0; c0 < nc; c0 += NR, p += bytes)
     kernel(mr, nc - c0 < NR ? nc - c0 : NR, k, a, lda, p, out + c0, ldc, params);
+}
+
+// q8_walk_panels for an indirect kernel.
+using Q8IpanelKernel = void (*)(int, int, int, int, const int8_t* const*, const void*, int8_t*, size_t,
+                                const Q8GemmOutput&);
+template <Q8IpanelKernel K, Q8IpanelKernel K1, int NR, int WeightBytes>
+void q8_walk_ipanels(int mr, int nc, int taps, int c, const int8_t* const* rows, const void* panel, int8_t* out,
+                     size_t ldc, const Q8GemmOutput& params) {
+  const size_t bytes = q8_panel_bytes(taps * c, NR, WeightBytes);
+  const Q8IpanelKernel kernel = mr == 1 ? K1 : K;
+  const char* p = static_cast<const char*>(panel);
+  for (int c0 = 0; c0 < nc; c0 += NR, p += bytes)
+    kernel(mr, nc - c0 < NR ? nc - c0 : NR, taps, c, rows, p, out + c0, ldc, params);
 }
 
 // The MR row pointers of a block of mr rows; rows past mr reread the last

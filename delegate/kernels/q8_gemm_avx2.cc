@@ -170,14 +170,14 @@ constexpr Q8GemmMicroKernel kQ8GemmAvxvnniFn =
 const Q8GemmKernel& q8_gemm_kernel_avx2() {
   static const Q8GemmKernel kernel{"q8_gemm_6x8_avx2", 6, 8, 2, 0,
                                    {kQ8GemmAvx2Fn<Q8Rounding::kRuyX86>,
-                                    kQ8GemmAvx2Fn<Q8Rounding::kReference>}};
+                                    kQ8GemmAvx2Fn<Q8Rounding::kReference>}, {}};
   return kernel;
 }
 
 const Q8GemmKernel& q8_gemm_kernel_avxvnni() {
   static const Q8GemmKernel kernel{"q8_gemm_6x16_avxvnni", 6, 16, 1, 128,
                                    {kQ8GemmAvxvnniFn<Q8Rounding::kRuyX86>,
-                                    kQ8GemmAvxvnniFn<Q8Rounding::kReference>}};
+                                    kQ8GemmAvxvnniFn<Q8Rounding::kReference>}, {}};
   return kernel;
 }
 

@@ -213,24 +213,21 @@ FD_AVX512VNNI FD_INLINE void dot_group(__m512i (&acc)[MR][P], const int8_t* cons
   }
 }
 
-template <int MR, int P, Q8Rounding R>
-FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, size_t lda, const void* panel,
-                                      int8_t* out, size_t ldc, const Q8GemmOutput& p) {
-  constexpr int NR = 16 * P;
-  const int8_t* w = static_cast<const int8_t*>(panel);
-  const int8_t* row[MR];
-  q8_block_rows(a, lda, mr, row);
-  const Q8PanelTail tail = q8_panel_tail(panel, k, NR, 1);
-  __m512i acc[MR][P];  // from the bias on
+// MR x P vectors of 16 sums, each from its column's bias.
+template <int MR, int P>
+FD_AVX512VNNI FD_INLINE void start_from_bias(__m512i (&acc)[MR][P], const Q8PanelTail& tail) {
 #pragma GCC unroll 4
   for (int v = 0; v < P; ++v) {
     const __m512i bias = _mm512_loadu_si512(tail.bias + 16 * v);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) acc[r][v] = bias;
   }
-  const int full = k / kQ8Group;
-  for (int g = 0; g < full; ++g, w += NR * kQ8Group) dot_group<MR, P, false>(acc, row, g, k, w);
-  if (full < q8_groups(k)) dot_group<MR, P, true>(acc, row, full, k, w);
+}
+
+// The first nc columns of the first mr rows of the block's sums, requantized and stored.
+template <int MR, int P, Q8Rounding R>
+FD_AVX512VNNI FD_INLINE void store_block(__m512i (&acc)[MR][P], const Q8PanelTail& tail, const Q8GemmOutput& p,
+                                         int8_t* out, size_t ldc, int mr, int nc) {
 #pragma GCC unroll 4
   for (int v = 0; v < P; ++v) {
     if (nc <= 16 * v) break;
@@ -239,26 +236,65 @@ FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, si
   }
 }
 
+template <int MR, int P, Q8Rounding R>
+FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, size_t lda, const void* panel,
+                                      int8_t* out, size_t ldc, const Q8GemmOutput& p) {
+  constexpr int NR = 16 * P;
+  const int8_t* w = static_cast<const int8_t*>(panel);
+  const int8_t* row[MR];
+  q8_block_rows(a, lda, mr, row);
+  const Q8PanelTail tail = q8_panel_tail(panel, k, NR, 1);
+  __m512i acc[MR][P];
+  start_from_bias(acc, tail);
+  const int full = k / kQ8Group;
+  for (int g = 0; g < full; ++g, w += NR * kQ8Group) dot_group<MR, P, false>(acc, row, g, k, w);
+  if (full < q8_groups(k)) dot_group<MR, P, true>(acc, row, full, k, w);
+  store_block<MR, P, R>(acc, tail, p, out, ldc, mr, nc);
+}
+
+// The same over rows given in taps pieces of c bytes (Q8IgemmMicroKernel).
+template <int MR, int P, Q8Rounding R>
+FD_AVX512VNNI void q8_igemm_avx512vnni(int mr, int nc, int taps, int c, const int8_t* const* rows,
+                                       const void* panel, int8_t* out, size_t ldc, const Q8GemmOutput& p) {
+  constexpr int NR = 16 * P;
+  const int8_t* w = static_cast<const int8_t*>(panel);
+  const Q8PanelTail tail = q8_panel_tail(panel, taps * c, NR, 1);
+  __m512i acc[MR][P];
+  start_from_bias(acc, tail);
+  for (int t = 0; t < taps; ++t) {
+    const int8_t* row[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) row[r] = rows[(r < mr ? r : mr - 1) * taps + t];
+    for (int g = 0; g < c / kQ8Group; ++g, w += NR * kQ8Group) dot_group<MR, P, false>(acc, row, g, c, w);
+  }
+  store_block<MR, P, R>(acc, tail, p, out, ldc, mr, nc);
+}
+
 template <Q8Rounding R>
 constexpr Q8GemmMicroKernel kQ8GemmAvx512Fn =
     &q8_walk_panels<&q8_gemm_avx512<8, R>, &q8_gemm_avx512<1, R>, 16, 2>;
 template <Q8Rounding R>
 constexpr Q8GemmMicroKernel kQ8GemmAvx512vnniFn =
     &q8_walk_panels<&q8_gemm_avx512vnni<8, 2, R>, &q8_gemm_avx512vnni<1, 2, R>, 32, 1>;
+template <Q8Rounding R>
+constexpr Q8IgemmMicroKernel kQ8IgemmAvx512vnniFn =
+    &q8_walk_ipanels<&q8_igemm_avx512vnni<8, 2, R>, &q8_igemm_avx512vnni<1, 2, R>, 32, 1>;
 
 }  // namespace
 
 const Q8GemmKernel& q8_gemm_kernel_avx512() {
   static const Q8GemmKernel kernel{"q8_gemm_8x16_avx512", 8, 16, 2, 0,
                                    {kQ8GemmAvx512Fn<Q8Rounding::kRuyX86>,
-                                    kQ8GemmAvx512Fn<Q8Rounding::kReference>}};
+                                    kQ8GemmAvx512Fn<Q8Rounding::kReference>}, {}};
   return kernel;
 }
 
 const Q8GemmKernel& q8_gemm_kernel_avx512vnni() {
   static const Q8GemmKernel kernel{"q8_gemm_8x32_avx512vnni", 8, 32, 1, 128,
                                    {kQ8GemmAvx512vnniFn<Q8Rounding::kRuyX86>,
-                                    kQ8GemmAvx512vnniFn<Q8Rounding::kReference>}};
+                                    kQ8GemmAvx512vnniFn<Q8Rounding::kReference>},
+                                   {kQ8IgemmAvx512vnniFn<Q8Rounding::kRuyX86>,
+                                    kQ8IgemmAvx512vnniFn<Q8Rounding::kReference>}};
   return kernel;
 }
 

@@ -156,14 +156,14 @@ constexpr Q8GemmMicroKernel kQ8GemmNeondotFn =
 const Q8GemmKernel& q8_gemm_kernel_neon() {
   static const Q8GemmKernel kernel{"q8_gemm_4x8_neon", 4, 8, 1, 0,
                                    {kQ8GemmNeonFn<Q8Rounding::kRuyX86>,
-                                    kQ8GemmNeonFn<Q8Rounding::kReference>}};
+                                    kQ8GemmNeonFn<Q8Rounding::kReference>}, {}};
   return kernel;
 }
 
 const Q8GemmKernel& q8_gemm_kernel_neondot() {
   static const Q8GemmKernel kernel{"q8_gemm_6x16_neondot", 6, 16, 1, 0,
                                    {kQ8GemmNeondotFn<Q8Rounding::kRuyX86>,
-                                    kQ8GemmNeondotFn<Q8Rounding::kReference>}};
+                                    kQ8GemmNeondotFn<Q8Rounding::kReference>}, {}};
   return kernel;
 }
 

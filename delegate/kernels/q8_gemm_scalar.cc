@@ -42,7 +42,7 @@ constexpr Q8GemmMicroKernel kQ8Gemm4x4ScalarFn =
 const Q8GemmKernel& q8_gemm_kernel_scalar() {
   static const Q8GemmKernel kernel{"q8_gemm_4x4_scalar", 4, kNr, 1, 0,
                                    {kQ8Gemm4x4ScalarFn<Q8Rounding::kRuyX86>,
-                                    kQ8Gemm4x4ScalarFn<Q8Rounding::kReference>}};
+                                    kQ8Gemm4x4ScalarFn<Q8Rounding::kReference>}, {}};
   return kernel;
 }
 

@@ -14,6 +14,7 @@ Q8Conv::Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& 
   block_rows_ = kernel.mr;
   k_ = static_cast<int>(w[1] * w[2] * w[3]);
   input_zero_point_ = static_cast<int8_t>(q8_quant_of(in).zero_point);
+  indirect_ = kernel.ifn[static_cast<int>(rounding_)] && geo_.channels % kQ8Group == 0;
   Q8PackedLayer l = q8_pack_layer(g, node, channels_, k_, /*float_product=*/false, kernel);
   packed_ = std::make_shared<const std::vector<int32_t>>(std::move(l.packed));
   output_ = l.output;
@@ -49,6 +50,11 @@ void Q8Conv::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) 
   const int n = channels_, m = static_cast<int>(rows);
   if (offsets_.empty()) {  // dense 1x1: pixel p's row is input pixel p
     q8_gemm(*kernel_, rounding_, m, n, k_, input + first * k_, k_, packed_->data(), out, n, output_);
+    return;
+  }
+  if (indirect_) {
+    q8_igemm(*kernel_, rounding_, m, n, geo_.taps(), static_cast<int>(geo_.channels),
+             tap_pointers(input, first, rows), packed_->data(), out, n, output_);
     return;
   }
   thread_local std::vector<int8_t> im2col;

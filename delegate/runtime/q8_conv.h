@@ -30,6 +30,7 @@ class Q8Conv : public Q8WindowLayer {
   Q8Rounding rounding_ = Q8Rounding::kRuyX86;  // what TFLite's x86 kernels (ruy) round as
   int k_ = 0;
   int8_t input_zero_point_ = 0;
+  bool indirect_ = false;  // the kernel reads each tap's pixel in place (no im2col copy)
   Q8GemmOutput output_;
   std::shared_ptr<const std::vector<int32_t>> packed_;  // q8_pack_weights' bytes, shared by resized copies
 };

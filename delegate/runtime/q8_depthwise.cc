@@ -10,7 +10,6 @@ Q8Depthwise::Q8Depthwise(const Graph& g, const Node& node, int input, const Q8De
   const Tensor& w = g.tensors[node.inputs[1]];
   const Q8Quant in_q = q8_quant_of(g.tensors[node.inputs[0]]);
   multiplier_ = channels_ / static_cast<int>(geo_.channels);
-  zero_row_.assign(geo_.channels, static_cast<int8_t>(in_q.zero_point));
   output_ = q8_layer_output(g, node);
   const auto m = q8_layer_multipliers(g, node, channels_, /*float_product=*/false);
   std::vector<int64_t> packed(q8_depthwise_packed_bytes(kernel, channels_, geo_.taps()) / sizeof(int64_t) + 1);
@@ -20,16 +19,8 @@ Q8Depthwise::Q8Depthwise(const Graph& g, const Node& node, int input, const Q8De
 }
 
 void Q8Depthwise::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
-  const int taps = geo_.taps();
-  thread_local std::vector<const int8_t*> pointers;
-  pointers.resize(static_cast<size_t>(rows) * taps);
-  for (int64_t i = 0; i < rows * taps; ++i) {
-    const int64_t p = first * taps + i;
-    const int32_t o = offsets_.empty() ? static_cast<int32_t>((first + i) * geo_.channels) : offsets_[p];
-    pointers[i] = o >= 0 ? input + o : zero_row_.data();
-  }
-  kernel_->pixels(static_cast<int>(rows), channels_, multiplier_, taps, pointers.data(), packed_->data(), out,
-                  channels_, output_);
+  kernel_->pixels(static_cast<int>(rows), channels_, multiplier_, geo_.taps(), tap_pointers(input, first, rows),
+                  packed_->data(), out, channels_, output_);
 }
 
 }  // namespace fd

@@ -23,7 +23,6 @@ class Q8Depthwise : public Q8WindowLayer {
   std::shared_ptr<Q8WindowLayer> copy() const override { return std::make_shared<Q8Depthwise>(*this); }
 
   const Q8DepthwiseKernel* kernel_;
-  std::vector<int8_t> zero_row_;      // the input's zero point, one pixel of it
   int multiplier_ = 1;
   Q8GemmOutput output_;
   std::shared_ptr<const std::vector<int64_t>> packed_;  // q8_pack_depthwise's bytes, 8-byte aligned; shared

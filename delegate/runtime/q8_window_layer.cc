@@ -1,6 +1,7 @@
 #include "runtime/q8_window_layer.h"
 
 #include "ops/window.h"
+#include "runtime/q8_quant.h"
 
 namespace fd {
 
@@ -13,6 +14,18 @@ Q8WindowLayer::Q8WindowLayer(const Graph& g, const Node& node, int input, int ch
   input_shape_ = in;
   channels_ = channels;
   offsets_ = conv_offsets(geo_);
+  zero_row_.assign(geo_.channels, static_cast<int8_t>(q8_quant_of(g.tensors[node.inputs[0]]).zero_point));
+}
+
+const int8_t* const* Q8WindowLayer::tap_pointers(const int8_t* input, int64_t first, int64_t rows) const {
+  const int taps = geo_.taps();
+  thread_local std::vector<const int8_t*> pointers;
+  pointers.resize(static_cast<size_t>(rows) * taps);
+  for (int64_t i = 0; i < rows * taps; ++i) {
+    const int32_t o = offsets_.empty() ? static_cast<int32_t>((first + i) * geo_.channels) : offsets_[first * taps + i];
+    pointers[i] = o >= 0 ? input + o : zero_row_.data();
+  }
+  return pointers.data();
 }
 
 std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {

@@ -1,7 +1,8 @@
 // Full-integer int8 GEMM (kernels/q8_gemm.h): the scalar reference against the
 // formula written out here in int64, every kernel this CPU runs bit for bit
 // against the scalar reference in both roundings, on shapes off every tile
-// size, random zero points, clamps and multipliers (ties included).
+// size, random zero points, clamps and multipliers (ties included); the
+// indirect kernels against the scalar GEMM of the rows they gather.
 #include "kernels/q8_gemm.h"
 
 #include <gtest/gtest.h>
@@ -177,6 +178,58 @@ TEST(Q8Gemm, EveryKernelMatchesScalar) {
             ASSERT_EQ(run(*kernels[i], rounding, p), want) << kernels[i]->name << " " << describe(p, rounding);
         }
       }
+}
+
+// A convolution-like problem: m pixels of taps pieces of c bytes each, every
+// piece a pointer into a small input (pieces shared and overlapping, as
+// windows are) or into a row of the zero point (padding).
+struct Indirect {
+  Problem p;  // its A: the gathered rows (im2col), m x taps * c
+  std::vector<int8_t> input, zero_row;
+  std::vector<const int8_t*> rows;
+};
+
+Indirect random_indirect(int m, int n, int taps, int c, uint32_t seed) {
+  Indirect x;
+  x.p = random_problem(m, n, taps * c, seed);
+  x.p.lda = taps * c;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> i8(-128, 127);
+  x.input.resize(static_cast<size_t>(c) * 9 + c);
+  for (auto& v : x.input) v = static_cast<int8_t>(i8(rng));
+  x.zero_row.assign(c, static_cast<int8_t>(x.p.a_zp));
+  x.p.a.resize(static_cast<size_t>(m) * taps * c);
+  for (int i = 0; i < m * taps; ++i) {
+    const int at = static_cast<int>(rng() % 11);
+    x.rows.push_back(at == 10 ? x.zero_row.data() : x.input.data() + at * c);
+    std::copy(x.rows.back(), x.rows.back() + c, x.p.a.begin() + static_cast<size_t>(i) * c);
+  }
+  return x;
+}
+
+TEST(Q8Gemm, IndirectKernelsMatchScalarOnGatheredRows) {
+  const Q8GemmKernel* kernels[8];
+  const int count = q8_gemm_kernels_runnable(kernels, 8);
+  uint32_t seed = 5000;
+  for (int m : {1, 3, 8, 9, 17})
+    for (int n : {1, 16, 17, 32, 33, 64})
+      for (int taps : {1, 2, 9})
+        for (int c : {4, 8, 16, 36}) {
+          const Indirect x = random_indirect(m, n, taps, c, seed++);
+          for (Q8Rounding rounding : kRoundings) {
+            const std::vector<int8_t> want = run(q8_gemm_kernel_scalar(), rounding, x.p);
+            for (int i = 0; i < count; ++i) {
+              const Q8GemmKernel& k = *kernels[i];
+              if (!k.ifn[static_cast<int>(rounding)]) continue;
+              std::vector<char> packed(q8_packed_bytes(k, n, taps * c));
+              q8_pack_weights(k, n, taps * c, x.p.w.data(), x.p.bias.data(), x.p.mult.data(), x.p.a_zp,
+                              packed.data());
+              std::vector<int8_t> out(m * x.p.ldc, 0x5A);
+              q8_igemm(k, rounding, m, n, taps, c, x.rows.data(), packed.data(), out.data(), x.p.ldc, x.p.out);
+              ASSERT_EQ(out, want) << k.name << " taps=" << taps << " c=" << c << " " << describe(x.p, rounding);
+            }
+          }
+        }
 }
 
 TEST(Q8Gemm, KernelForIsa) {
