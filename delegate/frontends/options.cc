@@ -91,7 +91,8 @@ std::string parse_option(const std::string& key, const std::string& value, Optio
     return parse_isa(value, &o->isa);
   } else if (key == "fusions") {
     if (!parse_families(value, &o->families))
-      return bad_value(key, value, "all, none, or a comma list of: elementwise, fully_connected, conv, transformer, int8_conv");
+      return bad_value(key, value,
+                       "all, none, or a comma list of: elementwise, fully_connected, conv, transformer, int8_conv");
   } else if (key == "min_nodes_per_partition") {
     if (!parse_int(value, 1, 1 << 20, &o->min_nodes_per_partition)) return bad_value(key, value, "an integer >= 1");
   } else if (key == "log") {

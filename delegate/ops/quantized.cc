@@ -162,8 +162,8 @@ std::string q8_conv_rule(const Graph& g, const Node& node) {
   if (depthwise && w.shape[0] != 1) return "int8 DEPTHWISE_CONV_2D: filter is not [1, kh, kw, c]";
   const Shape& in = g.tensors[node.inputs[0]].shape;
   std::string error;
-  const auto geo =
-      conv_geometry(in, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[2]), window_of(node), FoldedPad{}, &error);
+  const int kh = static_cast<int>(w.shape[1]), kw = static_cast<int>(w.shape[2]);
+  const auto geo = conv_geometry(in, kh, kw, window_of(node), FoldedPad{}, &error);
   if (!geo) return error;
   const int64_t oc = w.shape[depthwise ? 3 : 0];
   const bool fits = depthwise ? oc % geo->channels == 0 : w.shape[3] == geo->channels;
