@@ -519,6 +519,13 @@ def int8_specs():
         y = tf.nn.relu6(tf.nn.conv2d(y, _const("q8_c4", [5, 3, 32, 8], -0.2, 0.2), 1, "SAME", dilations=2))
         return tf.sigmoid(tf.nn.conv2d(y, _const("q8_c5", [1, 1, 8, 12], -0.5, 0.5), 2, "SAME"))
 
+    def conv_odd_channels(tf, x):  # int8 CONV_2D of 3, 6, 7 and 5 input channels (not a multiple of 4)
+        y = tf.nn.relu6(tf.nn.conv2d(x, _const("q8_o1", [3, 3, 3, 6], -0.4, 0.4), 1, "SAME"))
+        y = y * tf.nn.relu6(y + 3.0) / 6.0
+        y = tf.sigmoid(tf.nn.conv2d(y, _const("q8_o2", [3, 3, 6, 7], -0.3, 0.3), 2, "SAME"))
+        y = tf.tanh(tf.nn.conv2d(y, _const("q8_o3", [3, 2, 7, 5], -0.3, 0.3), 1, "VALID"))
+        return tf.sigmoid(tf.nn.conv2d(y, _const("q8_o4", [3, 3, 5, 12], -0.4, 0.4), 1, "SAME"))
+
     def depthwise_chain(tf, x):  # int8 DEPTHWISE_CONV_2D: depths off 8 (TFLite rounds the last depth % 8 apart)
         y = tf.nn.relu6(tf.nn.depthwise_conv2d(x, _const("q8_d1", [3, 3, 21, 1], -0.5, 0.5), [1, 1, 1, 1], "SAME")
                         + _const("q8_d1_b", [21], -0.5, 0.5))
@@ -550,6 +557,11 @@ def int8_specs():
                    "(RELU6 fused: alone, left), 1x1 stride 2: left by default (slower than XNNPACK's so far), "
                    "the tables after them claimed (HARD_SWISH, x * LOGISTIC(x), TANH, LOGISTIC); with fusions "
                    "int8_conv each convolution is the first step of its group"),
+        Spec("int8_conv_odd_channels", conv_odd_channels, [[2, 11, 9, 3]], 4, 4, quantize=True, int8_conv=(8, 4),
+             resizes=[[[1, 6, 5, 3]], [[3, 11, 9, 3]], [[0, 11, 9, 3]]],
+             about="int8 CONV_2D of 3 input channels (a stem: each tap's 3 bytes read as 4 against a zero weight, "
+                   "the input's last pixel from a copy), 6 and 7 (the same), 5 (an im2col copy: 8 would be 60% "
+                   "more work), each with a table after it; left by default, claimed with fusions int8_conv"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
                    "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),

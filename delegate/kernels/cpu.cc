@@ -127,7 +127,9 @@ std::vector<const Q8GemmKernel*> q8_runnable() {
   if (has_avx_vnni()) kernels.push_back(&q8_gemm_kernel_avxvnni());
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw")) return kernels;
   kernels.push_back(&q8_gemm_kernel_avx512());
-  if (__builtin_cpu_supports("avx512vnni")) kernels.push_back(&q8_gemm_kernel_avx512vnni());
+  if (!__builtin_cpu_supports("avx512vnni")) return kernels;
+  kernels.push_back(&q8_gemm_kernel_avx512vnni_narrow());
+  kernels.push_back(&q8_gemm_kernel_avx512vnni());
 #elif defined(__aarch64__)
   kernels.push_back(&q8_gemm_kernel_neon());
   if (has_dotprod()) kernels.push_back(&q8_gemm_kernel_neondot());

@@ -65,13 +65,13 @@ void q8_gemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int 
   }
 }
 
-void q8_igemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int taps, int c,
-              const int8_t* const* rows, const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params) {
+void q8_igemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int taps, int c, const Q8Pieces& rows,
+              const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params) {
   const Q8IgemmMicroKernel fn = kernel.ifn[static_cast<int>(rounding)];
   for (int i = 0; i < m; i += kernel.mr) {
     const int mr = m - i < kernel.mr ? m - i : kernel.mr;
-    fn(mr, n, taps, c, rows + static_cast<size_t>(i) * taps, packed, out + static_cast<size_t>(i) * ldc, ldc,
-       params);
+    const Q8Pieces block{rows.base, rows.offsets + static_cast<size_t>(i) * taps, rows.zero};
+    fn(mr, n, taps, c, block, packed, out + static_cast<size_t>(i) * ldc, ldc, params);
   }
 }
 

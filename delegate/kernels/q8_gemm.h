@@ -67,8 +67,15 @@ using Q8GemmMicroKernel = void (*)(int mr, int nc, int k, const int8_t* a, size_
 
 // The same block where A's rows come in pieces (an indirect GEMM: a
 // convolution without its im2col copy): row i's depths [t c, (t + 1) c) are
-// the c bytes at rows[i * taps + t], c % 4 == 0.
-using Q8IgemmMicroKernel = void (*)(int mr, int nc, int taps, int c, const int8_t* const* rows, const void* panel,
+// the c bytes at base + offsets[i * taps + t], or at `zero` where that offset
+// is negative (a padding tap); c % 4 == 0.
+struct Q8Pieces {
+  const int8_t* base;
+  const int32_t* offsets;
+  const int8_t* zero;
+  const int8_t* at(int64_t i) const { return offsets[i] >= 0 ? base + offsets[i] : zero; }
+};
+using Q8IgemmMicroKernel = void (*)(int mr, int nc, int taps, int c, const Q8Pieces& rows, const void* panel,
                                     int8_t* out, size_t ldc, const Q8GemmOutput& params);
 
 struct Q8GemmKernel {
@@ -78,7 +85,16 @@ struct Q8GemmKernel {
   int a_offset;      // added to every A value by the kernel: 0, or 128 (vpdpbusd)
   Q8GemmMicroKernel fn[kQ8RoundingCount];    // indexed by Q8Rounding
   Q8IgemmMicroKernel ifn[kQ8RoundingCount];  // null where the ISA has no indirect form (im2col instead)
+  // The same ISA's kernel of fewer columns for layers of few channels (its
+  // own packing), or null.
+  const Q8GemmKernel* narrow = nullptr;
 };
+
+// The kernel for a layer of n output channels: `kernel`'s narrow form where
+// n fits it (a wide panel would compute columns for nothing).
+inline const Q8GemmKernel& q8_gemm_kernel_for_columns(const Q8GemmKernel& kernel, int n) {
+  return kernel.narrow && n <= kernel.narrow->nr ? *kernel.narrow : kernel;
+}
 
 inline int q8_groups(int k) { return (k + kQ8Group - 1) / kQ8Group; }
 
@@ -117,9 +133,9 @@ void q8_gemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int 
              const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params);
 
 // The same product where A's row i is given in taps pieces of c bytes
-// (Q8IgemmMicroKernel; rows: m * taps pointers; kernel.ifn set, c % 4 == 0).
-void q8_igemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int taps, int c,
-              const int8_t* const* rows, const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params);
+// (Q8IgemmMicroKernel; rows: m * taps offsets; kernel.ifn set, c % 4 == 0).
+void q8_igemm(const Q8GemmKernel& kernel, Q8Rounding rounding, int m, int n, int taps, int c, const Q8Pieces& rows,
+              const void* packed, int8_t* out, size_t ldc, const Q8GemmOutput& params);
 
 // The requantization of one value, in both forms (the scalar reference).
 inline int32_t q8_requantize(int32_t acc, int32_t multiplier, int left, int right, Q8Rounding rounding) {
@@ -145,10 +161,10 @@ void q8_walk_panels(int mr, int nc, int k, const int8_t* a, size_t lda, const vo
 }
 
 // q8_walk_panels for an indirect kernel.
-using Q8IpanelKernel = void (*)(int, int, int, int, const int8_t* const*, const void*, int8_t*, size_t,
+using Q8IpanelKernel = void (*)(int, int, int, int, const Q8Pieces&, const void*, int8_t*, size_t,
                                 const Q8GemmOutput&);
 template <Q8IpanelKernel K, Q8IpanelKernel K1, int NR, int WeightBytes>
-void q8_walk_ipanels(int mr, int nc, int taps, int c, const int8_t* const* rows, const void* panel, int8_t* out,
+void q8_walk_ipanels(int mr, int nc, int taps, int c, const Q8Pieces& rows, const void* panel, int8_t* out,
                      size_t ldc, const Q8GemmOutput& params) {
   const size_t bytes = q8_panel_bytes(taps * c, NR, WeightBytes);
   const Q8IpanelKernel kernel = mr == 1 ? K1 : K;
@@ -166,10 +182,17 @@ static inline void q8_block_rows(const int8_t* a, size_t lda, int mr, const int8
 }
 
 // The 4 bytes of depths 4g .. 4g+3 of a row of k (zeros past k: the last group loaded in part).
+// Byte by byte below 4 (a memcpy of a variable size is a call).
 static inline int32_t q8_load_group(const int8_t* row, int g, int k) {
-  int32_t four = 0;
   const int d = g * kQ8Group, have = k - d;
-  __builtin_memcpy(&four, row + d, have >= kQ8Group ? kQ8Group : have);
+  int32_t four = 0;
+  if (have >= kQ8Group) {
+    __builtin_memcpy(&four, row + d, kQ8Group);
+    return four;
+  }
+  uint32_t bytes = 0;
+  for (int i = 0; i < have; ++i) bytes |= static_cast<uint32_t>(static_cast<uint8_t>(row[d + i])) << (8 * i);
+  __builtin_memcpy(&four, &bytes, sizeof four);
   return four;
 }
 
@@ -179,6 +202,7 @@ const Q8GemmKernel& q8_gemm_kernel_avx2();        // vpmaddwd on int16
 const Q8GemmKernel& q8_gemm_kernel_avxvnni();     // needs AVX-VNNI as well as AVX2
 const Q8GemmKernel& q8_gemm_kernel_avx512();      // needs AVX512BW
 const Q8GemmKernel& q8_gemm_kernel_avx512vnni();  // needs AVX512-VNNI as well as AVX512BW
+const Q8GemmKernel& q8_gemm_kernel_avx512vnni_narrow();  // its 16-column form
 const Q8GemmKernel& q8_gemm_kernel_neon();        // SMLAL (vmull_s8 + vpadal)
 const Q8GemmKernel& q8_gemm_kernel_neondot();     // SDOT: needs the dot product extension
 

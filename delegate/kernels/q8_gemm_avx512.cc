@@ -254,8 +254,8 @@ FD_AVX512VNNI void q8_gemm_avx512vnni(int mr, int nc, int k, const int8_t* a, si
 
 // The same over rows given in taps pieces of c bytes (Q8IgemmMicroKernel).
 template <int MR, int P, Q8Rounding R>
-FD_AVX512VNNI void q8_igemm_avx512vnni(int mr, int nc, int taps, int c, const int8_t* const* rows,
-                                       const void* panel, int8_t* out, size_t ldc, const Q8GemmOutput& p) {
+FD_AVX512VNNI void q8_igemm_avx512vnni(int mr, int nc, int taps, int c, const Q8Pieces& rows, const void* panel,
+                                       int8_t* out, size_t ldc, const Q8GemmOutput& p) {
   constexpr int NR = 16 * P;
   const int8_t* w = static_cast<const int8_t*>(panel);
   const Q8PanelTail tail = q8_panel_tail(panel, taps * c, NR, 1);
@@ -264,7 +264,7 @@ FD_AVX512VNNI void q8_igemm_avx512vnni(int mr, int nc, int taps, int c, const in
   for (int t = 0; t < taps; ++t) {
     const int8_t* row[MR];
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) row[r] = rows[(r < mr ? r : mr - 1) * taps + t];
+    for (int r = 0; r < MR; ++r) row[r] = rows.at((r < mr ? r : mr - 1) * taps + t);
     for (int g = 0; g < c / kQ8Group; ++g, w += NR * kQ8Group) dot_group<MR, P, false>(acc, row, g, c, w);
   }
   store_block<MR, P, R>(acc, tail, p, out, ldc, mr, nc);
@@ -279,6 +279,12 @@ constexpr Q8GemmMicroKernel kQ8GemmAvx512vnniFn =
 template <Q8Rounding R>
 constexpr Q8IgemmMicroKernel kQ8IgemmAvx512vnniFn =
     &q8_walk_ipanels<&q8_igemm_avx512vnni<8, 2, R>, &q8_igemm_avx512vnni<1, 2, R>, 32, 1>;
+template <Q8Rounding R>  // 16 columns
+constexpr Q8GemmMicroKernel kQ8GemmAvx512vnni16Fn =
+    &q8_walk_panels<&q8_gemm_avx512vnni<8, 1, R>, &q8_gemm_avx512vnni<1, 1, R>, 16, 1>;
+template <Q8Rounding R>
+constexpr Q8IgemmMicroKernel kQ8IgemmAvx512vnni16Fn =
+    &q8_walk_ipanels<&q8_igemm_avx512vnni<8, 1, R>, &q8_igemm_avx512vnni<1, 1, R>, 16, 1>;
 
 }  // namespace
 
@@ -289,12 +295,22 @@ const Q8GemmKernel& q8_gemm_kernel_avx512() {
   return kernel;
 }
 
+const Q8GemmKernel& q8_gemm_kernel_avx512vnni_narrow() {
+  static const Q8GemmKernel kernel{"q8_gemm_8x16_avx512vnni", 8, 16, 1, 128,
+                                   {kQ8GemmAvx512vnni16Fn<Q8Rounding::kRuyX86>,
+                                    kQ8GemmAvx512vnni16Fn<Q8Rounding::kReference>},
+                                   {kQ8IgemmAvx512vnni16Fn<Q8Rounding::kRuyX86>,
+                                    kQ8IgemmAvx512vnni16Fn<Q8Rounding::kReference>}};
+  return kernel;
+}
+
 const Q8GemmKernel& q8_gemm_kernel_avx512vnni() {
   static const Q8GemmKernel kernel{"q8_gemm_8x32_avx512vnni", 8, 32, 1, 128,
                                    {kQ8GemmAvx512vnniFn<Q8Rounding::kRuyX86>,
                                     kQ8GemmAvx512vnniFn<Q8Rounding::kReference>},
                                    {kQ8IgemmAvx512vnniFn<Q8Rounding::kRuyX86>,
-                                    kQ8IgemmAvx512vnniFn<Q8Rounding::kReference>}};
+                                    kQ8IgemmAvx512vnniFn<Q8Rounding::kReference>},
+                                   &q8_gemm_kernel_avx512vnni_narrow()};
   return kernel;
 }
 

@@ -7,14 +7,14 @@
 namespace fd {
 
 Q8FullyConnected::Q8FullyConnected(const Graph& g, const Node& node, int input, const Q8GemmKernel& kernel)
-    : kernel_(&kernel) {
+    : kernel_(&q8_gemm_kernel_for_columns(kernel, static_cast<int>(g.tensors[node.inputs[1]].shape[0]))) {
   const Tensor& w = g.tensors[node.inputs[1]];
   input_ = input;
   channels_ = static_cast<int>(w.shape[0]);
-  block_rows_ = kernel.mr;
+  block_rows_ = kernel_->mr;
   k_ = static_cast<int>(w.shape[1]);
   keep_num_dims_ = params_as<FullyConnectedParams>(node.params).keep_num_dims;
-  Q8PackedLayer l = q8_pack_layer(g, node, channels_, k_, /*float_product=*/true, kernel);
+  Q8PackedLayer l = q8_pack_layer(g, node, channels_, k_, /*float_product=*/true, *kernel_);
   packed_ = std::move(l.packed);
   output_ = l.output;
 }

@@ -41,13 +41,14 @@ std::optional<Shape> q8_prepared_shape(const char* what, const Shape& prepared, 
 }
 
 Q8PackedLayer q8_pack_layer(const Graph& g, const Node& node, int n, int k, bool float_product,
-                            const Q8GemmKernel& kernel) {
+                            const Q8GemmKernel& kernel, const int8_t* weights) {
   const Q8Quant in = q8_quant_of(g.tensors[node.inputs[0]]);
   Q8PackedLayer l;
   l.output = q8_layer_output(g, node);
   const std::vector<Q8Multiplier> m = q8_layer_multipliers(g, node, n, float_product);
   l.packed.resize(q8_packed_bytes(kernel, n, k) / sizeof(int32_t) + 1);
-  q8_pack_weights(kernel, n, k, static_cast<const int8_t*>(g.tensors[node.inputs[1]].data.bytes()),
+  if (!weights) weights = static_cast<const int8_t*>(g.tensors[node.inputs[1]].data.bytes());
+  q8_pack_weights(kernel, n, k, weights,
                   q8_layer_bias(g, node), m.data(), in.zero_point, l.packed.data());
   return l;
 }

@@ -46,13 +46,13 @@ const int32_t* q8_layer_bias(const Graph& g, const Node& node);
 std::optional<Shape> q8_prepared_shape(const char* what, const Shape& prepared, const Shape& in, const Shape& out,
                                        std::string* error);
 
-// A layer node's weights [n, k] (filter rows), bias and multipliers packed for
-// `kernel`, and its output step.
+// A layer node's weights [n, k] (filter rows; `weights` in their place where
+// given), bias and multipliers packed for `kernel`, and its output step.
 struct Q8PackedLayer {
   std::vector<int32_t> packed;  // q8_pack_weights' bytes
   Q8GemmOutput output;
 };
 Q8PackedLayer q8_pack_layer(const Graph& g, const Node& node, int n, int k, bool float_product,
-                            const Q8GemmKernel& kernel);
+                            const Q8GemmKernel& kernel, const int8_t* weights = nullptr);
 
 }  // namespace fd

@@ -17,7 +17,7 @@ Q8WindowLayer::Q8WindowLayer(const Graph& g, const Node& node, int input, int ch
   zero_row_.assign(geo_.channels, static_cast<int8_t>(q8_quant_of(g.tensors[node.inputs[0]]).zero_point));
 }
 
-const int8_t* const* Q8WindowLayer::tap_pointers(const int8_t* input, int64_t first, int64_t rows) const {
+const int8_t** Q8WindowLayer::tap_pointers(const int8_t* input, int64_t first, int64_t rows) const {
   const int taps = geo_.taps();
   thread_local std::vector<const int8_t*> pointers;
   pointers.resize(static_cast<size_t>(rows) * taps);
@@ -37,6 +37,7 @@ std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {
   resized->input_shape_ = in;
   resized->geo_ = *geo;
   resized->offsets_ = conv_offsets(*geo);
+  resized->geometry_changed();
   return resized;
 }
 

@@ -22,15 +22,16 @@ class Q8WindowLayer : public Q8Layer {
   // `node`'s window ([_, kh, kw, _] filter) over its input, `channels` outputs per pixel.
   Q8WindowLayer(const Graph& g, const Node& node, int input, int channels, const char* op);
   virtual std::shared_ptr<Q8WindowLayer> copy() const = 0;
+  virtual void geometry_changed() {}  // after for_input set a copy's geometry
   // The input pixel of each tap of output pixels [first, first + rows), a
   // padding tap's the zero row: rows * taps pointers (thread-local storage).
-  const int8_t* const* tap_pointers(const int8_t* input, int64_t first, int64_t rows) const;
+  const int8_t** tap_pointers(const int8_t* input, int64_t first, int64_t rows) const;
 
   const char* op_;  // "CONV_2D"
   Shape input_shape_;
   ConvGeometry geo_;
   std::vector<int32_t> offsets_;  // conv_offsets(geo_): empty when dense
-  std::vector<int8_t> zero_row_;  // the input's zero point, one pixel of it
+  std::vector<int8_t> zero_row_;  // the input's zero point, one pixel of it (or more bytes)
 };
 
 }  // namespace fd

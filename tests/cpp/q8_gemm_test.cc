@@ -181,12 +181,12 @@ TEST(Q8Gemm, EveryKernelMatchesScalar) {
 }
 
 // A convolution-like problem: m pixels of taps pieces of c bytes each, every
-// piece a pointer into a small input (pieces shared and overlapping, as
-// windows are) or into a row of the zero point (padding).
+// piece at an offset into a small input (pieces shared and overlapping, as
+// windows are) or the row of the zero point (padding: offset -1).
 struct Indirect {
   Problem p;  // its A: the gathered rows (im2col), m x taps * c
   std::vector<int8_t> input, zero_row;
-  std::vector<const int8_t*> rows;
+  std::vector<int32_t> offsets;
 };
 
 Indirect random_indirect(int m, int n, int taps, int c, uint32_t seed) {
@@ -201,8 +201,9 @@ Indirect random_indirect(int m, int n, int taps, int c, uint32_t seed) {
   x.p.a.resize(static_cast<size_t>(m) * taps * c);
   for (int i = 0; i < m * taps; ++i) {
     const int at = static_cast<int>(rng() % 11);
-    x.rows.push_back(at == 10 ? x.zero_row.data() : x.input.data() + at * c);
-    std::copy(x.rows.back(), x.rows.back() + c, x.p.a.begin() + static_cast<size_t>(i) * c);
+    x.offsets.push_back(at == 10 ? -1 : at * c);
+    const int8_t* piece = at == 10 ? x.zero_row.data() : x.input.data() + at * c;
+    std::copy(piece, piece + c, x.p.a.begin() + static_cast<size_t>(i) * c);
   }
   return x;
 }
@@ -225,7 +226,8 @@ TEST(Q8Gemm, IndirectKernelsMatchScalarOnGatheredRows) {
               q8_pack_weights(k, n, taps * c, x.p.w.data(), x.p.bias.data(), x.p.mult.data(), x.p.a_zp,
                               packed.data());
               std::vector<int8_t> out(m * x.p.ldc, 0x5A);
-              q8_igemm(k, rounding, m, n, taps, c, x.rows.data(), packed.data(), out.data(), x.p.ldc, x.p.out);
+              const Q8Pieces rows{x.input.data(), x.offsets.data(), x.zero_row.data()};
+              q8_igemm(k, rounding, m, n, taps, c, rows, packed.data(), out.data(), x.p.ldc, x.p.out);
               ASSERT_EQ(out, want) << k.name << " taps=" << taps << " c=" << c << " " << describe(x.p, rounding);
             }
           }

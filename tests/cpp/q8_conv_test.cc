@@ -1,0 +1,89 @@
+// int8 CONV_2D as a layer (runtime/q8_conv.h): where the kernel reads each
+// tap's pixel in place (3 channels read as 4 against a zero weight), the
+// outputs equal those of the im2col copy bit for bit, and nothing past the
+// input is read (the input ends where an unreadable page begins).
+#include "runtime/q8_conv.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "ir/shape.h"
+#include "ops/window.h"
+#include "qd8_test_util.h"
+
+namespace fd {
+namespace {
+
+using test::random_int8;
+
+int add_tensor(Graph& g, Shape shape, DType dtype, std::vector<float> scales, int zp, const void* data = nullptr,
+               size_t bytes = 0) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.quantization.scales = std::move(scales);
+  t.quantization.zero_points.assign(t.quantization.scales.size(), zp);
+  if (data) {
+    t.is_constant = true;
+    t.data = ConstantData::copy_of(data, bytes);
+  }
+  g.tensors.push_back(t);
+  return static_cast<int>(g.tensors.size()) - 1;
+}
+
+// Memory whose last `bytes` end where an unreadable page begins.
+class Guarded {
+ public:
+  explicit Guarded(size_t bytes) : page_(static_cast<size_t>(sysconf(_SC_PAGESIZE))) {
+    span_ = (bytes + page_ - 1) / page_ * page_ + page_;
+    base_ = static_cast<char*>(mmap(nullptr, span_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    mprotect(base_ + span_ - page_, page_, PROT_NONE);
+    data_ = reinterpret_cast<int8_t*>(base_ + span_ - page_ - bytes);
+  }
+  ~Guarded() { munmap(base_, span_); }
+  int8_t* data() { return data_; }
+
+ private:
+  size_t page_, span_;
+  char* base_;
+  int8_t* data_;
+};
+
+TEST(Q8Conv, ReadingTapsInPlaceEqualsTheIm2colCopy) {
+  const Q8GemmKernel* kernel = q8_gemm_kernel_for("avx512");
+  if (!kernel || !q8_gemm_kernel_for_columns(*kernel, 6).ifn[0]) GTEST_SKIP() << "no indirect q8 kernel here";
+  const Shape in_shape{2, 7, 6, 3};
+  const std::vector<int8_t> w = random_int8(6 * 3 * 3 * 3, 7);
+  const std::vector<int32_t> bias = {-300, 120, 0, 4000, -7, 55};
+  Graph g;
+  Node node;
+  node.kind = OpKind::kAnchor;
+  node.anchor = AnchorOp::kConv2D;
+  ConvParams same;
+  same.same_padding = true;
+  node.params = window_op_params(same);
+  node.inputs = {add_tensor(g, in_shape, DType::kI8, {0.05f}, 5),
+                 add_tensor(g, {6, 3, 3, 3}, DType::kI8, {0.01f, 0.02f, 0.015f, 0.03f, 0.005f, 0.01f}, 0, w.data(),
+                            w.size()),
+                 add_tensor(g, {6}, DType::kI32, {0.f}, 0, bias.data(), bias.size() * sizeof(int32_t))};
+  node.outputs = {add_tensor(g, {2, 7, 6, 6}, DType::kI8, {0.08f}, -3)};
+  const Q8Conv in_place(g, node, 0, *kernel), copied(g, node, 0, q8_gemm_kernel_scalar());
+  const int64_t pixels = 2 * 7 * 6, size = num_elements(in_shape);
+  Guarded input(static_cast<size_t>(size));
+  const std::vector<int8_t> x = random_int8(size, 8);
+  std::memcpy(input.data(), x.data(), x.size());
+  std::vector<int8_t> got(pixels * 6), want(pixels * 6);
+  for (int64_t first = 0; first < pixels; first += 16) {  // the last pixel's taps in the last block
+    const int64_t rows = std::min<int64_t>(16, pixels - first);
+    in_place.run(input.data(), first, rows, got.data() + first * 6);
+    copied.run(input.data(), first, rows, want.data() + first * 6);
+  }
+  EXPECT_EQ(got, want);
+}
+
+}  // namespace
+}  // namespace fd
