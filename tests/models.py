@@ -526,6 +526,13 @@ def int8_specs():
         y = tf.tanh(tf.nn.conv2d(y, _const("q8_o3", [3, 2, 7, 5], -0.3, 0.3), 1, "VALID"))
         return tf.sigmoid(tf.nn.conv2d(y, _const("q8_o4", [3, 3, 5, 12], -0.4, 0.4), 1, "SAME"))
 
+    def pad_folds(tf, x):  # int8 PADs (of the zero point) folded into the int8 layer after each
+        y = tf.pad(x, [[0, 0], [1, 2], [0, 1], [0, 0]])
+        y = tf.nn.depthwise_conv2d(y, _const("q8_pd1", [3, 3, 12, 1], -0.5, 0.5), [1, 2, 2, 1], "VALID")
+        y = y * tf.nn.relu6(y + 3.0) / 6.0
+        y = tf.pad(y, [[0, 0], [2, 1], [1, 1], [0, 0]])
+        return tf.sigmoid(tf.nn.conv2d(y, _const("q8_pc1", [3, 3, 12, 16], -0.3, 0.3), 1, "VALID"))
+
     def depthwise_chain(tf, x):  # int8 DEPTHWISE_CONV_2D: depths off 8 (TFLite rounds the last depth % 8 apart)
         y = tf.nn.relu6(tf.nn.depthwise_conv2d(x, _const("q8_d1", [3, 3, 21, 1], -0.5, 0.5), [1, 1, 1, 1], "SAME")
                         + _const("q8_d1_b", [21], -0.5, 0.5))
@@ -562,6 +569,12 @@ def int8_specs():
              about="int8 CONV_2D of 3 input channels (a stem: each tap's 3 bytes read as 4 against a zero weight, "
                    "the input's last pixel from a copy), 6 and 7 (the same), 5 (an im2col copy: 8 would be 60% "
                    "more work), each with a table after it; left by default, claimed with fusions int8_conv"),
+        Spec("int8_pad_folds", pad_folds, [[1, 11, 9, 12]], 2, 2, quantize=True, claimed_all=4, partitions_all=2,
+             int8_conv=(6, 2),
+             resizes=[[[2, 9, 7, 12]], [[1, 4, 4, 12]], [[0, 11, 9, 12]]], emits=("PAD",),
+             about="int8 PAD of H and W (asymmetric) folded into the DEPTHWISE_CONV_2D (stride 2, VALID) reading "
+                   "it, HARD_SWISH after; a PAD before a CONV_2D left with it by default, folded with fusions "
+                   "int8_conv"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
                    "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),

@@ -125,7 +125,9 @@ std::vector<const Q8GemmKernel*> q8_runnable() {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return kernels;
   kernels.push_back(&q8_gemm_kernel_avx2());
   if (has_avx_vnni()) kernels.push_back(&q8_gemm_kernel_avxvnni());
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw")) return kernels;
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512vl"))
+    return kernels;
   kernels.push_back(&q8_gemm_kernel_avx512());
   if (!__builtin_cpu_supports("avx512vnni")) return kernels;
   kernels.push_back(&q8_gemm_kernel_avx512vnni_narrow());
@@ -147,7 +149,7 @@ int q8_gemm_kernels_runnable(const Q8GemmKernel** out, int capacity) {
 }
 
 // avx2: AVX-VNNI's kernel where the CPU has it; avx512: AVX512-VNNI's, or
-// AVX512BW's, or without AVX512BW avx2's; neon: SDOT's where the CPU has it.
+// AVX512BW's, or without AVX512BW and VL avx2's; neon: SDOT's where the CPU has it.
 const Q8GemmKernel* q8_gemm_kernel_for(const std::string& isa) {
   const std::string want = resolve(isa);
   if (want == "scalar") return &q8_gemm_kernel_scalar();
@@ -155,7 +157,7 @@ const Q8GemmKernel* q8_gemm_kernel_for(const std::string& isa) {
   const Q8GemmKernel* avx2 = has_avx_vnni() ? &q8_gemm_kernel_avxvnni() : &q8_gemm_kernel_avx2();
   if (want == "avx2") return avx2;
   if (want == "avx512") {
-    if (!__builtin_cpu_supports("avx512bw")) return avx2;
+    if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl")) return avx2;
     return __builtin_cpu_supports("avx512vnni") ? &q8_gemm_kernel_avx512vnni() : &q8_gemm_kernel_avx512();
   }
 #elif defined(__aarch64__)

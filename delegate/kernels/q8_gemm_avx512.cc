@@ -1,8 +1,9 @@
-// q8 GEMM for avx512 (needs AVX512BW: cpu.cc picks avx2's kernel without it):
+// q8 GEMM for avx512 (needs AVX512BW and VL: cpu.cc picks avx2's kernel without them):
 // 8 rows x 16 columns on int16 panels, avx2's vpmaddwd scheme at 512 bits
 // (each row's 4 int8 depths widened to int16 and repeated over 8 column slots;
 // 2 partial sums per column, folded at the end). With AVX512-VNNI: int8 panels,
-// 8 rows x 32 columns, one vpdpbusd per row, group and 16 columns, the rows
+// 8 rows x 32 columns (a 16-column form for narrow layers; an indirect form
+// reading rows in pieces), one vpdpbusd per row, group and 16 columns, the rows
 // read as u8 (a ^ 0x80 = a + 128; the packed bias takes the 128 back). The
 // output step: kRuyX86 as one rounding of 64-bit products, 4 rows packed to
 // int8 at once (ruy_requantize16, store4); kReference by q8_gemm_lanes.h.
@@ -140,7 +141,7 @@ FD_AVX512BW FD_INLINE void store_rows(const __m512i* acc, int stride, const Q8Pa
     }
   } else {
     Q8Columns<Lanes16> c = q8_columns<Lanes16>(tail, j);
-    c.bias = Lanes16::splat(0);  // in acc
+    c.bias = Lanes16::splat(0);  // q8_output_lanes adds it: here acc starts from it
     const Out16 o(p);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)

@@ -1,10 +1,11 @@
 // PAD and MIRROR_PAD (ops/pad.h): of H and W, claimed only folded into the
 // convolution or pool that is its one reader; of channels (constant), run on
-// its own (plan/folds.cc).
+// its own (plan/folds.cc). int8: a PAD of H and W by the zero point, folded.
 #include "ops/pad.h"
 
 #include "ops/index_view.h"
 #include "ops/op_registry.h"
+#include "ops/quantized.h"
 
 namespace fd {
 
@@ -42,17 +43,30 @@ FoldedPad folded_pad(const PadParams& p) {
 
 namespace {
 
+// An int8 PAD folds into the int8 layer reading it (plan/folds.cc) as that
+// layer's padding: its value must be the zero point, its scale the layer's.
+std::string int8_rule(const Graph& g, const Node& node, const PadParams& p) {
+  const Tensor &in = g.tensors[node.inputs[0]], &out = g.tensors[node.outputs[0]];
+  if (!is_q8_tensor(in) || !is_q8_tensor(out) || in.quantization.scales != out.quantization.scales ||
+      in.quantization.zero_points != out.quantization.zero_points)
+    return "int8 PAD that requantizes";
+  if (p.mode != PadMode::kConstant || p.value != 0.f) return "int8 PAD of a value other than the zero point";
+  if (p.pads[6] || p.pads[7]) return "int8 PAD of channels";
+  return "";
+}
+
 std::string rule(const Graph& g, const Node& node) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1 || !node.params) return "PAD without constant paddings";
   const auto& p = params_as<PadParams>(node.params);
   const Tensor& in = g.tensors[node.inputs[0]];
-  if (!in.is_f32() || in.has_dynamic_shape || in.shape.size() != 4 || p.pads.size() != 8)
-    return "PAD of a tensor that is not a static 4-D float32 one";
+  const bool int8 = in.dtype == DType::kI8;
+  if (!(in.is_f32() || int8) || in.has_dynamic_shape || in.shape.size() != 4 || p.pads.size() != 8)
+    return "PAD of a tensor that is not a static 4-D float32 or int8 one";
   for (int64_t x : p.pads)
     if (x < 0) return "negative padding";
   if (p.pads[0] || p.pads[1]) return "PAD of the batch";
   if ((p.pads[6] || p.pads[7]) && p.mode != PadMode::kConstant) return "mirrored PAD of channels";
-  return "";
+  return int8 ? int8_rule(g, node, p) : "";
 }
 
 std::shared_ptr<const OpParams> read(WireReader& r) {

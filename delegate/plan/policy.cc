@@ -32,6 +32,19 @@ bool touches_anchored(const Graph& g, const GraphIndex& index, const std::vector
 }
 
 // A group of one anchor without weights that is no matrix product.
+// The int8 layer of a group that holds nothing else (PADs folded into it
+// aside), or null.
+const Node* lone_int8_layer(const Graph& g, const std::vector<int>& group) {
+  const Node* layer = nullptr;
+  for (int m : group) {
+    const Node& n = g.nodes[m];
+    if (n.kind == OpKind::kPad) continue;
+    if (layer || n.kind != OpKind::kAnchor || !is_int8_node(g, n)) return nullptr;
+    layer = &n;
+  }
+  return layer;
+}
+
 bool lone_cheap_anchor(const Graph& g, const std::vector<int>& group) {
   if (group.size() != 1 || g.nodes[group[0]].kind != OpKind::kAnchor) return false;
   const AnchorInfo& info = anchor_info(g.nodes[group[0]].anchor);
@@ -60,8 +73,9 @@ void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std
     const auto runs = std::count_if(groups[k].begin(), groups[k].end(),  // constant nodes never run
                                     [&](int m) { return g.nodes[m].kind != OpKind::kConstant; });
     const bool int8 = is_int8_node(g, first);
-    if (int8 && groups[k].size() == 1 && first.kind == OpKind::kAnchor) {  // nothing fused into it
-      plan->reason[groups[k][0]] = "policy: an int8 " + first.name + " alone runs no faster than the runtime's";
+    if (const Node* layer = lone_int8_layer(g, groups[k])) {
+      for (int m : groups[k])
+        plan->reason[m] = "policy: an int8 " + layer->name + " alone runs no faster than the runtime's";
       continue;
     }
     const bool big = runs >= opts.min_nodes_per_group || int8;

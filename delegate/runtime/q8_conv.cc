@@ -17,15 +17,23 @@ std::vector<int8_t> padded_filter(const int8_t* w, int n, int taps, int c, int p
   return padded;
 }
 
+// n bytes from src to dst: 16-byte pieces (a run of taps is short: a call of
+// memcpy per run cost more than the copy), then the rest.
+void copy_run(int8_t* dst, const int8_t* src, size_t n) {
+  for (; n >= 16; n -= 16, dst += 16, src += 16) std::memcpy(dst, src, 16);
+  std::memcpy(dst, src, n);
+}
+
 }  // namespace
 
-Q8Conv::Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& kernel)
-    : Q8WindowLayer(g, node, input, static_cast<int>(g.tensors[node.inputs[1]].shape[0]), "CONV_2D"),
+Q8Conv::Q8Conv(const Graph& g, const Node& node, const Node* pad, int input, const Q8GemmKernel& kernel)
+    : Q8WindowLayer(g, node, pad, input, static_cast<int>(g.tensors[node.inputs[1]].shape[0]), "CONV_2D"),
       kernel_(&q8_gemm_kernel_for_columns(kernel, channels_)) {
   const Tensor& in = g.tensors[node.inputs[0]];
   const int c = static_cast<int>(geo_.channels), taps = geo_.taps();
   const int piece = (c + kQ8Group - 1) / kQ8Group * kQ8Group;
-  if (kernel_->ifn[static_cast<int>(rounding_)] && 3 * piece <= 4 * c) piece_ = piece;  // a third more MACs at most
+  if (!geo_.dense() && kernel_->ifn[static_cast<int>(rounding_)] && 3 * piece <= 4 * c)
+    piece_ = piece;  // a third more MACs at most (a dense 1x1 reads its rows as they are: no pieces)
   block_rows_ = kernel_->mr;
   k_ = taps * (piece_ ? piece_ : c);
   input_zero_point_ = static_cast<int8_t>(q8_quant_of(in).zero_point);
@@ -37,13 +45,6 @@ Q8Conv::Q8Conv(const Graph& g, const Node& node, int input, const Q8GemmKernel& 
   packed_ = std::make_shared<const std::vector<int32_t>>(std::move(l.packed));
   output_ = l.output;
   geometry_changed();
-}
-
-// n bytes from src to dst: 16-byte pieces (a run of taps is short: a call of
-// memcpy per run cost more than the copy), then the rest.
-inline void copy_run(int8_t* dst, const int8_t* src, size_t n) {
-  for (; n >= 16; n -= 16, dst += 16, src += 16) std::memcpy(dst, src, 16);
-  std::memcpy(dst, src, n);
 }
 
 // Each pixel's taps, runs of taps side by side in the input copied at once.
@@ -68,9 +69,9 @@ void Q8Conv::gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a)
 void Q8Conv::geometry_changed() {
   const int64_t size = num_elements(input_shape_), taps = geo_.taps(), pixels = geo_.pixels();
   near_end_ = pixels;
-  if (piece_ <= geo_.channels || offsets_.empty()) return;  // a dense 1x1 runs as a GEMM
+  if (piece_ <= geo_.channels) return;  // every piece within its pixel
   for (int64_t i = 0; i < pixels * taps && near_end_ == pixels; ++i)
-    if (offsets_[i] >= 0 && offsets_[i] + piece_ > size) near_end_ = i / taps;
+    if (offsets_[i] >= 0 && int64_t{offsets_[i]} + piece_ > size) near_end_ = i / taps;
 }
 
 // Rows whose pieces would read past the input's end: from a copy of the input

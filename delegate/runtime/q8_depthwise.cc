@@ -4,8 +4,8 @@
 
 namespace fd {
 
-Q8Depthwise::Q8Depthwise(const Graph& g, const Node& node, int input, const Q8DepthwiseKernel& kernel)
-    : Q8WindowLayer(g, node, input, static_cast<int>(g.tensors[node.inputs[1]].shape[3]), "DEPTHWISE_CONV_2D"),
+Q8Depthwise::Q8Depthwise(const Graph& g, const Node& node, const Node* pad, int input, const Q8DepthwiseKernel& kernel)
+    : Q8WindowLayer(g, node, pad, input, static_cast<int>(g.tensors[node.inputs[1]].shape[3]), "DEPTHWISE_CONV_2D"),
       kernel_(&kernel) {
   const Tensor& w = g.tensors[node.inputs[1]];
   const Q8Quant in_q = q8_quant_of(g.tensors[node.inputs[0]]);

@@ -14,8 +14,9 @@ namespace fd {
 
 class Q8Depthwise : public Q8WindowLayer {
  public:
-  // The layer `node` (ops/quantized.h's q8_anchor_rule holds) reading program input `input`.
-  Q8Depthwise(const Graph& g, const Node& node, int input, const Q8DepthwiseKernel& kernel);
+  // The layer `node` (ops/quantized.h's q8_anchor_rule holds) reading program input `input`,
+  // through `pad` where a PAD folds into it (else null).
+  Q8Depthwise(const Graph& g, const Node& node, const Node* pad, int input, const Q8DepthwiseKernel& kernel);
   const char* name() const override { return "DepthwiseConv2D"; }
   void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
 

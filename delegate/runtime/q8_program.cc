@@ -76,6 +76,7 @@ class Q8Builder {
   Q8LayerKernels kernels_;
   int sources_;
   std::map<int, Expr> expr_;
+  std::map<int, const Node*> pad_;  // a folded PAD by its output: the layer reading it reads its input
   Q8Program p_;
 };
 
@@ -91,6 +92,11 @@ Operand Q8Builder::operand(int t) const {
 // making a new source.
 void Q8Builder::add(const Node& node) {
   if (node.kind == OpKind::kAnchor) return add_layer(node);
+  if (node.kind == OpKind::kPad) {  // folded into the layer after it
+    pad_[node.outputs[0]] = &node;
+    expr_[node.outputs[0]] = expr_.at(node.inputs[0]);
+    return;
+  }
   const int arity = static_cast<int>(node.inputs.size());
   Q8Quant in[2];
   Operand ops[2];
@@ -133,10 +139,12 @@ void Q8Builder::add(const Node& node) {
 void Q8Builder::add_layer(const Node& node) {
   Q8Step step;
   step.src[0] = expr_.at(node.inputs[0]).src;
+  const auto pad = pad_.find(node.inputs[0]);
+  const Node* folded = pad == pad_.end() ? nullptr : pad->second;
   if (node.anchor == AnchorOp::kConv2D)
-    step.layer = std::make_shared<const Q8Conv>(g_, node, step.src[0], *kernels_.gemm);
+    step.layer = std::make_shared<const Q8Conv>(g_, node, folded, step.src[0], *kernels_.gemm);
   else if (node.anchor == AnchorOp::kDepthwiseConv2D)
-    step.layer = std::make_shared<const Q8Depthwise>(g_, node, step.src[0], *kernels_.depthwise);
+    step.layer = std::make_shared<const Q8Depthwise>(g_, node, folded, step.src[0], *kernels_.depthwise);
   else
     step.layer = std::make_shared<const Q8FullyConnected>(g_, node, step.src[0], *kernels_.gemm);
   p_.steps.push_back(std::move(step));

@@ -1,15 +1,19 @@
 #include "runtime/q8_window_layer.h"
 
+#include "ops/pad.h"
 #include "ops/window.h"
 #include "runtime/q8_quant.h"
 
 namespace fd {
 
-Q8WindowLayer::Q8WindowLayer(const Graph& g, const Node& node, int input, int channels, const char* op) : op_(op) {
-  const Shape& in = g.tensors[node.inputs[0]].shape;
+Q8WindowLayer::Q8WindowLayer(const Graph& g, const Node& node, const Node* pad, int input, int channels,
+                             const char* op)
+    : op_(op) {
+  const Shape& in = g.tensors[pad ? pad->inputs[0] : node.inputs[0]].shape;
   const Shape& w = g.tensors[node.inputs[1]].shape;
+  const FoldedPad fold = pad ? folded_pad(params_as<PadParams>(pad->params)) : FoldedPad{};
   std::string error;
-  geo_ = *conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), window_of(node), FoldedPad{}, &error);
+  geo_ = *conv_geometry(in, static_cast<int>(w[1]), static_cast<int>(w[2]), window_of(node), fold, &error);
   input_ = input;
   input_shape_ = in;
   channels_ = channels;
@@ -31,7 +35,7 @@ const int8_t** Q8WindowLayer::tap_pointers(const int8_t* input, int64_t first, i
 std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {
   if (in == input_shape_) return nullptr;
   std::string error;
-  const auto geo = conv_geometry(in, geo_.kh, geo_.kw, geo_.p, FoldedPad{}, &error);
+  const auto geo = conv_geometry(in, geo_.kh, geo_.kw, geo_.p, geo_.fold, &error);
   if (!geo || geo->channels != geo_.channels) return nullptr;
   std::shared_ptr<Q8WindowLayer> resized = copy();
   resized->input_shape_ = in;

@@ -19,8 +19,9 @@ class Q8WindowLayer : public Q8Layer {
   std::shared_ptr<const Q8Layer> for_input(const Shape& in) const override;
 
  protected:
-  // `node`'s window ([_, kh, kw, _] filter) over its input, `channels` outputs per pixel.
-  Q8WindowLayer(const Graph& g, const Node& node, int input, int channels, const char* op);
+  // `node`'s window ([_, kh, kw, _] filter) over its input, `channels` outputs
+  // per pixel; `pad`: a PAD folded into it (the layer reads the PAD's input).
+  Q8WindowLayer(const Graph& g, const Node& node, const Node* pad, int input, int channels, const char* op);
   virtual std::shared_ptr<Q8WindowLayer> copy() const = 0;
   virtual void geometry_changed() {}  // after for_input set a copy's geometry
   // The input pixel of each tap of output pixels [first, first + rows), a

@@ -1,7 +1,8 @@
 // int8 CONV_2D as a layer (runtime/q8_conv.h): where the kernel reads each
-// tap's pixel in place (3 channels read as 4 against a zero weight), the
-// outputs equal those of the im2col copy bit for bit, and nothing past the
-// input is read (the input ends where an unreadable page begins).
+// tap's pixel in place (3, 6 or 7 channels read as 4 or 8 against zero
+// weights; a dense 1x1 its rows as they are), the outputs equal those of the
+// im2col copy bit for bit, and nothing past the input is read (the input ends
+// where an unreadable page begins).
 #include "runtime/q8_conv.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ir/shape.h"
+#include "ops/conv_geometry.h"
 #include "ops/window.h"
 #include "qd8_test_util.h"
 
@@ -53,36 +55,57 @@ class Guarded {
   int8_t* data_;
 };
 
-TEST(Q8Conv, ReadingTapsInPlaceEqualsTheIm2colCopy) {
-  const Q8GemmKernel* kernel = q8_gemm_kernel_for("avx512");
-  if (!kernel || !q8_gemm_kernel_for_columns(*kernel, 6).ifn[0]) GTEST_SKIP() << "no indirect q8 kernel here";
-  const Shape in_shape{2, 7, 6, 3};
-  const std::vector<int8_t> w = random_int8(6 * 3 * 3 * 3, 7);
+struct Case {
+  Shape in;
+  int kh, kw, stride;
+  bool same;
+};
+
+// The layer of case c in the indirect kernel's form and in the scalar kernel's
+// (im2col), run over its pixels in blocks of 16 from an input that ends at an
+// unreadable page.
+void expect_in_place_equals_copied(const Q8GemmKernel& kernel, const Case& c, uint32_t seed) {
+  const int ic = static_cast<int>(c.in[3]), oc = 6;
+  const std::vector<int8_t> w = random_int8(static_cast<size_t>(oc) * c.kh * c.kw * ic, seed);
   const std::vector<int32_t> bias = {-300, 120, 0, 4000, -7, 55};
   Graph g;
   Node node;
   node.kind = OpKind::kAnchor;
   node.anchor = AnchorOp::kConv2D;
-  ConvParams same;
-  same.same_padding = true;
-  node.params = window_op_params(same);
-  node.inputs = {add_tensor(g, in_shape, DType::kI8, {0.05f}, 5),
-                 add_tensor(g, {6, 3, 3, 3}, DType::kI8, {0.01f, 0.02f, 0.015f, 0.03f, 0.005f, 0.01f}, 0, w.data(),
-                            w.size()),
-                 add_tensor(g, {6}, DType::kI32, {0.f}, 0, bias.data(), bias.size() * sizeof(int32_t))};
-  node.outputs = {add_tensor(g, {2, 7, 6, 6}, DType::kI8, {0.08f}, -3)};
-  const Q8Conv in_place(g, node, 0, *kernel), copied(g, node, 0, q8_gemm_kernel_scalar());
-  const int64_t pixels = 2 * 7 * 6, size = num_elements(in_shape);
+  ConvParams p;
+  p.stride_h = p.stride_w = c.stride;
+  p.same_padding = c.same;
+  node.params = window_op_params(p);
+  std::string error;
+  const ConvGeometry geo = *conv_geometry(c.in, c.kh, c.kw, p, FoldedPad{}, &error);
+  const Shape out{geo.batch, geo.out_h, geo.out_w, oc};
+  node.inputs = {add_tensor(g, c.in, DType::kI8, {0.05f}, 5),
+                 add_tensor(g, {oc, c.kh, c.kw, ic}, DType::kI8, {0.01f, 0.02f, 0.015f, 0.03f, 0.005f, 0.01f}, 0,
+                            w.data(), w.size()),
+                 add_tensor(g, {oc}, DType::kI32, {0.f}, 0, bias.data(), bias.size() * sizeof(int32_t))};
+  node.outputs = {add_tensor(g, out, DType::kI8, {0.08f}, -3)};
+  const Q8Conv in_place(g, node, nullptr, 0, kernel), copied(g, node, nullptr, 0, q8_gemm_kernel_scalar());
+  const int64_t pixels = geo.pixels(), size = num_elements(c.in);
   Guarded input(static_cast<size_t>(size));
-  const std::vector<int8_t> x = random_int8(size, 8);
+  const std::vector<int8_t> x = random_int8(size, seed + 1);
   std::memcpy(input.data(), x.data(), x.size());
-  std::vector<int8_t> got(pixels * 6), want(pixels * 6);
-  for (int64_t first = 0; first < pixels; first += 16) {  // the last pixel's taps in the last block
+  std::vector<int8_t> got(pixels * oc), want(pixels * oc);
+  for (int64_t first = 0; first < pixels; first += 16) {  // the last pixels' taps in the last block
     const int64_t rows = std::min<int64_t>(16, pixels - first);
-    in_place.run(input.data(), first, rows, got.data() + first * 6);
-    copied.run(input.data(), first, rows, want.data() + first * 6);
+    in_place.run(input.data(), first, rows, got.data() + first * oc);
+    copied.run(input.data(), first, rows, want.data() + first * oc);
   }
-  EXPECT_EQ(got, want);
+  EXPECT_EQ(got, want) << to_string(c.in) << " " << c.kh << "x" << c.kw << " stride " << c.stride;
+}
+
+TEST(Q8Conv, ReadingTapsInPlaceEqualsTheIm2colCopy) {
+  const Q8GemmKernel* kernel = q8_gemm_kernel_for("avx512");
+  if (!kernel || !q8_gemm_kernel_for_columns(*kernel, 6).ifn[0]) GTEST_SKIP() << "no indirect q8 kernel here";
+  const Case cases[] = {{{2, 7, 6, 3}, 3, 3, 1, true},  {{1, 9, 8, 6}, 3, 3, 2, false},
+                        {{1, 5, 5, 3}, 1, 1, 1, true},  {{2, 6, 5, 7}, 1, 1, 2, true},
+                        {{1, 6, 7, 8}, 3, 3, 1, true},  {{1, 5, 4, 5}, 2, 3, 1, false}};
+  uint32_t seed = 7;
+  for (const Case& c : cases) expect_in_place_equals_copied(*kernel, c, seed += 2);
 }
 
 }  // namespace
