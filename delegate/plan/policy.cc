@@ -31,7 +31,6 @@ bool touches_anchored(const Graph& g, const GraphIndex& index, const std::vector
   return false;
 }
 
-// A group of one anchor without weights that is no matrix product.
 // The int8 layer of a group that holds nothing else (PADs folded into it
 // aside), or null.
 const Node* lone_int8_layer(const Graph& g, const std::vector<int>& group) {
@@ -45,6 +44,7 @@ const Node* lone_int8_layer(const Graph& g, const std::vector<int>& group) {
   return layer;
 }
 
+// A group of one anchor without weights that is no matrix product.
 bool lone_cheap_anchor(const Graph& g, const std::vector<int>& group) {
   if (group.size() != 1 || g.nodes[group[0]].kind != OpKind::kAnchor) return false;
   const AnchorInfo& info = anchor_info(g.nodes[group[0]].anchor);
