@@ -570,11 +570,13 @@ def int8_specs():
                    "the input's last pixel from a copy), 6 and 7 (the same), 5 (an im2col copy: 8 would be 60% "
                    "more work), each with a table after it; left by default, claimed with fusions int8_conv"),
         Spec("int8_pad_folds", pad_folds, [[1, 11, 9, 12]], 2, 2, quantize=True, claimed_all=4, partitions_all=2,
-             int8_conv=(6, 2),
-             resizes=[[[2, 9, 7, 12]], [[1, 4, 4, 12]], [[0, 11, 9, 12]]], emits=("PAD",),
+             int8_conv=(6, 2), steps_2_14=3,
+             resizes=[[[2, 9, 7, 12]], [[1, 4, 4, 12]]], emits=("PAD",),
              about="int8 PAD of H and W (asymmetric) folded into the DEPTHWISE_CONV_2D (stride 2, VALID) reading "
                    "it, HARD_SWISH after; a PAD before a CONV_2D left with it by default, folded with fusions "
-                   "int8_conv"),
+                   "int8_conv (no batch 0: tf.lite's and tflite-runtime's own kernels crash on it, SIGFPE; "
+                   "tflite-runtime 2.14 rounds every depthwise channel as the reference kernels do: up to 3 steps "
+                   "apart after the HARD_SWISH and the conv)"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
                    "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),
