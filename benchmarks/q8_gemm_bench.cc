@@ -27,6 +27,8 @@ const Shape kShapes[] = {
     {8, 1024, 1000, "FULLY_CONNECTED batch 8"},  {65536, 27, 16, "3x3 stem 256x256 3->16"},
     {16384, 144, 32, "3x3 128x128 16->32"},      {4096, 288, 64, "3x3 64x64 32->64"},
     {1024, 576, 128, "3x3 32x32 64->128"},       {16384, 32, 16, "1x1 128x128 32->16"},
+    {3136, 64, 256, "ResNet-50 56x56 expand"},   {784, 512, 128, "ResNet-50 28x28 reduce"},
+    {196, 256, 1024, "ResNet-50 14x14 expand"},  {49, 2048, 512, "ResNet-50 7x7 reduce"},
 };
 
 double gops(const fd::Q8GemmKernel& kernel, const Shape& s) {

@@ -509,6 +509,16 @@ def int8_specs():
         y = tf.nn.relu6(tf.matmul(x, _const("q8_fcr_w", [33, 20], -0.4, 0.4)))
         return y * tf.nn.relu6(y + 3.0) / 6.0
 
+    def residuals(tf, x):  # ADD and SUB of a layer's output and another input, in the layer's group
+        y = tf.nn.relu(tf.nn.depthwise_conv2d(x, _const("q8_r1", [3, 3, 16, 1], -0.5, 0.5), [1, 1, 1, 1], "SAME")) + x
+        z = y + tf.nn.conv2d(y, _const("q8_r2", [1, 1, 16, 16], -0.3, 0.3), 1, "SAME")
+        w = tf.tanh(tf.nn.conv2d(z, _const("q8_r3", [3, 3, 16, 16], -0.2, 0.2), 1, "SAME")) - z
+        return x - tf.nn.relu6(w)
+
+    def fc_residuals(tf, x):
+        y = tf.matmul(x, _const("q8_fr1", [32, 32], -0.3, 0.3)) + x
+        return tf.tanh(tf.matmul(y, _const("q8_fr2", [32, 32], -0.3, 0.3)) - y)
+
     def conv_chain(tf, x):  # int8 CONV_2D of every geometry, each with tables fused after it
         y = tf.nn.relu(tf.nn.conv2d(x, _const("q8_c1", [3, 3, 8, 24], -0.3, 0.3), 1, "SAME")
                        + _const("q8_c1_b", [24], -0.5, 0.5))
@@ -577,6 +587,17 @@ def int8_specs():
                    "int8_conv (no batch 0: tf.lite's and tflite-runtime's own kernels crash on it, SIGFPE; "
                    "tflite-runtime 2.14 rounds every depthwise channel as the reference kernels do: up to 3 steps "
                    "apart after the HARD_SWISH and the conv)"),
+        Spec("int8_residuals", residuals, [[2, 10, 9, 16]], 1, 1, quantize=True, claimed_all=3, partitions_all=2,
+             int8_conv=(7, 3), resizes=[[[1, 7, 5, 16]], [[3, 10, 9, 16]]],
+             about="int8 ADD of a DEPTHWISE_CONV_2D's output (RELU fused) and the layer's own input, fused into "
+                   "the layer's group (TFLite's three roundings as one linear form in 32-bit fixed point, the "
+                   "exact arithmetic where that lies near a rounding boundary); by default the ADD after a 1x1 "
+                   "CONV_2D and the SUB (RELU6 fused) after a 3x3 CONV_2D + TANH are left with the convolutions, "
+                   "the TANH a table; with fusions int8_conv each joins its convolution's group; a SUB of two "
+                   "inputs neither from a layer is left (no batch 0: tf.lite's and tflite-runtime's own int8 "
+                   "depthwise kernels crash on it, SIGFPE)"),
+        Spec("int8_fc_residuals", fc_residuals, [[6, 32]], 1, 1, quantize=True, claimed_all=5, partitions_all=2,
+             about="int8 FULLY_CONNECTED + ADD of its input, FULLY_CONNECTED + SUB of that + TANH: each a group"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED, LOGISTIC and MUL (swish) as one group: the layer's GEMM (TFLite's "
                    "requantization as its x86 kernels round it) then one table; a second FULLY_CONNECTED and TANH"),

@@ -36,6 +36,10 @@ struct I32x8 {
     return {_mm256_sub_epi32(sra(x, e).v, _mm256_cmpgt_epi32(remainder, threshold))};  // true is -1
   }
   static I32x8 narrow16(I32x8 x) { return {_mm256_srai_epi32(_mm256_slli_epi32(x.v, 16), 16)}; }
+  static I32x8 band(I32x8 a, I32x8 b) { return {_mm256_and_si256(a.v, b.v)}; }
+  static bool any_at_most(I32x8 x, int32_t c) {  // c < INT32_MAX
+    return _mm256_movemask_epi8(_mm256_cmpgt_epi32(_mm256_set1_epi32(c + 1), x.v)) != 0;
+  }
 };
 inline I32x8 operator+(I32x8 a, I32x8 b) { return {_mm256_add_epi32(a.v, b.v)}; }
 inline I32x8 operator-(I32x8 a, I32x8 b) { return {_mm256_sub_epi32(a.v, b.v)}; }

@@ -38,6 +38,8 @@ struct I32x16 {
     return {_mm512_mask_add_epi32(shifted, _mm512_cmpgt_epi32_mask(remainder, threshold), shifted, _mm512_set1_epi32(1))};
   }
   static I32x16 narrow16(I32x16 x) { return {_mm512_srai_epi32(_mm512_slli_epi32(x.v, 16), 16)}; }
+  static I32x16 band(I32x16 a, I32x16 b) { return {_mm512_and_si512(a.v, b.v)}; }
+  static bool any_at_most(I32x16 x, int32_t c) { return _mm512_cmple_epi32_mask(x.v, _mm512_set1_epi32(c)) != 0; }
 };
 inline I32x16 operator+(I32x16 a, I32x16 b) { return {_mm512_add_epi32(a.v, b.v)}; }
 inline I32x16 operator-(I32x16 a, I32x16 b) { return {_mm512_sub_epi32(a.v, b.v)}; }

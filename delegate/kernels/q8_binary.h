@@ -6,7 +6,8 @@
 //   splat; + - * (32-bit, wrapping); shl, sra by a count; min, max;
 //   srdhm(x, m): x * m / 2^31 rounded half up (gemmlowp's rounding doubling
 //   high multiply, for m >= 0); rdbpot(x, e): x / 2^e rounded half away from
-//   zero; narrow16: the low 16 bits, sign-extended.
+//   zero; narrow16: the low 16 bits, sign-extended; band (bitwise and);
+//   any_at_most(x, c): whether a lane is <= c.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,8 @@ struct I32x1 {
   static I32x1 srdhm(I32x1 x, int32_t m) { return {q8_rounding_doubling_high_mul(x.v, m)}; }
   static I32x1 rdbpot(I32x1 x, int e) { return {q8_rounding_divide_by_pot(x.v, e)}; }
   static I32x1 narrow16(I32x1 x) { return {static_cast<int16_t>(x.v)}; }
+  static I32x1 band(I32x1 a, I32x1 b) { return {a.v & b.v}; }
+  static bool any_at_most(I32x1 x, int32_t c) { return x.v <= c; }
 };
 inline I32x1 operator+(I32x1 a, I32x1 b) { return {static_cast<int32_t>(static_cast<uint32_t>(a.v) + b.v)}; }
 inline I32x1 operator-(I32x1 a, I32x1 b) { return {static_cast<int32_t>(static_cast<uint32_t>(a.v) - b.v)}; }
@@ -74,12 +77,31 @@ inline V q8_binary_lanes(const Q8Prepared& p, V a, V b, bool blocked) {
   return V::max(V::splat(p.lo), V::min(V::splat(p.hi), q8_binary_unclamped<OP>(p, a, b, blocked)));
 }
 
-// Values [i, end) of OP, kLanes at a time, the rest one by one.
+// ADD or SUB by its linear form (kernels/q8_linear.h) into *y, clamped; false
+// (and *y unset) where a lane lies within the form's tolerance of an integer.
+template <class V>
+inline bool q8_linear_lanes(const Q8Prepared& p, V a, V b, V* y) {
+  const Q8Linear& f = p.linear;
+  const V z = a * V::splat(f.a) + b * V::splat(f.b) + V::splat(f.z);
+  const V fraction = V::band(z + V::splat(f.tolerance), V::splat(static_cast<int32_t>((1u << f.shift) - 1)));
+  if (V::any_at_most(fraction, 2 * f.tolerance)) return false;
+  *y = V::max(V::splat(p.lo), V::min(V::splat(p.hi), V::sra(z, f.shift)));
+  return true;
+}
+
+// Values [i, end) of OP, kLanes at a time (ADD and SUB by their linear form
+// where it decides), the rest one by one.
 template <Q8Op OP, class V>
 inline int64_t q8_binary_range(const Q8Prepared& p, const int8_t* a, const int8_t* b, int8_t* y, int64_t i,
                                int64_t end, bool blocked) {
-  for (; i + V::kLanes <= end; i += V::kLanes)
-    V::store8(y + i, q8_binary_lanes<OP>(p, V::load8(a + i), V::load8(b + i), blocked));
+  constexpr bool kLinear = (OP == Q8Op::Add || OP == Q8Op::Sub) && V::kLanes > 1;
+  for (; i + V::kLanes <= end; i += V::kLanes) {
+    const V x0 = V::load8(a + i), x1 = V::load8(b + i);
+    V out;
+    if (!(kLinear && p.linear.shift > 0 && q8_linear_lanes(p, x0, x1, &out)))
+      out = q8_binary_lanes<OP>(p, x0, x1, blocked);
+    V::store8(y + i, out);
+  }
   for (; i < end; ++i) I32x1::store8(y + i, q8_binary_lanes<OP>(p, I32x1::load8(a + i), I32x1::load8(b + i), blocked));
   return end;
 }

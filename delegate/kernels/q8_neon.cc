@@ -57,6 +57,8 @@ struct I32x4 {
     return {vsubq_s32(sra(x, e).v, up)};
   }
   static I32x4 narrow16(I32x4 x) { return {vmovl_s16(vmovn_s32(x.v))}; }
+  static I32x4 band(I32x4 a, I32x4 b) { return {vandq_s32(a.v, b.v)}; }
+  static bool any_at_most(I32x4 x, int32_t c) { return vmaxvq_u32(vcleq_s32(x.v, vdupq_n_s32(c))) != 0; }
 };
 inline I32x4 operator+(I32x4 a, I32x4 b) { return {vaddq_s32(a.v, b.v)}; }
 inline I32x4 operator-(I32x4 a, I32x4 b) { return {vsubq_s32(a.v, b.v)}; }

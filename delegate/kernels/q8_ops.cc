@@ -173,6 +173,7 @@ Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act,
     case Q8Op::Add: case Q8Op::Sub:
       p.in_zp[1] = in[1].zero_point;
       prepare_add(in, out, &p);
+      p.linear = q8_linear_form(op == Q8Op::Sub, p.in_zp, p.out_zp, p.m, p.left_shift);
       q8_activation_range(act, out, &p.lo, &p.hi);
       break;
     case Q8Op::Mul:

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/q8_fixed_point.h"
+#include "kernels/q8_linear.h"
 
 namespace fd {
 
@@ -58,6 +59,7 @@ struct Q8Prepared {
   int32_t lo = -128, hi = 127;  // the output clamp
   Q8Multiplier m[3];            // per op: see q8_prepare
   int left_shift = 0;           // ADD, SUB
+  Q8Linear linear;              // ADD, SUB: their linear form where it decides (kernels/q8_linear.h)
   int16_t m16[2] = {0, 0};      // HARD_SWISH: its int16 multipliers
   int exponent[2] = {0, 0};     // ... and their exponents
   int8_t table[256] = {};       // the ops TFLite tabulates (LOGISTIC, TANH, ...): its table, by value + 128

@@ -109,15 +109,26 @@ std::string local_rule(const Graph& g, const Node& node) {
 
 }  // namespace
 
+bool q8_of_two_sources(const Graph& g, const Node& node) {
+  const bool two_values = node.inputs.size() == 2 && !g.tensors[node.inputs[0]].is_constant &&
+                          !g.tensors[node.inputs[1]].is_constant;
+  return two_values && q8_source(g, node.inputs[0]) != q8_source(g, node.inputs[1]);
+}
+
+const Node* q8_source_layer(const Graph& g, int t) {
+  const Node* p = producer(g, q8_source(g, t));
+  return p && p->kind == OpKind::kAnchor && is_int8_node(g, *p) ? p : nullptr;
+}
+
 std::string q8_elementwise_rule(const Graph& g, const Node& node) {
   if (std::string why = local_rule(g, node); !why.empty()) return why;
   // An op of two independent inputs runs TFLite's arithmetic on 32-bit lanes: on the CPUs
-  // measured, slower than XNNPACK's loops (docs/ops.md). Of one source, it is a table.
-  const bool two_values = node.inputs.size() == 2 && !g.tensors[node.inputs[0]].is_constant &&
-                          !g.tensors[node.inputs[1]].is_constant;
-  if (two_values && q8_source(g, node.inputs[0]) != q8_source(g, node.inputs[1]))
-    return "int8: an op of two independent inputs (slower than XNNPACK's so far: only ops of one source)";
-  return "";
+  // measured, slower than XNNPACK's loops (docs/ops.md) alone, but free of a pass over
+  // memory in the tile of the layer computing one of them (a residual ADD).
+  if (!q8_of_two_sources(g, node)) return "";
+  for (int t : node.inputs)
+    if (q8_source_layer(g, t)) return "";
+  return "int8: an op of two independent inputs, neither from a layer (slower than XNNPACK's alone)";
 }
 
 namespace {

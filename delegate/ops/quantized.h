@@ -24,7 +24,14 @@ bool has_q8_form(EwOp op);
 // int8 form, every tensor is is_q8_tensor, its run-time inputs have the
 // output's shape, its constant inputs one value or one per channel (the last
 // axis), at least one input runs.
+// An op of two independent inputs: its run-time inputs are not tables of one
+// source (runtime/q8_program.h), so it runs TFLite's arithmetic on both; one of
+// them must come from an int8 layer (the rule above), and the policy claims it
+// only in that layer's group (plan/policy.cc).
 std::string q8_elementwise_rule(const Graph& g, const Node& node);
+bool q8_of_two_sources(const Graph& g, const Node& node);
+// The int8 layer (an anchor node) whose output the int8 tensor t is a table of, or null.
+const Node* q8_source_layer(const Graph& g, int t);
 
 // "" if the int8 anchor can be claimed, else why not: a FULLY_CONNECTED of an
 // int8 input, int8 weights [n, k] (FULLY_CONNECTED) or [oc, kh, kw, ic]

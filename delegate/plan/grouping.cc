@@ -49,6 +49,8 @@ class Grouper {
   bool acyclic(const std::vector<int>& members, const std::vector<int>& merged) const;
   bool anchor_inputs_outside(const std::vector<int>& members) const;
   bool fits_rows(const std::vector<int>& members, const Shape& dom) const;
+  bool int8_layer_first(const std::vector<int>& members) const;
+  bool has_source_layer(const Node& pair, const std::vector<int>& members) const;
   bool may_merge(const std::vector<int>& trial, const std::vector<int>& merged, const Domain& dom) const;
   void place(std::vector<int> members, const std::vector<int>& merged, const Domain& dom);
 
@@ -60,6 +62,7 @@ class Grouper {
   std::vector<std::vector<int>> groups_;
   std::vector<NodeSet> group_in_, group_anc_;  // per group: members, and all they depend on
   std::vector<Domain> group_dom_;
+  std::vector<bool> closed_;  // an int8 op of two sources without its layer: left, and no node joins it
 };
 
 // No path leaves the group and comes back: no outside producer of a member
@@ -136,9 +139,37 @@ bool Grouper::fits_rows(const std::vector<int>& members, const Shape& dom) const
   return true;
 }
 
+// An int8 group runs its layer first (runtime/q8_program.h): one layer, and
+// no member before it but the PADs folded into it.
+bool Grouper::int8_layer_first(const std::vector<int>& members) const {
+  int layer = -1, first = n_;
+  for (int m : members) {
+    const Node& node = g_.nodes[m];
+    if (!is_int8_node(g_, node) || node.kind == OpKind::kPad) continue;
+    if (node.kind != OpKind::kAnchor) {
+      first = std::min(first, m);
+    } else if (layer >= 0) {
+      return false;
+    } else {
+      layer = m;
+    }
+  }
+  return layer < first;
+}
+
+// Whether members hold the int8 layer computing an input of `pair` (an op of
+// two sources runs only in that layer's group: plan/policy.cc).
+bool Grouper::has_source_layer(const Node& pair, const std::vector<int>& members) const {
+  for (int t : pair.inputs) {
+    const Node* layer = q8_source_layer(g_, t);
+    if (layer && contains(members, static_cast<int>(layer - g_.nodes.data()))) return true;
+  }
+  return false;
+}
+
 bool Grouper::may_merge(const std::vector<int>& trial, const std::vector<int>& merged, const Domain& dom) const {
   if (dom.rows && !fits_rows(trial, dom.shape)) return false;
-  return convex(trial) && acyclic(trial, merged) && anchor_inputs_outside(trial);
+  return convex(trial) && acyclic(trial, merged) && anchor_inputs_outside(trial) && int8_layer_first(trial);
 }
 
 // A node with the nodes folded into it joins the groups of its producers
@@ -153,11 +184,17 @@ void Grouper::add(int i) {
       members.insert(members.end(), folds_.folds[f].nodes.begin(), folds_.folds[f].nodes.end());
   members.push_back(i);
   const bool joins = node.kind != OpKind::kAnchor || reads_tile_rows(node.anchor);
-  for (int t : joins ? node.inputs : std::vector<int>{}) {
+  const bool pair = node.kind == OpKind::kElementwise && is_int8_node(g_, node) && q8_of_two_sources(g_, node);
+  std::vector<int> inputs = joins ? node.inputs : std::vector<int>{};
+  if (is_int8_node(g_, node))  // the latest producer first: a residual ADD joins the layer just before it
+    std::stable_sort(inputs.begin(), inputs.end(), [&](int a, int b) { return ix_.producer[a] > ix_.producer[b]; });
+  for (int t : inputs) {
     const int p = ix_.producer[t];
     if (p < 0 || group_of_[p] < 0 || contains(merged, group_of_[p])) continue;
     const int gp = group_of_[p];
-    if (alone(groups_[gp]) || is_int8_node(g_, g_.nodes[groups_[gp][0]]) != is_int8_node(g_, node)) continue;
+    if (alone(groups_[gp]) || closed_[gp] || is_int8_node(g_, g_.nodes[groups_[gp][0]]) != is_int8_node(g_, node))
+      continue;
+    if (pair && !has_source_layer(node, groups_[gp])) continue;
     const std::optional<Domain> joint = join_domains(dom, group_dom_[gp]);
     if (!joint) continue;
     std::vector<int> trial = members;
@@ -169,7 +206,9 @@ void Grouper::add(int i) {
     merged = std::move(trial_merged);
     dom = *joint;
   }
+  const bool closed = pair && !has_source_layer(node, members);
   place(std::move(members), merged, dom);
+  closed_[group_of_[i]] = closed;
 }
 
 void Grouper::place(std::vector<int> members, const std::vector<int>& merged, const Domain& dom) {
@@ -180,6 +219,7 @@ void Grouper::place(std::vector<int> members, const std::vector<int>& merged, co
     group_in_.emplace_back(n_);
     group_anc_.emplace_back(n_);
     group_dom_.emplace_back();
+    closed_.push_back(false);
   } else {
     target = merged[0];
     for (size_t k = 1; k < merged.size(); ++k) groups_[merged[k]].clear();

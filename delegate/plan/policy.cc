@@ -6,7 +6,8 @@
 // An int8 group of any size runs as one table pass, no slower than one op of
 // XNNPACK's, and XNNPACK leaves some int8 ops (HARD_SWISH) to the slow builtin
 // kernels; but an int8 layer with nothing fused into it is left (measured no
-// faster than XNNPACK's).
+// faster than XNNPACK's), and so is an int8 op of two independent inputs
+// without the layer computing one of them.
 #include <algorithm>
 
 #include "ops/op_classes.h"
@@ -44,6 +45,20 @@ const Node* lone_int8_layer(const Graph& g, const std::vector<int>& group) {
   return layer;
 }
 
+// An int8 op of two independent inputs in a group without the layer computing
+// one of them (it would run as it does alone), or null.
+const Node* int8_pair_without_layer(const Graph& g, const std::vector<int>& group) {
+  auto member = [&](const Node* n) {
+    return n && std::find(group.begin(), group.end(), static_cast<int>(n - g.nodes.data())) != group.end();
+  };
+  for (int m : group) {
+    const Node& n = g.nodes[m];
+    if (n.kind != OpKind::kElementwise || !is_int8_node(g, n) || !q8_of_two_sources(g, n)) continue;
+    if (!member(q8_source_layer(g, n.inputs[0])) && !member(q8_source_layer(g, n.inputs[1]))) return &n;
+  }
+  return nullptr;
+}
+
 // A group of one anchor without weights that is no matrix product.
 bool lone_cheap_anchor(const Graph& g, const std::vector<int>& group) {
   if (group.size() != 1 || g.nodes[group[0]].kind != OpKind::kAnchor) return false;
@@ -76,6 +91,12 @@ void apply_policy(const Graph& g, const GraphIndex& index, const std::vector<std
     if (const Node* layer = lone_int8_layer(g, groups[k])) {
       for (int m : groups[k])
         plan->reason[m] = "policy: an int8 " + layer->name + " alone runs no faster than the runtime's";
+      continue;
+    }
+    if (const Node* pair = int8_pair_without_layer(g, groups[k])) {
+      for (int m : groups[k])
+        plan->reason[m] = "policy: an int8 " + pair->name +
+                          " of two independent inputs runs fused only into the layer making one of them";
       continue;
     }
     const bool big = runs >= opts.min_nodes_per_group || int8;

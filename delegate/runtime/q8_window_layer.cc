@@ -22,14 +22,23 @@ Q8WindowLayer::Q8WindowLayer(const Graph& g, const Node& node, const Node* pad, 
 }
 
 const int8_t** Q8WindowLayer::tap_pointers(const int8_t* input, int64_t first, int64_t rows) const {
-  const int taps = geo_.taps();
+  const int64_t n = rows * geo_.taps();
   thread_local std::vector<const int8_t*> pointers;
-  pointers.resize(static_cast<size_t>(rows) * taps);
-  for (int64_t i = 0; i < rows * taps; ++i) {
-    const int32_t o = offsets_.empty() ? static_cast<int32_t>((first + i) * geo_.channels) : offsets_[first * taps + i];
-    pointers[i] = o >= 0 ? input + o : zero_row_.data();
+  if (pointers.size() < static_cast<size_t>(n)) pointers.resize(n);
+  const int8_t** p = pointers.data();
+  if (offsets_.empty()) {  // dense: one tap per pixel, in order
+    for (int64_t i = 0; i < n; ++i) p[i] = input + (first + i) * geo_.channels;
+    return p;
   }
-  return pointers.data();
+  // input + o[i], or the zero row where o[i] < 0: masks, not a branch (padding taps mispredict)
+  const int32_t* o = offsets_.data() + first * geo_.taps();
+  const intptr_t base = reinterpret_cast<intptr_t>(input);
+  const intptr_t to_zero = reinterpret_cast<intptr_t>(zero_row_.data()) - base;
+  for (int64_t i = 0; i < n; ++i) {
+    const intptr_t padding = o[i] >> 31;  // -1 or 0
+    p[i] = reinterpret_cast<const int8_t*>(base + ((static_cast<intptr_t>(o[i]) & ~padding) | (to_zero & padding)));
+  }
+  return p;
 }
 
 std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {

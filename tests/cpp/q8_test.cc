@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <random>
 #include <vector>
@@ -96,6 +98,43 @@ TEST(Q8, EveryBinaryKernelMatchesScalar) {
         for (int64_t i = 0; i < n; ++i) want[i] = q8_eval(p, a[i], b[i], i < blocked);
         ASSERT_EQ(got, want) << isa << " " << q8_op_name(op) << " trial " << trial;
       }
+}
+
+// ADD and SUB by their linear form (kernels/q8_linear.h) on every pair of
+// int8 inputs, both ADD forms, against q8_eval: random scales, the inputs'
+// ratio up to 1:100 and the output's from 1:40 to 40:1. The form must decide
+// (it is built for these scales), and its tolerance must matter: with none,
+// some values come out wrong.
+TEST(Q8, LinearFormOfAddAndSubMatchesScalarOnEveryPair) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> log_scale(std::log(0.001), std::log(0.5));
+  std::uniform_real_distribution<double> log_ratio(std::log(1 / 40.0), std::log(40.0));
+  std::uniform_int_distribution<int> zp(-128, 127);
+  std::vector<int8_t> a(65536), b(65536);
+  for (int i = 0; i < 65536; ++i) {
+    a[i] = static_cast<int8_t>(i & 255);
+    b[i] = static_cast<int8_t>(i >> 8);
+  }
+  int64_t wrong_without_tolerance = 0;
+  for (const std::string& isa : available_isas())
+    for (int trial = 0; trial < 64; ++trial) {
+      const Q8Op op = trial % 3 ? Q8Op::Add : Q8Op::Sub;
+      const float s0 = static_cast<float>(std::exp(log_scale(rng)));
+      const float s1 = trial % 4 ? static_cast<float>(std::exp(log_scale(rng))) : s0 / 100;
+      const float out = static_cast<float>(std::max(s0, s1) * std::exp(log_ratio(rng)));
+      const Q8Quant in[2] = {{s0, zp(rng)}, {s1, zp(rng)}};
+      Q8Prepared p = q8_prepare(op, in, {out, zp(rng)}, static_cast<Q8Activation>(trial % 4), 0.f);
+      ASSERT_GT(p.linear.shift, 0) << "trial " << trial;
+      const int64_t blocked = op == Q8Op::Add && trial % 2 ? 65536 : 0;
+      std::vector<int8_t> got(65536), want(65536);
+      for (int i = 0; i < 65536; ++i) want[i] = q8_eval(p, a[i], b[i], i < blocked);
+      kernels_for(isa)->q8->binary(p, a.data(), b.data(), got.data(), 65536, blocked);
+      ASSERT_EQ(got, want) << isa << " " << q8_op_name(op) << " trial " << trial;
+      p.linear.tolerance = 0;
+      kernels_for(isa)->q8->binary(p, a.data(), b.data(), got.data(), 65536, blocked);
+      for (int i = 0; i < 65536; ++i) wrong_without_tolerance += got[i] != want[i];
+    }
+  EXPECT_GT(wrong_without_tolerance, 0);
 }
 
 // An int8 tensor of one scale and zero point; a constant holds `values`.
