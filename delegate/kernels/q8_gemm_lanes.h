@@ -41,7 +41,8 @@ inline V q8_shift_lanes(V h, const Q8Columns<V>& c) {
   return floor - V::gt(h & c.mask, threshold);
 }
 
-// clamp(requantize(acc) + zero point, lo, hi) for kLanes columns, acc without the bias.
+// clamp(requantize(acc + bias) + zero point, lo, hi) for kLanes columns (a caller whose
+// accumulators start from the bias passes columns of bias 0).
 template <Q8Rounding R, class V>
 inline V q8_output_lanes(V acc, const Q8Columns<V>& c, V zero_point, V lo, V hi) {
   const V h = V::mulhi(V::shlv(acc + c.bias, c.left), c.multiplier);

@@ -36,8 +36,7 @@ Q8Conv::Q8Conv(const Graph& g, const Node& node, const Node* pad, int input, con
     piece_ = piece;  // a third more MACs at most (a dense 1x1 reads its rows as they are: no pieces)
   block_rows_ = kernel_->mr;
   k_ = taps * (piece_ ? piece_ : c);
-  input_zero_point_ = static_cast<int8_t>(q8_quant_of(in).zero_point);
-  zero_row_.resize(k_ / taps, input_zero_point_);
+  zero_row_.resize(k_ / taps, static_cast<int8_t>(q8_quant_of(in).zero_point));
   const auto* w = static_cast<const int8_t*>(g.tensors[node.inputs[1]].data.bytes());
   const std::vector<int8_t> padded = piece_ > c ? padded_filter(w, channels_, taps, c, piece_) : std::vector<int8_t>{};
   Q8PackedLayer l = q8_pack_layer(g, node, channels_, k_, /*float_product=*/false, *kernel_,
@@ -55,7 +54,7 @@ void Q8Conv::gather(const int8_t* input, int64_t first, int64_t rows, int8_t* a)
   for (int64_t p = 0; p < rows; ++p, o += taps)
     for (int t = 0; t < taps;) {
       if (o[t] < 0) {
-        std::memset(a, input_zero_point_, c);
+        std::memset(a, zero_row_[0], c);
         a += c, ++t;
         continue;
       }

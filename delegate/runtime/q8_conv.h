@@ -33,7 +33,6 @@ class Q8Conv : public Q8WindowLayer {
   const Q8GemmKernel* kernel_;
   Q8Rounding rounding_ = Q8Rounding::kRuyX86;  // what TFLite's x86 kernels (ruy) round as
   int k_ = 0;
-  int8_t input_zero_point_ = 0;
   // Bytes the kernel reads at each tap's pixel in place (0: an im2col copy
   // instead): the channels rounded up to 4, the next pixel's bytes past them
   // read against zero weights.
