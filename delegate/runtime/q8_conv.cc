@@ -91,7 +91,7 @@ void Q8Conv::run_near_end(const int8_t* input, int64_t first, int64_t rows, int8
            {tail.data(), shifted.data(), zero_row_.data()}, packed_->data(), out, channels_, output_);
 }
 
-void Q8Conv::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
+void Q8Conv::run_from(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
   const int n = channels_, m = static_cast<int>(rows);
   if (offsets_.empty()) {  // dense 1x1: pixel p's row is input pixel p
     q8_gemm(*kernel_, rounding_, m, n, k_, input + first * k_, k_, packed_->data(), out, n, output_);

@@ -18,7 +18,7 @@ Q8Depthwise::Q8Depthwise(const Graph& g, const Node& node, const Node* pad, int 
   packed_ = std::make_shared<const std::vector<int64_t>>(std::move(packed));
 }
 
-void Q8Depthwise::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
+void Q8Depthwise::run_from(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
   kernel_->pixels(static_cast<int>(rows), channels_, multiplier_, geo_.taps(), tap_pointers(input, first, rows),
                   packed_->data(), out, channels_, output_);
 }

@@ -18,7 +18,7 @@ class Q8Depthwise : public Q8WindowLayer {
   // through `pad` where a PAD folds into it (else null).
   Q8Depthwise(const Graph& g, const Node& node, const Node* pad, int input, const Q8DepthwiseKernel& kernel);
   const char* name() const override { return "DepthwiseConv2D"; }
-  void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
+  void run_from(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
 
  private:
   std::shared_ptr<Q8WindowLayer> copy() const override { return std::make_shared<Q8Depthwise>(*this); }

@@ -19,15 +19,15 @@ Q8FullyConnected::Q8FullyConnected(const Graph& g, const Node& node, int input, 
   output_ = l.output;
 }
 
-std::optional<Shape> Q8FullyConnected::output_shape(const Shape& in, std::string* error) const {
-  auto shape = fully_connected_shape(in, {channels_, k_}, keep_num_dims_);
-  if (!shape) *error = "int8 FULLY_CONNECTED of " + std::to_string(k_) + " depths on " + to_string(in);
+std::optional<Shape> Q8FullyConnected::output_shape(const std::vector<Shape>& in, std::string* error) const {
+  auto shape = fully_connected_shape(in[input_], {channels_, k_}, keep_num_dims_);
+  if (!shape) *error = "int8 FULLY_CONNECTED of " + std::to_string(k_) + " depths on " + to_string(in[input_]);
   return shape;
 }
 
-void Q8FullyConnected::run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const {
-  q8_gemm(*kernel_, rounding_, static_cast<int>(rows), channels_, k_, input + first * k_, k_, packed_.data(), out,
-          channels_, output_);
+void Q8FullyConnected::run(const int8_t* const* inputs, int64_t first, int64_t rows, int8_t* out) const {
+  q8_gemm(*kernel_, rounding_, static_cast<int>(rows), channels_, k_, inputs[input_] + first * k_, k_, packed_.data(),
+          out, channels_, output_);
 }
 
 }  // namespace fd

@@ -16,8 +16,8 @@ class Q8FullyConnected : public Q8Layer {
   // The layer `node` (ops/quantized.h's q8_anchor_rule holds) reading program input `input`.
   Q8FullyConnected(const Graph& g, const Node& node, int input, const Q8GemmKernel& kernel);
   const char* name() const override { return "FullyConnected"; }
-  std::optional<Shape> output_shape(const Shape& in, std::string* error) const override;
-  void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const override;
+  std::optional<Shape> output_shape(const std::vector<Shape>& in, std::string* error) const override;
+  void run(const int8_t* const* inputs, int64_t first, int64_t rows, int8_t* out) const override;
 
  private:
   const Q8GemmKernel* kernel_;

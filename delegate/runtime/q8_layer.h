@@ -20,18 +20,20 @@ class Q8Layer {
   virtual ~Q8Layer() = default;
   virtual const char* name() const = 0;  // "FullyConnected"
   int input() const { return input_; }   // the program input it reads
+  int second_input() const { return second_input_; }  // BATCH_MATMUL's right operand, else -1
   int channels() const { return channels_; }
   int block_rows() const { return block_rows_; }  // rows its kernel computes at once: tiles hold whole blocks
-  // Its output's shape for an input of `in`, or nothing (and *error).
-  virtual std::optional<Shape> output_shape(const Shape& in, std::string* error) const = 0;
-  // The same layer for an input of `in` where it is prepared for one shape
-  // and `in` is another (a resize), else null: it takes `in` as it is.
-  virtual std::shared_ptr<const Q8Layer> for_input(const Shape&) const { return nullptr; }
-  // Output rows [first, first + rows) into out (rows * channels() values).
-  virtual void run(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const = 0;
+  // Its output's shape for program inputs of shapes `in` (it reads in[input()]
+  // and in[second_input()]), or nothing (and *error).
+  virtual std::optional<Shape> output_shape(const std::vector<Shape>& in, std::string* error) const = 0;
+  // The same layer for inputs of shapes `in` where it is prepared for others
+  // (a resize), else null: it takes `in` as they are.
+  virtual std::shared_ptr<const Q8Layer> for_input(const std::vector<Shape>&) const { return nullptr; }
+  // Output rows [first, first + rows) into out (rows * channels() values), from the program inputs.
+  virtual void run(const int8_t* const* inputs, int64_t first, int64_t rows, int8_t* out) const = 0;
 
  protected:
-  int input_ = -1, channels_ = 0, block_rows_ = 1;
+  int input_ = -1, second_input_ = -1, channels_ = 0, block_rows_ = 1;
 };
 
 // A layer node's n per-channel multipliers as TFLite's Prepare computes them

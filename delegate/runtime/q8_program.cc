@@ -201,15 +201,16 @@ Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const 
 // The values' shape: the inputs', or a layer's output; the tile whole blocks of its rows.
 bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* error) {
   if (!p_->steps.empty() && p_->steps[0].layer) {
-    layer_ = p_->steps[0].layer->for_input(inputs[p_->steps[0].layer->input()]);
+    layer_ = p_->steps[0].layer->for_input(inputs);
     if (!layer_) layer_ = p_->steps[0].layer;
   }
   const Q8Layer* layer = layer_.get();
   std::optional<Shape> domain = inputs.empty() ? Shape{} : inputs[0];
-  if (layer) domain = layer->output_shape(inputs[layer->input()], error);
+  if (layer) domain = layer->output_shape(inputs, error);
   if (!domain) return false;
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i] != *domain && !(layer && static_cast<int>(i) == layer->input())) {
+    if (inputs[i] != *domain && !(layer && (static_cast<int>(i) == layer->input() ||
+                                            static_cast<int>(i) == layer->second_input()))) {
       *error = "int8 values of different shapes: " + to_string(*domain) + " and " + to_string(inputs[i]);
       return false;
     }
@@ -258,7 +259,7 @@ void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const*
       const Q8Step& s = p_->steps[k];
       if (s.layer) {  // tiles are whole rows
         const int64_t row = layer_->channels();
-        layer_->run(inputs[s.src[0]], e / row, n / row, buffer + k * tile_);
+        layer_->run(inputs, e / row, n / row, buffer + k * tile_);
         continue;
       }
       const int8_t* x[2] = {nullptr, nullptr};

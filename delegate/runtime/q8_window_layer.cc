@@ -41,7 +41,8 @@ const int8_t** Q8WindowLayer::tap_pointers(const int8_t* input, int64_t first, i
   return p;
 }
 
-std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {
+std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const std::vector<Shape>& inputs) const {
+  const Shape& in = inputs[input_];
   if (in == input_shape_) return nullptr;
   std::string error;
   const auto geo = conv_geometry(in, geo_.kh, geo_.kw, geo_.p, geo_.fold, &error);
@@ -54,8 +55,8 @@ std::shared_ptr<const Q8Layer> Q8WindowLayer::for_input(const Shape& in) const {
   return resized;
 }
 
-std::optional<Shape> Q8WindowLayer::output_shape(const Shape& in, std::string* error) const {
-  return q8_prepared_shape(op_, input_shape_, in, Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_}, error);
+std::optional<Shape> Q8WindowLayer::output_shape(const std::vector<Shape>& in, std::string* error) const {
+  return q8_prepared_shape(op_, input_shape_, in[input_], Shape{geo_.batch, geo_.out_h, geo_.out_w, channels_}, error);
 }
 
 }  // namespace fd

@@ -13,16 +13,20 @@ namespace fd {
 
 class Q8WindowLayer : public Q8Layer {
  public:
-  std::optional<Shape> output_shape(const Shape& in, std::string* error) const override;
+  std::optional<Shape> output_shape(const std::vector<Shape>& in, std::string* error) const override;
   // A copy with the geometry of `in` (weights shared), or null if `in` is the
   // prepared shape or no window of this layer fits it (output_shape says why).
-  std::shared_ptr<const Q8Layer> for_input(const Shape& in) const override;
+  std::shared_ptr<const Q8Layer> for_input(const std::vector<Shape>& in) const override;
+  void run(const int8_t* const* inputs, int64_t first, int64_t rows, int8_t* out) const override {
+    run_from(inputs[input_], first, rows, out);
+  }
 
  protected:
   // `node`'s window ([_, kh, kw, _] filter) over its input, `channels` outputs
   // per pixel; `pad`: a PAD folded into it (the layer reads the PAD's input).
   Q8WindowLayer(const Graph& g, const Node& node, const Node* pad, int input, int channels, const char* op);
   virtual std::shared_ptr<Q8WindowLayer> copy() const = 0;
+  virtual void run_from(const int8_t* input, int64_t first, int64_t rows, int8_t* out) const = 0;
   virtual void geometry_changed() {}  // after for_input set a copy's geometry
   // The input pixel of each tap of output pixels [first, first + rows), a
   // padding tap's the zero row: rows * taps pointers (thread-local storage).

@@ -92,8 +92,9 @@ void expect_in_place_equals_copied(const Q8GemmKernel& kernel, const Case& c, ui
   std::vector<int8_t> got(pixels * oc), want(pixels * oc);
   for (int64_t first = 0; first < pixels; first += 16) {  // the last pixels' taps in the last block
     const int64_t rows = std::min<int64_t>(16, pixels - first);
-    in_place.run(input.data(), first, rows, got.data() + first * oc);
-    copied.run(input.data(), first, rows, want.data() + first * oc);
+    const int8_t* inputs[] = {input.data()};
+    in_place.run(inputs, first, rows, got.data() + first * oc);
+    copied.run(inputs, first, rows, want.data() + first * oc);
   }
   EXPECT_EQ(got, want) << to_string(c.in) << " " << c.kh << "x" << c.kw << " stride " << c.stride;
 }
