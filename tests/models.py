@@ -515,6 +515,13 @@ def int8_specs():
         w = tf.tanh(tf.nn.conv2d(z, _const("q8_r3", [3, 3, 16, 16], -0.2, 0.2), 1, "SAME")) - z
         return x - tf.nn.relu6(w)
 
+    def attention(tf, x):  # int8 BATCH_MATMUL of two run-time values: the scores, then their weighted sum
+        q = tf.matmul(x, _const("q8_aq", [16, 16], -0.4, 0.4))
+        k = tf.matmul(x, _const("q8_ak", [16, 16], -0.4, 0.4))
+        v = tf.tanh(tf.matmul(x, _const("q8_av", [16, 16], -0.4, 0.4)))
+        s = tf.matmul(q, k, transpose_b=True) * 0.25
+        return tf.matmul(tf.nn.softmax(s), v)
+
     def fc_residuals(tf, x):
         y = tf.matmul(x, _const("q8_fr1", [32, 32], -0.3, 0.3)) + x
         return tf.tanh(tf.matmul(y, _const("q8_fr2", [32, 32], -0.3, 0.3)) - y)
@@ -596,6 +603,12 @@ def int8_specs():
                    "the TANH a table; with fusions int8_conv each joins its convolution's group; a SUB of two "
                    "inputs neither from a layer is left (no batch 0: tf.lite's and tflite-runtime's own int8 "
                    "depthwise kernels crash on it, SIGFPE)"),
+        Spec("int8_attention", attention, [[2, 12, 16]], 2, 2, quantize=True, claimed_all=5, partitions_all=3,
+             emits=("BATCH_MATMUL",), steps_2_14=1, resizes=[[[3, 12, 16]], [[1, 5, 16]], [[0, 12, 16]]],
+             about="int8 BATCH_MATMUL of two run-time values (adj_y: q k^T, then the SOFTMAX's output times v), "
+                   "each the first step of its group (the scale's MUL a table after the first), claimed alone "
+                   "too: XNNPACK leaves int8 BATCH_MATMUL to TFLite's reference kernel (LiteRT and tf.lite bit "
+                   "for bit; tflite-runtime 2.14's own kernel a step apart)"),
         Spec("int8_fc_residuals", fc_residuals, [[6, 32]], 1, 1, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED + ADD of its input, FULLY_CONNECTED + SUB of that + TANH: each a group"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,

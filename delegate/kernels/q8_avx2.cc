@@ -36,6 +36,10 @@ struct I32x8 {
     return {_mm256_sub_epi32(sra(x, e).v, _mm256_cmpgt_epi32(remainder, threshold))};  // true is -1
   }
   static I32x8 narrow16(I32x8 x) { return {_mm256_srai_epi32(_mm256_slli_epi32(x.v, 16), 16)}; }
+  static I32x8 madd_pair(I32x8 acc, int32_t pair, const int16_t* p) {
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return {_mm256_add_epi32(acc.v, _mm256_madd_epi16(_mm256_set1_epi32(pair), b))};
+  }
   static I32x8 band(I32x8 a, I32x8 b) { return {_mm256_and_si256(a.v, b.v)}; }
   static bool any_at_most(I32x8 x, int32_t c) {  // c < INT32_MAX
     return _mm256_movemask_epi8(_mm256_cmpgt_epi32(_mm256_set1_epi32(c + 1), x.v)) != 0;
@@ -45,10 +49,15 @@ inline I32x8 operator+(I32x8 a, I32x8 b) { return {_mm256_add_epi32(a.v, b.v)}; 
 inline I32x8 operator-(I32x8 a, I32x8 b) { return {_mm256_sub_epi32(a.v, b.v)}; }
 inline I32x8 operator*(I32x8 a, I32x8 b) { return {_mm256_mullo_epi32(a.v, b.v)}; }
 
+void q8_matmul_avx2(const int8_t* a, int64_t rows, int k, int n, const int16_t* packed, const Q8MatMulParams& p,
+                    int8_t* c) {
+  q8_matmul_rows<I32x8>(a, rows, k, n, packed, p, c);
+}
+
 }  // namespace
 
 const Q8Kernel& q8_kernel_avx2() {
-  static const Q8Kernel kernel{"q8_avx2", q8_kernel_scalar().lut, &q8_binary<I32x8>};
+  static const Q8Kernel kernel{"q8_avx2", q8_kernel_scalar().lut, &q8_binary<I32x8>, &q8_matmul_avx2};
   return kernel;
 }
 

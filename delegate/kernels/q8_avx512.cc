@@ -8,6 +8,7 @@
 #include "kernels/q8_kernel.h"
 
 #define FD_AVX512VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define FD_AVX512BW __attribute__((target("avx512f,avx512bw")))
 
 namespace fd {
 namespace {
@@ -38,6 +39,9 @@ struct I32x16 {
     return {_mm512_mask_add_epi32(shifted, _mm512_cmpgt_epi32_mask(remainder, threshold), shifted, _mm512_set1_epi32(1))};
   }
   static I32x16 narrow16(I32x16 x) { return {_mm512_srai_epi32(_mm512_slli_epi32(x.v, 16), 16)}; }
+  FD_AVX512BW static I32x16 madd_pair(I32x16 acc, int32_t pair, const int16_t* p) {
+    return {_mm512_add_epi32(acc.v, _mm512_madd_epi16(_mm512_set1_epi32(pair), _mm512_loadu_si512(p)))};
+  }
   static I32x16 band(I32x16 a, I32x16 b) { return {_mm512_and_si512(a.v, b.v)}; }
   static bool any_at_most(I32x16 x, int32_t c) { return _mm512_cmple_epi32_mask(x.v, _mm512_set1_epi32(c)) != 0; }
 };
@@ -64,15 +68,21 @@ FD_AVX512VBMI void q8_lut_avx512vbmi(const int8_t* table, const int8_t* x, int8_
   }
 }
 
+// BATCH_MATMUL's rows with vpmaddwd on 512 bits (these kernels run only where AVX512BW is).
+FD_AVX512BW void q8_matmul_avx512(const int8_t* a, int64_t rows, int k, int n, const int16_t* packed,
+                                  const Q8MatMulParams& p, int8_t* c) {
+  q8_matmul_rows<I32x16>(a, rows, k, n, packed, p, c);
+}
+
 }  // namespace
 
 const Q8Kernel& q8_kernel_avx512() {
-  static const Q8Kernel kernel{"q8_avx512", q8_kernel_scalar().lut, &q8_binary<I32x16>};
+  static const Q8Kernel kernel{"q8_avx512", q8_kernel_scalar().lut, &q8_binary<I32x16>, &q8_matmul_avx512};
   return kernel;
 }
 
 const Q8Kernel& q8_kernel_avx512vbmi() {
-  static const Q8Kernel kernel{"q8_avx512vbmi", &q8_lut_avx512vbmi, &q8_binary<I32x16>};
+  static const Q8Kernel kernel{"q8_avx512vbmi", &q8_lut_avx512vbmi, &q8_binary<I32x16>, &q8_matmul_avx512};
   return kernel;
 }
 

@@ -7,7 +7,8 @@
 //   srdhm(x, m): x * m / 2^31 rounded half up (gemmlowp's rounding doubling
 //   high multiply, for m >= 0); rdbpot(x, e): x / 2^e rounded half away from
 //   zero; narrow16: the low 16 bits, sign-extended; band (bitwise and);
-//   any_at_most(x, c): whether a lane is <= c.
+//   any_at_most(x, c): whether a lane is <= c; madd_pair(acc, pair, p): acc
+//   plus, per lane l, the int16 pair's dot product with p[2l], p[2l + 1].
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,9 @@ struct I32x1 {
   static I32x1 rdbpot(I32x1 x, int e) { return {q8_rounding_divide_by_pot(x.v, e)}; }
   static I32x1 narrow16(I32x1 x) { return {static_cast<int16_t>(x.v)}; }
   static I32x1 band(I32x1 a, I32x1 b) { return {a.v & b.v}; }
+  static I32x1 madd_pair(I32x1 acc, int32_t pair, const int16_t* p) {  // acc + pair's two int16 . p[0..1]
+    return {acc.v + static_cast<int16_t>(pair) * p[0] + static_cast<int16_t>(pair >> 16) * p[1]};
+  }
   static bool any_at_most(I32x1 x, int32_t c) { return x.v <= c; }
 };
 inline I32x1 operator+(I32x1 a, I32x1 b) { return {static_cast<int32_t>(static_cast<uint32_t>(a.v) + b.v)}; }

@@ -1,10 +1,11 @@
 // The int8 kernels of one ISA: table lookups of int8 values (a chain composed
-// when the delegate prepares) and the ops of two int8 inputs (q8_binary.h),
-// each bit-identical to the scalar reference.
+// when the delegate prepares), the ops of two int8 inputs (q8_binary.h) and
+// BATCH_MATMUL's rows (q8_matmul.h), each bit-identical to the scalar reference.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/q8_matmul.h"
 #include "kernels/q8_ops.h"
 
 namespace fd {
@@ -19,6 +20,7 @@ struct Q8Kernel {
   const char* name;  // e.g. q8_avx512vbmi
   Q8LutFn lut;
   Q8BinaryFn binary;
+  Q8MatMulFn matmul;
 };
 
 // Defined in q8_<isa>.cc where that ISA is compiled in.

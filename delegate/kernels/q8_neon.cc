@@ -67,7 +67,7 @@ inline I32x4 operator*(I32x4 a, I32x4 b) { return {vmulq_s32(a.v, b.v)}; }
 }  // namespace
 
 const Q8Kernel& q8_kernel_neon() {
-  static const Q8Kernel kernel{"q8_neon", &q8_lut_neon, &q8_binary<I32x4>};
+  static const Q8Kernel kernel{"q8_neon", &q8_lut_neon, &q8_binary<I32x4>, q8_kernel_scalar().matmul};
   return kernel;
 }
 

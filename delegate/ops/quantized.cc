@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ir/shape.h"
+#include "ops/batch_matmul.h"
 #include "ops/fully_connected.h"
 #include "ops/shape_rules.h"
 #include "ops/window.h"
@@ -183,6 +184,25 @@ std::string q8_conv_rule(const Graph& g, const Node& node) {
   return q8_bias_rule(g, node, oc);
 }
 
+// BATCH_MATMUL of two run-time int8 tensors of the same batch axes (no
+// broadcast), lhs not transposed (adj_x), a depth whose sums fit int32.
+std::string q8_batch_matmul_rule(const Graph& g, const Node& node) {
+  const Shape& l = g.tensors[node.inputs[0]].shape;
+  const Shape& r = g.tensors[node.inputs[1]].shape;
+  const auto& p = params_as<BatchMatMulParams>(node.params);
+  if (g.tensors[node.inputs[1]].is_constant) return "int8 BATCH_MATMUL of a constant right side is not supported yet";
+  if (p.adj_x) return "int8 BATCH_MATMUL of a transposed left side (adj_x) is not supported yet";
+  if (l.size() < 2 || l.size() > 4 || r.size() != l.size() || !std::equal(l.begin(), l.end() - 2, r.begin()))
+    return "int8 BATCH_MATMUL: operands of different batch axes (a broadcast) are not supported yet";
+  const int64_t k = l.back(), n = p.adj_y ? r[r.size() - 2] : r.back();
+  if ((p.adj_y ? r.back() : r[r.size() - 2]) != k || k > 32768)
+    return "int8 BATCH_MATMUL: depths " + to_string(l) + " x " + to_string(r) + " do not fit";
+  Shape out(l.begin(), l.end() - 1);
+  out.push_back(n);
+  if (out != g.tensors[node.outputs[0]].shape) return "int8 BATCH_MATMUL: output shape does not fit";
+  return "";
+}
+
 }  // namespace
 
 std::string q8_anchor_rule(const Graph& g, const Node& node) {
@@ -190,12 +210,15 @@ std::string q8_anchor_rule(const Graph& g, const Node& node) {
   return "int8 layers: TFLite's ARM kernels round once, which the runtime does not yet";
 #endif
   const bool conv = node.anchor == AnchorOp::kConv2D || node.anchor == AnchorOp::kDepthwiseConv2D;
-  if (node.anchor != AnchorOp::kFullyConnected && !conv) return "int8 " + node.name + " is not supported yet";
+  const bool matmul = node.anchor == AnchorOp::kBatchMatMul;
+  if (node.anchor != AnchorOp::kFullyConnected && !conv && !matmul) return "int8 " + node.name + " is not supported yet";
   const Tensor& in = g.tensors[node.inputs[0]];
   const Tensor& out = g.tensors[node.outputs[0]];
   if (!is_q8_tensor(in) || !is_q8_tensor(out)) return "int8: input or output not int8 of one scale and zero point";
   if (in.has_dynamic_shape || out.has_dynamic_shape) return "dynamic shape: known only at run time";
   if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
+  if (matmul && !is_q8_tensor(g.tensors[node.inputs[1]])) return "int8: right side not int8 of one scale and zero point";
+  if (matmul) return q8_batch_matmul_rule(g, node);
   return conv ? q8_conv_rule(g, node) : q8_fully_connected_rule(g, node);
 }
 

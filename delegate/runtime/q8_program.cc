@@ -7,6 +7,7 @@
 
 #include "ir/shape.h"
 #include "ops/shape_rules.h"
+#include "runtime/q8_batch_matmul.h"
 #include "runtime/q8_conv.h"
 #include "runtime/q8_depthwise.h"
 #include "runtime/q8_fully_connected.h"
@@ -141,7 +142,10 @@ void Q8Builder::add_layer(const Node& node) {
   step.src[0] = expr_.at(node.inputs[0]).src;
   const auto pad = pad_.find(node.inputs[0]);
   const Node* folded = pad == pad_.end() ? nullptr : pad->second;
-  if (node.anchor == AnchorOp::kConv2D)
+  if (node.anchor == AnchorOp::kBatchMatMul) {
+    step.src[1] = expr_.at(node.inputs[1]).src;
+    step.layer = std::make_shared<const Q8BatchMatMul>(g_, node, step.src[0], step.src[1], *kernels_.matmul);
+  } else if (node.anchor == AnchorOp::kConv2D)
     step.layer = std::make_shared<const Q8Conv>(g_, node, folded, step.src[0], *kernels_.gemm);
   else if (node.anchor == AnchorOp::kDepthwiseConv2D)
     step.layer = std::make_shared<const Q8Depthwise>(g_, node, folded, step.src[0], *kernels_.depthwise);
@@ -216,7 +220,7 @@ bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* 
     }
   shape_ = *domain;
   total_ = num_elements(shape_);
-  const int64_t row = layer ? layer->channels() : 1, unit = layer ? layer->block_rows() : 1;
+  const int64_t row = layer ? std::max(layer->channels(), 1) : 1, unit = layer ? layer->block_rows() : 1;
   tile_ = std::max<int64_t>(unit, std::min(kTile, total_) / row / unit * unit) * row;
   return true;
 }

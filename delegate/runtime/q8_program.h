@@ -58,11 +58,12 @@ struct Q8Program {
 };
 
 // Compiles an int8 group (node positions in execution order: a layer
-// (FULLY_CONNECTED, CONV_2D) first or none, then elementwise nodes; ops/quantized.h's rules hold) reading
+// (FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL) first or none, then elementwise nodes; ops/quantized.h's rules hold) reading
 // the tensors `inputs` and writing `outputs`.
 struct Q8LayerKernels {
   const Q8GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
   const Q8DepthwiseKernel* depthwise = nullptr;
+  const Q8Kernel* matmul = nullptr;  // BATCH_MATMUL (its rows: Q8Kernel::matmul)
 };
 Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const std::vector<int>& inputs,
                            const std::vector<int>& outputs, const Q8Kernel& kernel, const Q8LayerKernels& layers);

@@ -137,6 +137,38 @@ TEST(Q8, LinearFormOfAddAndSubMatchesScalarOnEveryPair) {
   EXPECT_GT(wrong_without_tolerance, 0);
 }
 
+// BATCH_MATMUL's rows (kernels/q8_matmul.h) on every ISA against the formula
+// written out here: odd and even depths, column counts off the vector width,
+// both layouts of the right side, zero points and multipliers of any size.
+TEST(Q8, EveryMatMulKernelMatchesTheFormula) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> zp(-128, 127);
+  std::uniform_real_distribution<double> log_m(std::log(1e-5), std::log(0.9));
+  const std::vector<int8_t> a = random_int8(37 * 129, 3), b = random_int8(129 * 70, 4);
+  for (const std::string& isa : available_isas())
+    for (int trial = 0; trial < 12; ++trial) {
+      const int rows = 1 + trial * 3, k = 1 + trial * 11, n = 1 + trial * 6;
+      const bool nk = trial % 2;
+      Q8MatMulParams p;
+      p.a_zp = zp(rng);
+      p.m = q8_multiplier(std::exp(log_m(rng)));
+      p.out_zp = zp(rng);
+      if (trial % 3 == 0) p.lo = -5, p.hi = 100;
+      const int32_t b_zp = zp(rng);
+      std::vector<int16_t> packed(q8_matmul_packed_size(k, n));
+      q8_pack_matmul_rhs(b.data(), k, n, nk, b_zp, packed.data());
+      std::vector<int8_t> got(rows * n + 1, 9), want(rows * n + 1, 9);
+      kernels_for(isa)->q8->matmul(a.data(), rows, k, n, packed.data(), p, got.data());
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < n; ++j) {
+          int32_t acc = 0;
+          for (int t = 0; t < k; ++t) acc += (a[i * k + t] - p.a_zp) * ((nk ? b[j * k + t] : b[t * n + j]) - b_zp);
+          want[i * n + j] = static_cast<int8_t>(q8_clamp(q8_multiply(acc, p.m) + p.out_zp, p.lo, p.hi));
+        }
+      ASSERT_EQ(got, want) << isa << " trial " << trial;  // and the byte past the rows untouched
+    }
+}
+
 // An int8 tensor of one scale and zero point; a constant holds `values`.
 int q8_tensor(Graph& g, Shape shape, float scale, int zp, const std::vector<int8_t>* values = nullptr) {
   Tensor t;
