@@ -15,8 +15,11 @@ double real(Q8Multiplier m) { return std::ldexp(static_cast<double>(m.multiplier
 //   out = R(s) + zp_out, R(s) = floor(s C + 1/2 + rho), |rho| <= 2^-(r+1)
 //   (a rounding multiply by C, then a rounding shift by r: ties either way),
 //   no more than 2^15 in size (the blocked form narrows it to 16 bits).
-// The form rounds K_a C, K_b C and the constant to `shift` bits: each
-// coefficient by 1/2, times |a|, |b| <= 128.
+// (A tie that rdbpot rounds away from zero below 0 lies within the tolerance:
+// it always takes the exact path.) The form rounds K_a C, K_b C and the
+// constant to `shift` bits: each coefficient by 1/2, times |a|, |b| <= 128;
+// their products in double are off by far less than the 2 units of slack.
+// Where the form exists, |R(s)| < 2^15 keeps C below about 2^-13.
 Q8Linear q8_linear_form(bool sub, const int32_t in_zp[2], int32_t out_zp, const Q8Multiplier m[3], int left_shift) {
   if (m[2].shift > 0 || m[2].multiplier <= 0) return {};
   const int r = -m[2].shift;
