@@ -44,7 +44,8 @@ UNARY_OPS = ("RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "ELU"
 CLAIMABLE_OPS = BINARY_OPS + UNARY_OPS
 # ... and in int8 (every operand int8 of one scale and zero point; QUANTIZE: int8 to int8).
 INT8_OPS = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "PRELU", "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1",
-            "LEAKY_RELU", "LOGISTIC", "TANH", "ELU", "GELU", "EXP", "LOG", "HARD_SWISH", "ABS", "QUANTIZE")
+            "LEAKY_RELU", "LOGISTIC", "TANH", "ELU", "GELU", "EXP", "LOG", "HARD_SWISH", "ABS", "QUANTIZE",
+            "SQUARED_DIFFERENCE")
 # Anchors (families fully_connected and conv), with the pads folded into a convolution or pool.
 RESIZE_OPS = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")  # their size is an int32 tensor
 # Its first input is the int32 output shape, its data the third (TFLite's order).
@@ -522,6 +523,10 @@ def int8_specs():
         s = tf.matmul(q, k, transpose_b=True) * 0.25
         return tf.matmul(tf.nn.softmax(s), v)
 
+    def variance(tf, x):  # LayerNorm's statistics: SQUARED_DIFFERENCE of x and its row mean
+        v = tf.reduce_mean(tf.math.squared_difference(x, tf.reduce_mean(x, axis=-1, keepdims=True)), -1, True)
+        return v, tf.math.squared_difference(x, tf.tanh(x))
+
     def fc_residuals(tf, x):
         y = tf.matmul(x, _const("q8_fr1", [32, 32], -0.3, 0.3)) + x
         return tf.tanh(tf.matmul(y, _const("q8_fr2", [32, 32], -0.3, 0.3)) - y)
@@ -609,6 +614,11 @@ def int8_specs():
                    "each the first step of its group (the scale's MUL a table after the first), claimed alone "
                    "too: XNNPACK leaves int8 BATCH_MATMUL to TFLite's reference kernel (LiteRT and tf.lite bit "
                    "for bit; tflite-runtime 2.14's own kernel a step apart)"),
+        Spec("int8_variance", variance, [[2, 6, 24]], 3, 2, quantize=True,
+             emits=("SQUARED_DIFFERENCE",), resizes=[[[3, 6, 24]], [[1, 2, 24]], [[0, 6, 24]]],
+             about="int8 SQUARED_DIFFERENCE of x and its row MEAN (LayerNorm's variance; TFLite's broadcast loop, "
+                   "the same arithmetic): the mean's one value per row spread over the row, the op on 32-bit "
+                   "lanes; and of x and TANH(x), one source: a table"),
         Spec("int8_fc_residuals", fc_residuals, [[6, 32]], 1, 1, quantize=True, claimed_all=5, partitions_all=2,
              about="int8 FULLY_CONNECTED + ADD of its input, FULLY_CONNECTED + SUB of that + TANH: each a group"),
         Spec("int8_fc_chain", fc_chain, [[7, 96]], 3, 2, quantize=True, claimed_all=5, partitions_all=2,

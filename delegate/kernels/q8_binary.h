@@ -64,6 +64,10 @@ inline V q8_binary_unclamped(const Q8Prepared& p, V a, V b, bool blocked) {
   if constexpr (OP == Q8Op::Minimum) return V::min(a, b);
   const V x = a - V::splat(p.in_zp[0]), y = b - V::splat(p.in_zp[1]);
   if constexpr (OP == Q8Op::Mul) return q8_multiply_lanes(x * y, p.m[0]) + V::splat(p.out_zp);
+  if constexpr (OP == Q8Op::SquaredDifference) {  // |difference| < 2^15: its square fits
+    const V d = q8_multiply_lanes(V::shl(x, p.left_shift), p.m[0]) - q8_multiply_lanes(V::shl(y, p.left_shift), p.m[1]);
+    return q8_multiply_lanes(d * d, p.m[2]) + V::splat(p.out_zp);
+  }
   if constexpr (OP == Q8Op::Add || OP == Q8Op::Sub) {
     if (OP == Q8Op::Add && blocked) {
       const V sum = q8_add_input_blocked(x, p.left_shift, p.m[0]) + q8_add_input_blocked(y, p.left_shift, p.m[1]);
@@ -125,6 +129,7 @@ void q8_binary(const Q8Prepared& p, const int8_t* a, const int8_t* b, int8_t* y,
     case Q8Op::Mul: return q8_binary_loop<Q8Op::Mul, V>(p, a, b, y, n, blocked);
     case Q8Op::Maximum: return q8_binary_loop<Q8Op::Maximum, V>(p, a, b, y, n, blocked);
     case Q8Op::Minimum: return q8_binary_loop<Q8Op::Minimum, V>(p, a, b, y, n, blocked);
+    case Q8Op::SquaredDifference: return q8_binary_loop<Q8Op::SquaredDifference, V>(p, a, b, y, n, blocked);
     default: return q8_eval_n(p, a, b, y, n, blocked);
   }
 }

@@ -36,6 +36,16 @@ void prepare_add(const Q8Quant* in, Q8Quant out, Q8Prepared* p) {
   p->m[2] = q8_multiplier(twice_max / ((1 << p->left_shift) * static_cast<double>(out.scale)));
 }
 
+// SQUARED_DIFFERENCE: both inputs rescaled to twice the larger input scale
+// over 2^7, the square by its square over 2^14 (squared_difference.cc).
+void prepare_squared_difference(const Q8Quant* in, Q8Quant out, Q8Prepared* p) {
+  p->left_shift = 7;
+  const double twice_max = 2 * std::max(in[0].scale, in[1].scale);
+  p->m[0] = q8_multiplier(in[0].scale / twice_max);
+  p->m[1] = q8_multiplier(in[1].scale / twice_max);
+  p->m[2] = q8_multiplier(twice_max * twice_max / ((1 << 14) * static_cast<double>(out.scale)));
+}
+
 // QUANTIZE (int8 to int8) in TFLite's NEON loop: the last shift rounds ties up.
 int32_t eval_requantize_blocked(const Q8Prepared& p, int32_t a) {
   const Q8Multiplier m = p.m[0];
@@ -175,6 +185,10 @@ Q8Prepared q8_prepare(Q8Op op, const Q8Quant* in, Q8Quant out, Q8Activation act,
       prepare_add(in, out, &p);
       p.linear = q8_linear_form(op == Q8Op::Sub, p.in_zp, p.out_zp, p.m, p.left_shift);
       q8_activation_range(act, out, &p.lo, &p.hi);
+      break;
+    case Q8Op::SquaredDifference:  // no activation: the int8 range
+      p.in_zp[1] = in[1].zero_point;
+      prepare_squared_difference(in, out, &p);
       break;
     case Q8Op::Mul:
       p.in_zp[1] = in[1].zero_point;

@@ -15,6 +15,7 @@ namespace fd {
 
 #define FD_Q8_OPS(X)                                                             \
   X(Add, 2) X(Sub, 2) X(Mul, 2) X(Maximum, 2) X(Minimum, 2) X(Prelu, 2)          \
+  X(SquaredDifference, 2)                                                        \
   X(Relu, 1) X(Relu6, 1) X(ReluN1To1, 1) X(Relu0To1, 1) X(LeakyRelu, 1)          \
   X(Logistic, 1) X(Tanh, 1) X(Elu, 1) X(Gelu, 1) X(GeluTanh, 1) X(Exp, 1)        \
   X(Log, 1) X(HardSwish, 1) X(Abs, 1) X(Quantize, 1)
@@ -30,7 +31,8 @@ const char* q8_op_name(Q8Op op);
 
 // The ops of two inputs written over lanes (kernels/q8_binary.h).
 constexpr bool q8_lane_op(Q8Op op) {
-  return op == Q8Op::Add || op == Q8Op::Sub || op == Q8Op::Mul || op == Q8Op::Maximum || op == Q8Op::Minimum;
+  return op == Q8Op::Add || op == Q8Op::Sub || op == Q8Op::Mul || op == Q8Op::Maximum || op == Q8Op::Minimum ||
+         op == Q8Op::SquaredDifference;
 }
 
 constexpr int q8_arity(Q8Op op) {
@@ -58,7 +60,7 @@ struct Q8Prepared {
   int32_t out_zp = 0;
   int32_t lo = -128, hi = 127;  // the output clamp
   Q8Multiplier m[3];            // per op: see q8_prepare
-  int left_shift = 0;           // ADD, SUB
+  int left_shift = 0;           // ADD, SUB, SQUARED_DIFFERENCE
   Q8Linear linear;              // ADD, SUB: their linear form where it decides (kernels/q8_linear.h)
   int16_t m16[2] = {0, 0};      // HARD_SWISH: its int16 multipliers
   int exponent[2] = {0, 0};     // ... and their exponents

@@ -46,6 +46,13 @@ int q8_source(const Graph& g, int t) {
   return source >= 0 ? source : t;
 }
 
+// SQUARED_DIFFERENCE's second input of one value per row of the output
+// (LayerNorm's x - mean: TFLite's broadcast loop runs the same arithmetic).
+bool row_operand(const Node& node, const Shape& x, const Shape& out) {
+  if (node.ew != EwOp::SquaredDifference || x.size() != out.size() || out.empty() || x.back() != 1) return false;
+  return std::equal(x.begin(), x.end() - 1, out.begin());
+}
+
 // ADD's and SUB's output multiplier, 2 max(input scales) / (2^20 output scale),
 // below 1 (TFLite's Prepare requires it of ADD; SUB's Eval shifts by a negative amount past it).
 bool rescales_down(const Graph& g, const Node& node) {
@@ -53,6 +60,13 @@ bool rescales_down(const Graph& g, const Node& node) {
   const float s1 = g.tensors[node.inputs[1]].quantization.scales[0];
   const float out = g.tensors[node.outputs[0]].quantization.scales[0];
   return static_cast<double>(2 * std::max(s0, s1)) / static_cast<double>((1 << 20) * out) < 1.0;
+}
+
+// SQUARED_DIFFERENCE's output multiplier, (2 max(input scales))^2 / (2^14 output scale), below 1.
+bool squares_down(const Graph& g, const Node& node) {
+  const double twice_max = 2 * std::max(g.tensors[node.inputs[0]].quantization.scales[0],
+                                        g.tensors[node.inputs[1]].quantization.scales[0]);
+  return twice_max * twice_max / ((1 << 14) * static_cast<double>(g.tensors[node.outputs[0]].quantization.scales[0])) < 1.0;
 }
 
 }  // namespace
@@ -66,6 +80,7 @@ bool is_q8_tensor(const Tensor& t) {
 bool has_q8_form(EwOp op) {
   switch (op) {
     case EwOp::Add: case EwOp::Sub: case EwOp::Mul: case EwOp::Maximum: case EwOp::Minimum: case EwOp::Prelu:
+    case EwOp::SquaredDifference:
     case EwOp::Relu: case EwOp::Relu6: case EwOp::ReluN1To1: case EwOp::Relu0To1: case EwOp::LeakyRelu:
     case EwOp::Logistic: case EwOp::Tanh: case EwOp::Elu: case EwOp::Gelu: case EwOp::GeluTanh: case EwOp::Exp:
     case EwOp::Log: case EwOp::HardSwish: case EwOp::Abs: case EwOp::Quantize:
@@ -98,10 +113,13 @@ std::string local_rule(const Graph& g, const Node& node) {
         return "int8: a constant input is not one value or one per channel";
       continue;
     }
-    if (x.has_dynamic_shape || x.shape != out.shape) return "int8: a run-time input does not have the output's shape";
+    if (x.has_dynamic_shape || (x.shape != out.shape && !(row_operand(node, x.shape, out.shape) && runs)))
+      return "int8: a run-time input does not have the output's shape";
     runs = true;
   }
   if (!runs) return "int8: every input is a constant";
+  if (node.ew == EwOp::SquaredDifference && !squares_down(g, node))
+    return "int8 SQUARED_DIFFERENCE of an output multiplier of 1 or more (TFLite's Prepare fails)";
   if ((node.ew == EwOp::Add || node.ew == EwOp::Sub) && !rescales_down(g, node))
     return "int8 ADD/SUB of an output scale under the inputs' / 2^19: TFLite's kernel shifts by a negative "
            "amount there (undefined)";
@@ -110,9 +128,14 @@ std::string local_rule(const Graph& g, const Node& node) {
 
 }  // namespace
 
+bool q8_has_row_operand(const Graph& g, const Node& node) {
+  return node.inputs.size() == 2 && !g.tensors[node.inputs[1]].is_constant &&
+         g.tensors[node.inputs[1]].shape != g.tensors[node.outputs[0]].shape;
+}
+
 bool q8_of_two_sources(const Graph& g, const Node& node) {
   const bool two_values = node.inputs.size() == 2 && !g.tensors[node.inputs[0]].is_constant &&
-                          !g.tensors[node.inputs[1]].is_constant;
+                          !g.tensors[node.inputs[1]].is_constant && !q8_has_row_operand(g, node);
   return two_values && q8_source(g, node.inputs[0]) != q8_source(g, node.inputs[1]);
 }
 

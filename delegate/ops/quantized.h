@@ -30,6 +30,9 @@ bool has_q8_form(EwOp op);
 // only in that layer's group (plan/policy.cc).
 std::string q8_elementwise_rule(const Graph& g, const Node& node);
 bool q8_of_two_sources(const Graph& g, const Node& node);
+// Whether the node's second input holds one value per row of its output (a
+// SQUARED_DIFFERENCE's mean): read from outside its group, not a second source.
+bool q8_has_row_operand(const Graph& g, const Node& node);
 // The int8 layer (an anchor node) whose output the int8 tensor t is a table of, or null.
 const Node* q8_source_layer(const Graph& g, int t);
 

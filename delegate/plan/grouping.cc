@@ -196,7 +196,7 @@ void Grouper::add(int i) {
       continue;
     if (pair && !has_source_layer(node, groups_[gp])) continue;
     const std::optional<Domain> joint = join_domains(dom, group_dom_[gp]);
-    if (!joint) continue;
+    if (!joint || (joint->rows && is_int8_node(g_, node))) continue;  // int8 values have one layout
     std::vector<int> trial = members;
     trial.insert(trial.end(), groups_[gp].begin(), groups_[gp].end());
     std::vector<int> trial_merged = merged;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ir/shape.h"
+#include "ops/quantized.h"
 #include "ops/shape_rules.h"
 #include "runtime/q8_batch_matmul.h"
 #include "runtime/q8_conv.h"
@@ -121,9 +122,11 @@ void Q8Builder::add(const Node& node) {
   // (A blocked form with a constant operand does not come: the planner leaves ADD of a constant.)
   const bool values = ops[0].expr && (arity == 1 || ops[1].expr);
   const bool two_sources = values && arity == 2 && ops[0].expr->src != ops[1].expr->src;
-  if (two_sources || (values && q8_has_blocked_form(op.op) && table(true).entries != t.entries)) {
+  const bool row = q8_has_row_operand(g_, node);  // its row input: a program input as it is
+  if (row || two_sources || (values && q8_has_blocked_form(op.op) && table(true).entries != t.entries)) {
     Q8Step step;
     step.op = op;
+    step.row = row;
     step.blocked = q8_has_blocked_form(op.op);
     for (int i = 0; i < arity; ++i) {
       step.src[i] = ops[i].expr->src;
@@ -187,7 +190,8 @@ std::string Q8Program::to_string(int inputs) const {
     text += "s" + std::to_string(inputs + k) + " = " + (steps[k].layer ? steps[k].layer->name() : q8_op_name(steps[k].op.op)) +
             (steps[k].blocked ? "/16" : "") +
             "(" + table(steps[k].table[0], steps[k].src[0]) +
-            (steps[k].src[1] >= 0 ? ", " + table(steps[k].table[1], steps[k].src[1]) : "") + "); ";
+            (steps[k].src[1] < 0 ? "" : steps[k].row ? ", rows(" + name(steps[k].src[1]) + ")"
+                                                       : ", " + table(steps[k].table[1], steps[k].src[1])) + "); ";
   for (size_t o = 0; o < outputs.size(); ++o)
     text += "out" + std::to_string(o) + " = " + table(outputs[o].table, outputs[o].src) + "; ";
   return text;
@@ -202,22 +206,34 @@ Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const 
   return p;
 }
 
-// The values' shape: the inputs', or a layer's output; the tile whole blocks of its rows.
+bool BoundQ8Program::is_row_input(int i) const {
+  for (const Q8Step& s : p_->steps)
+    if (s.row && s.src[1] == i) return true;
+  return false;
+}
+
+// The values' shape: the inputs' (but those of one value per row), or a
+// layer's output; the tile whole blocks of its rows.
 bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* error) {
   if (!p_->steps.empty() && p_->steps[0].layer) {
     layer_ = p_->steps[0].layer->for_input(inputs);
     if (!layer_) layer_ = p_->steps[0].layer;
   }
   const Q8Layer* layer = layer_.get();
-  std::optional<Shape> domain = inputs.empty() ? Shape{} : inputs[0];
+  std::optional<Shape> domain = Shape{};
+  for (int i = static_cast<int>(inputs.size()) - 1; i >= 0; --i)
+    if (!is_row_input(i)) domain = inputs[i];
   if (layer) domain = layer->output_shape(inputs, error);
   if (!domain) return false;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i] != *domain && !(layer && (static_cast<int>(i) == layer->input() ||
-                                            static_cast<int>(i) == layer->second_input()))) {
-      *error = "int8 values of different shapes: " + to_string(*domain) + " and " + to_string(inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int k = static_cast<int>(i);
+    Shape want = *domain;
+    if (is_row_input(k) && !want.empty()) want.back() = 1;
+    if (inputs[i] != want && !(layer && (k == layer->input() || k == layer->second_input()))) {
+      *error = "int8 values of different shapes: " + to_string(want) + " and " + to_string(inputs[i]);
       return false;
     }
+  }
   shape_ = *domain;
   total_ = num_elements(shape_);
   const int64_t row = layer ? std::max(layer->channels(), 1) : 1, unit = layer ? layer->block_rows() : 1;
@@ -250,6 +266,17 @@ void BoundQ8Program::lookup(const Q8Table& t, const int8_t* x, int8_t* y, int64_
   }
 }
 
+// Values [first, first + n) of a row input: row r's value over its row's part.
+const int8_t* BoundQ8Program::spread_rows(const int8_t* rows, int64_t first, int64_t n, int8_t* out) const {
+  const int64_t length = shape_.empty() ? 1 : shape_.back();
+  for (int64_t i = first; i < first + n;) {
+    const int64_t end = std::min(first + n, (i / length + 1) * length);
+    std::memset(out + (i - first), rows[i / length], end - i);
+    i = end;
+  }
+  return out;
+}
+
 // Values [first, last), tile by tile: each step's source, then the outputs.
 void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const* inputs,
                                int8_t* const* outputs) const {
@@ -268,6 +295,10 @@ void BoundQ8Program::run_range(int64_t first, int64_t last, const int8_t* const*
       }
       const int8_t* x[2] = {nullptr, nullptr};
       for (int i = 0; i < 2 && s.src[i] >= 0; ++i) {
+        if (s.row && i == 1) {  // each row's one value, spread over its part of the tile
+          x[1] = spread_rows(inputs[s.src[1]], e, n, operand[1]);
+          continue;
+        }
         x[i] = source(s.src[i]);
         if (!s.table[i].identity()) {
           lookup(s.table[i], x[i], operand[i], e, n);

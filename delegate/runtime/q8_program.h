@@ -40,6 +40,7 @@ struct Q8Step {
   int src[2] = {-1, -1};  // sources: program inputs first, then one per step
   Q8Table table[2];
   bool blocked = false;  // the values TFLite computes in blocks of 16 take its blocked form
+  bool row = false;      // src[1] is a program input of one value per row (q8_has_row_operand)
   std::shared_ptr<const Q8Layer> layer;
 };
 
@@ -82,6 +83,8 @@ class BoundQ8Program {
   bool bind_domain(const std::vector<Shape>& inputs, std::string* error);
   void run_range(int64_t first, int64_t last, const int8_t* const* inputs, int8_t* const* outputs) const;
   void lookup(const Q8Table& t, const int8_t* x, int8_t* y, int64_t first, int64_t n) const;
+  bool is_row_input(int i) const;
+  const int8_t* spread_rows(const int8_t* rows, int64_t first, int64_t n, int8_t* out) const;
 
   std::shared_ptr<const Q8Program> p_;
   std::shared_ptr<const Q8Layer> layer_;  // the first step's layer for these shapes

@@ -88,7 +88,7 @@ TEST(Q8, EveryBinaryKernelMatchesScalar) {
   std::uniform_int_distribution<int> zp(-128, 127);
   const std::vector<int8_t> a = random_int8(1000, 8), b = random_int8(1000, 9);
   for (const std::string& isa : available_isas())
-    for (Q8Op op : {Q8Op::Add, Q8Op::Sub, Q8Op::Mul, Q8Op::Maximum, Q8Op::Minimum})
+    for (Q8Op op : {Q8Op::Add, Q8Op::Sub, Q8Op::Mul, Q8Op::Maximum, Q8Op::Minimum, Q8Op::SquaredDifference})
       for (int trial = 0; trial < 20; ++trial) {
         const Q8Quant in[2] = {{scale(rng), zp(rng)}, {trial % 4 ? scale(rng) : in[0].scale / 37, zp(rng)}};
         const Q8Prepared p = q8_prepare(op, in, {scale(rng) * 2, zp(rng)}, static_cast<Q8Activation>(trial % 4), 0.f);
