@@ -521,7 +521,7 @@ def int8_specs():
         k = tf.matmul(x, _const("q8_ak", [16, 16], -0.4, 0.4))
         v = tf.tanh(tf.matmul(x, _const("q8_av", [16, 16], -0.4, 0.4)))
         s = tf.matmul(q, k, transpose_b=True) * 0.25
-        return tf.matmul(tf.nn.softmax(s), v)
+        return tf.matmul(tf.nn.softmax(s), v), tf.matmul(_const("q8_al", [2, 4, 12], -0.5, 0.5), x)
 
     def variance(tf, x):  # LayerNorm's statistics: SQUARED_DIFFERENCE of x and its row mean
         v = tf.reduce_mean(tf.math.squared_difference(x, tf.reduce_mean(x, axis=-1, keepdims=True)), -1, True)
@@ -613,7 +613,7 @@ def int8_specs():
              about="int8 BATCH_MATMUL of two run-time values (adj_y: q k^T, then the SOFTMAX's output times v), "
                    "each the first step of its group (the scale's MUL a table after the first), claimed alone "
                    "too: XNNPACK leaves int8 BATCH_MATMUL to TFLite's reference kernel (LiteRT and tf.lite bit "
-                   "for bit; tflite-runtime 2.14's own kernel a step apart)"),
+                   "for bit; tflite-runtime 2.14's own kernel a step apart); one of a constant left side is left"),
         Spec("int8_variance", variance, [[2, 6, 24]], 3, 2, quantize=True,
              emits=("SQUARED_DIFFERENCE",), resizes=[[[3, 6, 24]], [[1, 2, 24]], [[0, 6, 24]]],
              about="int8 SQUARED_DIFFERENCE of x and its row MEAN (LayerNorm's variance; TFLite's broadcast loop, "

@@ -213,7 +213,8 @@ std::string q8_batch_matmul_rule(const Graph& g, const Node& node) {
   const Shape& l = g.tensors[node.inputs[0]].shape;
   const Shape& r = g.tensors[node.inputs[1]].shape;
   const auto& p = params_as<BatchMatMulParams>(node.params);
-  if (g.tensors[node.inputs[1]].is_constant) return "int8 BATCH_MATMUL of a constant right side is not supported yet";
+  if (g.tensors[node.inputs[0]].is_constant || g.tensors[node.inputs[1]].is_constant)
+    return "int8 BATCH_MATMUL of a constant operand is not supported yet";
   if (p.adj_x) return "int8 BATCH_MATMUL of a transposed left side (adj_x) is not supported yet";
   if (l.size() < 2 || l.size() > 4 || r.size() != l.size() || !std::equal(l.begin(), l.end() - 2, r.begin()))
     return "int8 BATCH_MATMUL: operands of different batch axes (a broadcast) are not supported yet";

@@ -9,7 +9,7 @@
 
 namespace fd {
 
-// TFLite's Prepare: the multiplier s_lhs * s_rhs / s_out in double, no activation.
+// TFLite's Prepare: the multiplier (s_lhs * s_rhs in float) / s_out in double, no activation.
 Q8BatchMatMul::Q8BatchMatMul(const Graph& g, const Node& node, int lhs, int rhs, const Q8Kernel& kernel)
     : kernel_(&kernel) {
   const Tensor& l = g.tensors[node.inputs[0]];
@@ -22,8 +22,7 @@ Q8BatchMatMul::Q8BatchMatMul(const Graph& g, const Node& node, int lhs, int rhs,
   const Q8Quant lq = q8_quant_of(l), rq = q8_quant_of(r), oq = q8_quant_of(o);
   rhs_zp_ = rq.zero_point;
   params_.a_zp = lq.zero_point;
-  params_.m = q8_multiplier(static_cast<double>(lq.scale) * static_cast<double>(rq.scale) /
-                            static_cast<double>(oq.scale));
+  params_.m = q8_multiplier(static_cast<double>(lq.scale * rq.scale) / static_cast<double>(oq.scale));
   params_.out_zp = oq.zero_point;
 }
 

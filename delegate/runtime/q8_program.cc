@@ -206,6 +206,15 @@ Q8Program build_q8_program(const Graph& g, const std::vector<int>& group, const 
   return p;
 }
 
+// Whether a step other than the layer, or an output, reads program input i as values of the domain.
+bool BoundQ8Program::read_as_values(int i) const {
+  for (const Q8Step& s : p_->steps)
+    if (!s.layer && (s.src[0] == i || (s.src[1] == i && !s.row))) return true;
+  for (const Q8Output& o : p_->outputs)
+    if (o.src == i) return true;
+  return false;
+}
+
 bool BoundQ8Program::is_row_input(int i) const {
   for (const Q8Step& s : p_->steps)
     if (s.row && s.src[1] == i) return true;
@@ -229,7 +238,8 @@ bool BoundQ8Program::bind_domain(const std::vector<Shape>& inputs, std::string* 
     const int k = static_cast<int>(i);
     Shape want = *domain;
     if (is_row_input(k) && !want.empty()) want.back() = 1;
-    if (inputs[i] != want && !(layer && (k == layer->input() || k == layer->second_input()))) {
+    const bool layer_only = layer && (k == layer->input() || k == layer->second_input()) && !read_as_values(k);
+    if (inputs[i] != want && !layer_only) {
       *error = "int8 values of different shapes: " + to_string(want) + " and " + to_string(inputs[i]);
       return false;
     }

@@ -84,6 +84,7 @@ class BoundQ8Program {
   void run_range(int64_t first, int64_t last, const int8_t* const* inputs, int8_t* const* outputs) const;
   void lookup(const Q8Table& t, const int8_t* x, int8_t* y, int64_t first, int64_t n) const;
   bool is_row_input(int i) const;
+  bool read_as_values(int i) const;
   const int8_t* spread_rows(const int8_t* rows, int64_t first, int64_t n, int8_t* out) const;
 
   std::shared_ptr<const Q8Program> p_;
