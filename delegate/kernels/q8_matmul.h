@@ -34,13 +34,11 @@ void q8_pack_matmul_rhs(const int8_t* b, int k, int n, bool b_is_nk, int32_t b_z
 using Q8MatMulFn = void (*)(const int8_t* a, int64_t rows, int k, int n, const int16_t* packed,
                             const Q8MatMulParams& p, int8_t* c);
 
-// Row i's values less a_zp, two to an int32 (low half first).
-inline void q8_matmul_pairs(const int8_t* a, int k, int32_t a_zp, int32_t* pairs) {
-  for (int t = 0; 2 * t < k; ++t) {
-    const uint32_t lo = static_cast<uint16_t>(a[2 * t] - a_zp);
-    const uint32_t hi = 2 * t + 1 < k ? static_cast<uint16_t>(a[2 * t + 1] - a_zp) : 0u;
-    pairs[t] = static_cast<int32_t>(lo | hi << 16);
-  }
+// A row's values less a_zp as int16, its depth rounded up to even with a 0:
+// read two at a time, each pair is the int32 madd_pair takes (low half first).
+inline void q8_matmul_row_values(const int8_t* a, int k, int32_t a_zp, int16_t* values) {
+  for (int t = 0; t < k; ++t) values[t] = static_cast<int16_t>(a[t] - a_zp);
+  if (k % 2) values[k] = 0;
 }
 
 // Each ISA's function instantiates q8_matmul_rows inside itself (its own
@@ -49,14 +47,17 @@ inline void q8_matmul_pairs(const int8_t* a, int k, int32_t a_zp, int32_t* pairs
 
 // B column blocks of V::kLanes columns from column j: sums over the depth, then the output step.
 template <class V, int B>
-FD_MATMUL_INLINE void q8_matmul_block(const int32_t* pairs, int np, int n, int j, const int16_t* packed,
-                            const Q8MatMulParams& p, int8_t* c) {
-  V acc[B];
+FD_MATMUL_INLINE void q8_matmul_block(const int16_t* values, int np, int n, int j, const int16_t* packed,
+                                      const Q8MatMulParams& p, int8_t* c) {
+  decltype(V::splat(0)) acc[B];  // V's lanes (V may only add its own madd_pair)
   for (int b = 0; b < B; ++b) acc[b] = V::splat(0);
-  for (int t = 0; t < np; ++t)
-    for (int b = 0; b < B; ++b) acc[b] = V::madd_pair(acc[b], pairs[t], packed + (t * n + j + b * V::kLanes) * 2);
+  for (int t = 0; t < np; ++t) {
+    int32_t pair;
+    std::memcpy(&pair, values + 2 * t, sizeof pair);
+    for (int b = 0; b < B; ++b) acc[b] = V::madd_pair(acc[b], pair, packed + (t * n + j + b * V::kLanes) * 2);
+  }
   for (int b = 0; b < B; ++b) {
-    const V y = V::max(V::splat(p.lo), V::min(V::splat(p.hi), q8_multiply_lanes(acc[b], p.m) + V::splat(p.out_zp)));
+    const auto y = V::max(V::splat(p.lo), V::min(V::splat(p.hi), q8_multiply_lanes(acc[b], p.m) + V::splat(p.out_zp)));
     const int col = j + b * V::kLanes;
     if (col + V::kLanes <= n) {
       V::store8(c + col, y);
@@ -72,13 +73,13 @@ template <class V>
 FD_MATMUL_INLINE void q8_matmul_rows(const int8_t* a, int64_t rows, int k, int n, const int16_t* packed, const Q8MatMulParams& p,
                     int8_t* c) {
   const int np = (k + 1) / 2;
-  thread_local std::vector<int32_t> pairs;
-  pairs.resize(np);
+  thread_local std::vector<int16_t> row;
+  row.resize(2 * np);
   for (int64_t i = 0; i < rows; ++i, a += k, c += n) {
-    q8_matmul_pairs(a, k, p.a_zp, pairs.data());
+    q8_matmul_row_values(a, k, p.a_zp, row.data());
     int j = 0;
-    for (; j + 4 * V::kLanes <= n; j += 4 * V::kLanes) q8_matmul_block<V, 4>(pairs.data(), np, n, j, packed, p, c);
-    for (; j < n; j += V::kLanes) q8_matmul_block<V, 1>(pairs.data(), np, n, j, packed, p, c);
+    for (; j + 4 * V::kLanes <= n; j += 4 * V::kLanes) q8_matmul_block<V, 4>(row.data(), np, n, j, packed, p, c);
+    for (; j < n; j += V::kLanes) q8_matmul_block<V, 1>(row.data(), np, n, j, packed, p, c);
   }
 }
 
