@@ -70,8 +70,8 @@ FD_MATMUL_INLINE void q8_matmul_block(const int16_t* values, int np, int n, int 
 }
 
 template <class V>
-FD_MATMUL_INLINE void q8_matmul_rows(const int8_t* a, int64_t rows, int k, int n, const int16_t* packed, const Q8MatMulParams& p,
-                    int8_t* c) {
+FD_MATMUL_INLINE void q8_matmul_rows(const int8_t* a, int64_t rows, int k, int n, const int16_t* packed,
+                                     const Q8MatMulParams& p, int8_t* c) {
   const int np = (k + 1) / 2;
   std::vector<int16_t> row(2 * np);  // once per call (no function-local static: a header's would be exported)
   for (int64_t i = 0; i < rows; ++i, a += k, c += n) {

@@ -66,7 +66,8 @@ bool rescales_down(const Graph& g, const Node& node) {
 bool squares_down(const Graph& g, const Node& node) {
   const double twice_max = 2 * std::max(g.tensors[node.inputs[0]].quantization.scales[0],
                                         g.tensors[node.inputs[1]].quantization.scales[0]);
-  return twice_max * twice_max / ((1 << 14) * static_cast<double>(g.tensors[node.outputs[0]].quantization.scales[0])) < 1.0;
+  const double out = g.tensors[node.outputs[0]].quantization.scales[0];
+  return twice_max * twice_max / ((1 << 14) * out) < 1.0;
 }
 
 }  // namespace
@@ -235,13 +236,15 @@ std::string q8_anchor_rule(const Graph& g, const Node& node) {
 #endif
   const bool conv = node.anchor == AnchorOp::kConv2D || node.anchor == AnchorOp::kDepthwiseConv2D;
   const bool matmul = node.anchor == AnchorOp::kBatchMatMul;
-  if (node.anchor != AnchorOp::kFullyConnected && !conv && !matmul) return "int8 " + node.name + " is not supported yet";
+  if (node.anchor != AnchorOp::kFullyConnected && !conv && !matmul)
+    return "int8 " + node.name + " is not supported yet";
   const Tensor& in = g.tensors[node.inputs[0]];
   const Tensor& out = g.tensors[node.outputs[0]];
   if (!is_q8_tensor(in) || !is_q8_tensor(out)) return "int8: input or output not int8 of one scale and zero point";
   if (in.has_dynamic_shape || out.has_dynamic_shape) return "dynamic shape: known only at run time";
   if (node.act == Activation::kUnsupported) return "fused activation of " + node.name + " is not supported";
-  if (matmul && !is_q8_tensor(g.tensors[node.inputs[1]])) return "int8: right side not int8 of one scale and zero point";
+  if (matmul && !is_q8_tensor(g.tensors[node.inputs[1]]))
+    return "int8: right side not int8 of one scale and zero point";
   if (matmul) return q8_batch_matmul_rule(g, node);
   return conv ? q8_conv_rule(g, node) : q8_fully_connected_rule(g, node);
 }

@@ -254,7 +254,8 @@ Program build_int8_program(const Graph& g, const std::vector<int>& group, const 
     if (written[g.nodes[pos].outputs[0]]) p.outputs.push_back(g.nodes[pos].outputs[0]);
   }
   p.q8 = std::make_shared<const Q8Program>(
-      build_q8_program(g, group, p.inputs, p.outputs, *kernels.q8, {kernels.q8_gemm, kernels.q8_depthwise, kernels.q8}));
+      build_q8_program(g, group, p.inputs, p.outputs, *kernels.q8,
+                       {kernels.q8_gemm, kernels.q8_depthwise, kernels.q8}));
   return p;
 }
 

@@ -59,7 +59,8 @@ struct Q8Program {
 };
 
 // Compiles an int8 group (node positions in execution order: a layer
-// (FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL) first or none, then elementwise nodes; ops/quantized.h's rules hold) reading
+// (FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL) first or none,
+// then elementwise nodes; ops/quantized.h's rules hold) reading
 // the tensors `inputs` and writing `outputs`.
 struct Q8LayerKernels {
   const Q8GemmKernel* gemm = nullptr;  // FULLY_CONNECTED, CONV_2D
