@@ -217,18 +217,25 @@ std::string q8_batch_matmul_rule(const Graph& g, const Node& node) {
   if (g.tensors[node.inputs[0]].is_constant || g.tensors[node.inputs[1]].is_constant)
     return "int8 BATCH_MATMUL of a constant operand is not supported yet";
   if (p.adj_x) return "int8 BATCH_MATMUL of a transposed left side (adj_x) is not supported yet";
-  if (l.size() < 2 || l.size() > 4 || r.size() != l.size() || !std::equal(l.begin(), l.end() - 2, r.begin()))
-    return "int8 BATCH_MATMUL: operands of different batch axes (a broadcast) are not supported yet";
-  const int64_t k = l.back(), n = p.adj_y ? r[r.size() - 2] : r.back();
-  if ((p.adj_y ? r.back() : r[r.size() - 2]) != k || k > 32768)
-    return "int8 BATCH_MATMUL: depths " + to_string(l) + " x " + to_string(r) + " do not fit";
-  Shape out(l.begin(), l.end() - 1);
-  out.push_back(n);
-  if (out != g.tensors[node.outputs[0]].shape) return "int8 BATCH_MATMUL: output shape does not fit";
+  if (l.size() > 4) return "int8 BATCH_MATMUL of rank above 4";
+  const std::optional<Shape> out = q8_batch_matmul_shape(l, r, p.adj_y);
+  if (!out) return "int8 BATCH_MATMUL: operands " + to_string(l) + " x " + to_string(r) +
+                   " of different batch axes (a broadcast) or depths, or a depth above 32768, are not supported";
+  if (*out != g.tensors[node.outputs[0]].shape) return "int8 BATCH_MATMUL: output shape does not fit";
   return "";
 }
 
 }  // namespace
+
+std::optional<Shape> q8_batch_matmul_shape(const Shape& lhs, const Shape& rhs, bool adj_y) {
+  const size_t r = lhs.size();
+  if (r < 2 || rhs.size() != r || !std::equal(lhs.begin(), lhs.end() - 2, rhs.begin())) return std::nullopt;
+  const int64_t k = lhs[r - 1], n = adj_y ? rhs[r - 2] : rhs[r - 1];
+  if ((adj_y ? rhs[r - 1] : rhs[r - 2]) != k || k > 32768) return std::nullopt;
+  Shape out(lhs.begin(), lhs.end() - 1);
+  out.push_back(n);
+  return out;
+}
 
 std::string q8_anchor_rule(const Graph& g, const Node& node) {
 #if !defined(__x86_64__)

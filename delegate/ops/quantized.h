@@ -3,6 +3,7 @@
 // rule a node of them meets to be claimed.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ir/graph.h"
@@ -42,5 +43,10 @@ const Node* q8_source_layer(const Graph& g, int t);
 // optional int32 bias, an int8 output (x86 only: ARM's
 // TFLite rounds its requantization once, which the runtime does not yet).
 std::string q8_anchor_rule(const Graph& g, const Node& node);
+
+// An int8 BATCH_MATMUL's output shape: lhs [..., m, k] times rhs [..., k, n]
+// ([..., n, k] where adj_y) of the same batch axes, k <= 32768 (its sums fit
+// int32); nothing where they do not fit. The rule and the runtime's resizes read it.
+std::optional<Shape> q8_batch_matmul_shape(const Shape& lhs, const Shape& rhs, bool adj_y);
 
 }  // namespace fd

@@ -5,6 +5,7 @@
 
 #include "ir/shape.h"
 #include "ops/batch_matmul.h"
+#include "ops/quantized.h"
 #include "runtime/q8_quant.h"
 
 namespace fd {
@@ -26,19 +27,16 @@ Q8BatchMatMul::Q8BatchMatMul(const Graph& g, const Node& node, int lhs, int rhs,
   params_.out_zp = oq.zero_point;
 }
 
-// lhs [..., m, k] and rhs [..., k, n] ([..., n, k] where adj_y) of the same batch axes.
+// The operands' shapes where they fit (ops/quantized.h q8_batch_matmul_shape).
 bool Q8BatchMatMul::take(const Shape& lhs, const Shape& rhs) {
-  const size_t r = lhs.size();
-  if (r < 2 || rhs.size() != r || !std::equal(lhs.begin(), lhs.end() - 2, rhs.begin())) return false;
-  const int64_t k = lhs[r - 1], rk = adj_y_ ? rhs[r - 1] : rhs[r - 2], n = adj_y_ ? rhs[r - 2] : rhs[r - 1];
-  if (k != rk || k > 32768) return false;
+  const std::optional<Shape> out = q8_batch_matmul_shape(lhs, rhs, adj_y_);
+  if (!out) return false;
   lhs_shape_ = lhs;
   rhs_shape_ = rhs;
-  out_shape_ = Shape(lhs.begin(), lhs.end() - 1);
-  out_shape_.push_back(n);
-  m_ = static_cast<int>(lhs[r - 2]);
-  k_ = static_cast<int>(k);
-  channels_ = static_cast<int>(n);
+  out_shape_ = *out;
+  m_ = static_cast<int>(lhs[lhs.size() - 2]);
+  k_ = static_cast<int>(lhs.back());
+  channels_ = static_cast<int>(out->back());
   block_rows_ = std::max(m_, 1);  // a tile holds whole matrices: each packs its right side once
   return true;
 }
